@@ -1,0 +1,167 @@
+/*
+ * mmaref: bit-exact reference models of GPU matrix-multiply-accumulate units.
+ *
+ * Every function takes and returns raw encodings (uint64_t bit patterns, right
+ * aligned), never host floats, so that NaN payloads, signed zeros and
+ * subnormals survive.  A unit computes one dot-product-accumulate
+ *     d = f(c, a[0..K-1], b[0..K-1] [, scales])
+ * which, per the MMA-Sim paper (seed 004, section "Problem reduction"), is all
+ * an instruction does for each element of its output tile.
+ */
+#ifndef MMAREF_H
+#define MMAREF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MMAREF_VERSION "0.1.0"
+
+/* ---- formats (BRIEF section 3) ---------------------------------------- */
+typedef enum {
+    MMA_FMT_NONE = 0,
+    MMA_FMT_FP64,
+    MMA_FMT_FP32,
+    MMA_FMT_TF32,      /* stored in 32 bits; the low 13 bits are ignored    */
+    MMA_FMT_FP16,
+    MMA_FMT_BF16,
+    MMA_FMT_E4M3,      /* OCP e4m3fn: no Inf, NaN = S.1111.111              */
+    MMA_FMT_E5M2,
+    MMA_FMT_E4M3FNUZ,  /* AMD fp8: bias 8, NaN = 0x80 only, no -0           */
+    MMA_FMT_E5M2FNUZ,  /* AMD bf8: bias 16, NaN = 0x80 only, no -0          */
+    MMA_FMT_E3M2,      /* fp6 */
+    MMA_FMT_E2M3,      /* fp6 */
+    MMA_FMT_E2M1,      /* fp4 */
+    MMA_FMT_UE8M0,     /* MX scale: 2^(e-127), 0xff = NaN                   */
+    MMA_FMT_UE4M3,     /* NVFP4 scale: the hardware ignores the top bit     */
+    MMA_FMT_COUNT
+} mma_fmt;
+
+typedef struct {
+    const char *name;   /* canonical lowercase name ("fp32", "e4m3", ...)   */
+    int width;          /* bits in the encoding                             */
+    int hexdigits;      /* digits in a vector file field                    */
+    int ebits, mbits;   /* exponent and stored fraction bits                */
+    int bias;
+    int emin;           /* exponent of the smallest normal (and subnormals) */
+    int has_sign;
+    int has_inf;
+} mma_format_info;
+
+const mma_format_info *mma_format(mma_fmt f);
+mma_fmt mma_format_by_name(const char *name);   /* MMA_FMT_NONE if unknown */
+
+/* A decoded value: (-1)^neg * sig * 2^exp, sig an exact integer. */
+typedef enum { MMA_ZERO, MMA_FINITE, MMA_INF, MMA_NAN } mma_class;
+typedef struct {
+    mma_class cls;
+    int neg;
+    int32_t exp;   /* exponent of sig's least significant bit              */
+    uint64_t sig;  /* includes the hidden bit; 0 for zero                  */
+} mma_value;
+
+mma_value mma_decode(mma_fmt f, uint64_t bits);
+
+/* ---- a dot-product-accumulate unit (the configuration) ---------------- */
+typedef enum {
+    MMA_TREE_FUSED,     /* one fused aligned sum of c and L products (FDA)  */
+    MMA_TREE_EVENODD,   /* even and odd products fused apart, then joined   */
+    MMA_TREE_GROUPS,    /* exact sums of G products, scaled, then fused     */
+    MMA_TREE_PAIRWISE,  /* FP32 pairwise sums in groups of G, then chained  */
+    MMA_TREE_FMA,       /* sequential IEEE fma in k order                   */
+    MMA_TREE_EXACT      /* exact sum, one rounding (CDNA1 E-FDPA)           */
+} mma_tree;
+
+typedef enum { MMA_RZ, MMA_RNE, MMA_RD, MMA_RU } mma_rounding;
+
+typedef enum {
+    MMA_CADD_FUSED,     /* c is one more term of the fused sum              */
+    MMA_CADD_RD,        /* AMD FDRDA: products fused, then c added, both
+                           aligned with round-down (dot at F2+1, c at F)    */
+    MMA_CADD_RDZ        /* AMD GFDRDA: as RD, but c is cut toward zero when
+                           its exponent is below emax - F - 1               */
+} mma_cadd;
+
+enum {
+    MMA_F_FTZ_IN     = 1u << 0,  /* subnormal inputs (a, b, c) flush to +0  */
+    MMA_F_FTZ_SUM    = 1u << 1,  /* subnormal products/sums flush, sign kept*/
+    MMA_F_PROD_OVF   = 1u << 2,  /* products >= 2^128 overflow to Inf (AMD) */
+    MMA_F_NAN_CANON  = 1u << 3,  /* NaN result is the canonical 0x7fffffff  */
+    MMA_F_ZERO_POS   = 1u << 4,  /* an exactly zero result is +0            */
+    MMA_F_NO_EZERO   = 1u << 5,  /* zero terms take no part in emax         */
+    MMA_F_NAN_ANY    = 1u << 6   /* NaN payload unspecified: checkers match
+                                    any NaN against any NaN                 */
+};
+
+#define MMA_MAX_K 256
+
+typedef struct {
+    char name[128];     /* "<arch>:<qualifier>"; "" for a bare configuration */
+    mma_fmt a, b, c, d; /* operand formats; d is the output                  */
+    mma_fmt scale;      /* block-scale format, MMA_FMT_NONE when unscaled    */
+    int k;              /* products per dot product                          */
+    int lmax;           /* products per fused step; k/lmax steps are chained */
+    int block;          /* products per scale (block-scaled forms)           */
+    mma_tree tree;
+    int f;              /* fraction bits kept in alignment (F)               */
+    int f2;             /* AMD second-stage fraction bits (F2)               */
+    int g;              /* group size for PAIRWISE and GROUPS                */
+    mma_rounding align; /* how aligned terms are cut: RZ or RD               */
+    mma_rounding rho;   /* output rounding                                   */
+    int p;              /* output fraction bits (23 fp32, 13 e8m13, 10 fp16) */
+    mma_cadd cadd;
+    int ezero;          /* exponent given to zero terms when finding emax    */
+    unsigned flags;     /* MMA_F_*                                           */
+} mma_unit;
+
+/* Parse an instruction name ("hopper:wgmma.m64n8k32.f32.e4m3.e4m3") or a
+ * configuration string ("fused,a=e4m3,b=e4m3,c=fp32,d=fp32,k=32,f=13,...").
+ * Returns 0 on success; otherwise writes a message into err (naming the bad
+ * field and, for unknown names, the nearest valid ones) and returns -1. */
+int mma_unit_parse(const char *text, mma_unit *u, char *err, size_t errlen);
+
+/* The canonical configuration string of u (parseable by mma_unit_parse). */
+int mma_unit_config(const mma_unit *u, char *buf, size_t len);
+
+/* A paragraph explaining what u computes. */
+int mma_unit_explain(const mma_unit *u, char *buf, size_t len);
+
+/* Name of the paper's algorithm u realizes ("FDA", "CoFDA", "GDFS", ...). */
+const char *mma_unit_algorithm(const mma_unit *u);
+
+/* Number of scale fields per operand in one dot product (0 if unscaled). */
+int mma_unit_nscales(const mma_unit *u);
+
+/* One dot product.  a, b hold u->k encodings; sa, sb hold the block scales
+ * of a and b (mma_unit_nscales each) or NULL for unscaled units.  Returns
+ * d's encoding. */
+uint64_t mma_dot(const mma_unit *u, uint64_t c, const uint64_t *a,
+                 const uint64_t *b, const uint64_t *sa, const uint64_t *sb);
+
+/* Whole tile D = A*B + C: A is M x K row-major, B is K x N column-major
+ * (so that B's column j is contiguous, as the dot product reads it), C and
+ * D are M x N row-major.  K must equal u->k.  Unscaled units only. */
+void mma_tile(const mma_unit *u, int m, int n, const uint64_t *A,
+              const uint64_t *B, const uint64_t *C, uint64_t *D);
+
+/* Do two output encodings match under u's rules (NaN payload freedom)? */
+int mma_result_equal(const mma_unit *u, uint64_t x, uint64_t y);
+
+/* ---- the instruction catalogue ---------------------------------------- */
+typedef struct {
+    const char *arch;       /* "hopper", "cdna3", ...                         */
+    const char *qualifier;  /* as PTX writes it / the AMD mnemonic            */
+    const char *ranges;     /* shape freedom ("n=8..256/8"), or ""            */
+} mma_catalogue_entry;
+
+size_t mma_catalogue_size(void);
+/* Fills e and u for entry i (0-based); returns -1 past the end. */
+int mma_catalogue_get(size_t i, mma_catalogue_entry *e, mma_unit *u);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,56 @@
+/* GDFS (NVIDIA OMMA / UTCOMMA, block-scaled fp4 with K=64; paper section E,
+ * GST-FDPA in the final version): exact sums of each G consecutive products,
+ * each group sum multiplied by its block's two scales, then one fused aligned
+ * sum of the groups and c with F=35 bits, RZ to FP32.  A group is aligned by
+ * its scale exponent alone: its sum is not renormalized.  A group whose
+ * products are all zero (or whose scale is zero) takes the exponent ezero;
+ * a group whose products cancel to zero keeps its scale exponent. */
+#include "internal.h"
+
+uint64_t mma_alg_groups(const mma_unit *u, uint64_t c, const uint64_t *a,
+                        const uint64_t *b, const uint64_t *sa, const uint64_t *sb)
+{
+    mma_term t[MMA_MAX_K + 1];
+    int ng = 0;
+    for (int k0 = 0; k0 < u->k; k0 += u->g) {
+        /* exact group sum, in units of 2^lsb (products of one format pair
+         * share the LSB weight of their subnormal grid) */
+        mma_term p0 = mma_term_mul(mma_term_of(u->a, a[k0]), mma_term_of(u->b, b[k0]));
+        int32_t lsb = p0.e - p0.fb;   /* minimum LSB: refined below */
+        int allzero = 1;
+        mma_term ps[MMA_MAX_K];
+        for (int k = k0; k < k0 + u->g; k++) {
+            ps[k - k0] = mma_term_mul(mma_term_of(u->a, a[k]), mma_term_of(u->b, b[k]));
+            if (ps[k - k0].cls != MMA_ZERO) allzero = 0;
+            int32_t l = ps[k - k0].e - ps[k - k0].fb;
+            if (l < lsb) lsb = l;
+        }
+        int64_t gs = 0;
+        for (int k = 0; k < u->g; k++) {
+            if (ps[k].cls == MMA_ZERO) continue;
+            int64_t v = (int64_t)(ps[k].sig << ((ps[k].e - ps[k].fb) - lsb));
+            gs += ps[k].neg ? -v : v;
+        }
+        int blk = k0 / u->block;
+        mma_term s = mma_term_mul(mma_term_of(u->scale, sa[blk]),
+                                  mma_term_of(u->scale, sb[blk]));
+        mma_term g = {MMA_FINITE, gs < 0, s.e, 0, gs < 0 ? (uint64_t)-gs : (uint64_t)gs};
+        /* value = gs * 2^lsb * ssig * 2^(s.e - s.fb); exponent for alignment
+         * is s.e, so fb = s.fb - lsb expresses the rest */
+        g.sig *= s.sig;
+        g.fb = s.fb - lsb;
+        if (s.cls == MMA_NAN) g.cls = MMA_NAN;
+        else if (allzero || s.cls == MMA_ZERO) { g.cls = MMA_ZERO; g.sig = 0; }
+        else if (g.sig == 0) g.cls = MMA_FINITE;   /* cancelled: keeps s.e */
+        t[ng++] = g;
+    }
+    mma_term ct = mma_term_of(u->c, c);
+    t[ng++] = ct;
+    uint64_t out;
+    if (mma_terms_special(t, ng, u->d, &out)) return out;
+    mma_fixed r = mma_fused_sum(t, ng, u->f, u->align, u->ezero,
+                                !(u->flags & MMA_F_NO_EZERO));
+    uint64_t mag = r.s < 0 ? (uint64_t)-r.s : (uint64_t)r.s;
+    return mma_round_pack(u->d, u->p, u->rho, r.s < 0, r.empty ? 0 : mag,
+                          r.emax - u->f, !(u->flags & MMA_F_ZERO_POS));
+}

@@ -1,0 +1,122 @@
+/* The algorithms made of ordinary IEEE operations.
+ *  - SFMA (NVIDIA DMMA; AMD fp64/fp32 MFMA): d = c; d = fma(a_k, b_k, d) in k
+ *    order, round-to-nearest-even (paper, Algorithm 1).
+ *  - GPS (AMD CDNA2 fp16/bf16; "FTZ-AddMul" in the final paper): inputs
+ *    flushed to +0 when subnormal, FP32 products, pairwise sums of G
+ *    products, then c plus each group sum in turn; every product and sum
+ *    flushed to zero with its sign kept when subnormal (Algorithms 2, 3).
+ *  - Exact (AMD CDNA1, E-FDPA): exact sum of c and the products of a step,
+ *    one rounding to nearest-even FP32.
+ * Host binary32/binary64 arithmetic is IEEE-754 with round-to-nearest-even
+ * on every platform we build for; we never enable flush-to-zero modes. */
+#include "internal.h"
+
+#include <math.h>
+#include <string.h>
+
+static float f32_of(uint64_t bits) { uint32_t w = (uint32_t)bits; float f; memcpy(&f, &w, 4); return f; }
+static uint64_t bits_of_f32(float f) { uint32_t w; memcpy(&w, &f, 4); return w; }
+static double f64_of(uint64_t bits) { double d; memcpy(&d, &bits, 8); return d; }
+static uint64_t bits_of_f64(double d) { uint64_t w; memcpy(&w, &d, 8); return w; }
+
+/* Any 16-bit or narrower input as an exact binary32 (fp16, bf16 fit). */
+static float f32_from(mma_fmt f, uint64_t bits)
+{
+    if (f == MMA_FMT_FP32 || f == MMA_FMT_TF32) return f32_of(bits);
+    mma_value v = mma_decode(f, bits);
+    float x;
+    switch (v.cls) {
+    case MMA_NAN: return NAN;
+    case MMA_INF: x = INFINITY; break;
+    case MMA_ZERO: x = 0.0f; break;
+    default: x = ldexpf((float)v.sig, v.exp); break;
+    }
+    return v.neg ? -x : x;
+}
+
+/* SFMA: NaN payloads pass through quieted (DMMA, BRIEF 4b); the first NaN
+ * in operand order a, b, c wins. */
+uint64_t mma_alg_fma(const mma_unit *u, uint64_t c, const uint64_t *a,
+                     const uint64_t *b)
+{
+    if (u->d == MMA_FMT_FP64) {
+        double d = f64_of(c);
+        for (int k = 0; k < u->k; k++) {
+            double x = f64_of(a[k]), y = f64_of(b[k]);
+            if (isnan(x) || isnan(y) || isnan(d)) {
+                uint64_t nb = isnan(x) ? a[k] : isnan(y) ? b[k] : bits_of_f64(d);
+                d = f64_of(mma_quiet(MMA_FMT_FP64, nb));
+                continue;
+            }
+            d = fma(x, y, d);
+            if (isnan(d)) d = f64_of(mma_canonical_nan(MMA_FMT_FP64));
+        }
+        return bits_of_f64(d);
+    }
+    float d = f32_of(c);
+    for (int k = 0; k < u->k; k++) {
+        float x = f32_of(a[k]), y = f32_of(b[k]);
+        if (isnan(x) || isnan(y) || isnan(d)) {
+            uint64_t nb = isnan(x) ? a[k] : isnan(y) ? b[k] : bits_of_f32(d);
+            d = f32_of(mma_quiet(MMA_FMT_FP32, nb));
+            continue;
+        }
+        d = fmaf(x, y, d);
+        if (isnan(d)) d = f32_of(mma_canonical_nan(MMA_FMT_FP32));
+    }
+    return bits_of_f32(d);
+}
+
+static float ftz_keep_sign(float x)
+{
+    return fabsf(x) < 0x1p-126f ? x * 0.0f : x;
+}
+
+static float pairwise(const float *p, int n)
+{
+    if (n == 1) return p[0];
+    float s = pairwise(p, n / 2) + pairwise(p + n / 2, n - n / 2);
+    return ftz_keep_sign(s);
+}
+
+uint64_t mma_alg_pairwise(const mma_unit *u, uint64_t c, const uint64_t *a,
+                          const uint64_t *b)
+{
+    float p[MMA_MAX_K];
+    const mma_format_info *fa = mma_format(u->a), *fb = mma_format(u->b);
+    for (int k = 0; k < u->k; k++) {
+        float x = f32_from(u->a, a[k]), y = f32_from(u->b, b[k]);
+        /* |x| < 2^emin also turns -0 into +0, as the peer model does */
+        if (!isnan(x) && fabsf(x) < ldexpf(1.0f, fa->emin)) x = 0.0f;
+        if (!isnan(y) && fabsf(y) < ldexpf(1.0f, fb->emin)) y = 0.0f;
+        p[k] = ftz_keep_sign(x * y);
+    }
+    float d = f32_from(u->c, c);
+    if (!isnan(d) && fabsf(d) < 0x1p-126f) d = 0.0f;
+    for (int k0 = 0; k0 < u->k; k0 += u->g)
+        d = ftz_keep_sign(d + pairwise(p + k0, u->g));
+    return bits_of_f32(d);
+}
+
+uint64_t mma_alg_exact(const mma_unit *u, uint64_t c, const uint64_t *a,
+                       const uint64_t *b)
+{
+    mma_term t[MMA_MAX_K + 1];
+    mma_fmt cf = u->c;
+    for (int k0 = 0; k0 < u->k; k0 += u->lmax) {
+        int n = 0;
+        for (int k = k0; k < k0 + u->lmax; k++)
+            t[n++] = mma_term_mul(mma_term_of(u->a, a[k]), mma_term_of(u->b, b[k]));
+        t[n++] = mma_term_of(cf, c);
+        if (!mma_terms_special(t, n, u->d, &c)) {
+            mma_kacc acc;
+            mma_kacc_init(&acc, -600, 600);
+            for (int i = 0; i < n; i++)
+                if (t[i].cls == MMA_FINITE)
+                    mma_kacc_add(&acc, t[i].neg, t[i].sig, t[i].e - t[i].fb);
+            c = mma_kacc_round(&acc, u->d, u->p, u->rho, !(u->flags & MMA_F_ZERO_POS));
+        }
+        cf = u->d;
+    }
+    return c;
+}

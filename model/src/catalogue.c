@@ -1,0 +1,356 @@
+/* The instruction catalogue: one row per instruction family, as data.
+ * A row is (architecture, qualifier pattern, shape freedom, output types,
+ * input types, K, the fused-step width L_max in bytes of one input, the
+ * configuration that realizes it, and the per-output-type ezero / output
+ * precision).  Parameters follow the final MMA-Sim paper (arXiv 2511.10909)
+ * and its package mmasim 2.x; section numbers refer to seed 004.
+ *
+ * Pattern placeholders: {d} output (and accumulator) type, {a} {b} input
+ * types.  A d token "D/C" gives different output and accumulator types.
+ * bset "=" pairs b with a. */
+#include "internal.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SKIP 1         /* no ezero (IEEE and AMD forms) */
+#define NONE INT_MIN   /* zero terms take no part        */
+
+typedef struct {
+    const char *arch, *qual, *ranges, *dset, *aset, *bset;
+    int k, lbytes;          /* lbytes 0: one step of all k            */
+    const char *cfg;
+    int ez32, ez16, p32;
+} cat_row;
+
+#define F8 "e5m2 e4m3"
+#define F864 "e5m2 e4m3 e3m2 e2m3 e2m1"
+#define WN "n=8..256/8"
+#define TCN "m=64,128 n=8..256/8"
+
+/* NVIDIA mma.sync of sm_75 and sm_80, which every later architecture keeps:
+ * F and L_max and ezero per architecture (paper section C; mmasim 2.x). */
+#define NV_SM75(A, F, LB, E32, E16) \
+    {A, "mma.m16n8k8.{d}.f16.f16.{d}", "", "f32 f16", "f16", "=", 8, LB, "fused,f=" #F, E32, E16, 23}
+#define NV_SM80(A, F, LB, E32, E16) \
+    {A, "mma.m8n8k4.f64.f64.f64.f64", "", "f64", "f64", "=", 4, 0, "fma", SKIP, SKIP, 0}, \
+    {A, "mma.m16n8k8.f32.tf32.tf32.f32", "", "f32", "tf32", "=", 8, LB, "fused,f=" #F, E32, E16, 23}, \
+    {A, "mma.m16n8k4.f32.tf32.tf32.f32", "", "f32", "tf32", "=", 4, LB, "fused,f=" #F, E32, E16, 23}, \
+    {A, "mma.m16n8k16.{d}.f16.f16.{d}", "", "f32 f16", "f16", "=", 16, LB, "fused,f=" #F, E32, E16, 23}, \
+    {A, "mma.m16n8k16.f32.bf16.bf16.f32", "", "f32", "bf16", "=", 16, LB, "fused,f=" #F, E32, E16, 23}, \
+    {A, "mma.m16n8k8.f32.bf16.bf16.f32", "", "f32", "bf16", "=", 8, LB, "fused,f=" #F, E32, E16, 23}
+#define NV_SM89(A, F, LB, E32, E16, P32) \
+    {A, "mma.m16n8k32.{d}.{a}.{b}.{d}", "", "f32 f16", F8, F8, 32, LB, "fused,f=" #F, E32, E16, P32}, \
+    {A, "mma.m16n8k16.{d}.{a}.{b}.{d}", "", "f32 f16", F8, F8, 16, LB, "fused,f=" #F, E32, E16, P32}
+#define NV_SM70(A) \
+    {A, "mma.m8n8k4.{d}.f16.f16.f32", "", "f32", "f16", "=", 4, 8, "fused,f=23", -131, -19, 23}, \
+    {A, "mma.m8n8k4.{d}.f16.f16.f16", "", "f32/f16 f16", "f16", "=", 4, 8, "fused,f=23", -131, -19, 23}
+
+static const cat_row rows[] = {
+    NV_SM70("volta"),
+    NV_SM70("turing"),          /* Volta shapes keep Volta's arithmetic on Turing */
+    NV_SM75("turing", 24, 16, -132, -20),
+    NV_SM75("ampere", 24, 16, -132, -20),
+    NV_SM80("ampere", 24, 16, -132, -20),
+    NV_SM75("ada", 24, 16, -132, -20),
+    NV_SM80("ada", 24, 16, -132, -20),
+    NV_SM89("ada", 13, 16, -132, -20, 13),   /* QMMA: F=13, e8m13 output */
+    NV_SM75("hopper", 25, 32, -133, -21),
+    NV_SM80("hopper", 25, 32, -133, -21),
+    {"hopper", "mma.m16n8k16.f64.f64.f64.f64", "", "f64", "f64", "=", 16, 0, "fma", SKIP, SKIP, 0},
+    {"hopper", "mma.m16n8k8.f64.f64.f64.f64", "", "f64", "f64", "=", 8, 0, "fma", SKIP, SKIP, 0},
+    {"hopper", "mma.m16n8k4.f64.f64.f64.f64", "", "f64", "f64", "=", 4, 0, "fma", SKIP, SKIP, 0},
+    {"hopper", "wgmma.m64nNk8.f32.tf32.tf32", WN, "f32", "tf32", "=", 8, 32, "fused,f=25", -133, -21, 23},
+    {"hopper", "wgmma.m64nNk16.{d}.f16.f16", WN, "f32 f16", "f16", "=", 16, 32, "fused,f=25", -133, -21, 23},
+    {"hopper", "wgmma.m64nNk16.f32.bf16.bf16", WN, "f32", "bf16", "=", 16, 32, "fused,f=25", -133, -21, 23},
+    {"hopper", "wgmma.m64nNk32.{d}.{a}.{b}", WN, "f32 f16", F8, F8, 32, 32, "fused,f=13", -133, -21, 13},
+    NV_SM75("blackwell", 25, 32, -133, -21),
+    NV_SM80("blackwell", 25, 32, -133, -21),
+    {"blackwell", "tcgen05.mma.mMnNk8.kind::tf32.f32.tf32.tf32", TCN, "f32", "tf32", "=", 8, 32, "fused,f=25", -133, -21, 23},
+    {"blackwell", "tcgen05.mma.mMnNk16.kind::f16.f32.{a}.{b}", TCN, "f32", "f16 bf16", "=", 16, 32, "fused,f=25", -133, -21, 23},
+    {"blackwell", "tcgen05.mma.mMnNk16.kind::f16.f16.f16.f16", TCN, "f16", "f16", "=", 16, 32, "fused,f=25", -133, -21, 23},
+    {"blackwell", "tcgen05.mma.mMnNk32.kind::f8f6f4.{d}.{a}.{b}", TCN, "f32 f16", F864, F864, 32, 32, "fused,f=25", -133, -21, 23},
+    {"blackwell", "tcgen05.mma.m128nNk32.kind::mxf8f6f4.block32.f32.{a}.{b}.ue8m0", WN, "f32", F864, F864, 32, 32,
+     "fused,f=25,scale=ue8m0,block=32", -133, -21, 23},
+    {"blackwell", "tcgen05.mma.m128nNk64.kind::mxf4.block32.f32.e2m1.e2m1.ue8m0", WN, "f32", "e2m1", "=", 64, 64,
+     "groups,g=16,f=35,scale=ue8m0,block=32", -139, -139, 23},
+    {"blackwell", "tcgen05.mma.m128nNk64.kind::mxf4nvf4.block32.f32.e2m1.e2m1.ue8m0", WN, "f32", "e2m1", "=", 64, 64,
+     "groups,g=16,f=35,scale=ue8m0,block=32", -139, -139, 23},
+    {"blackwell", "tcgen05.mma.m128nNk64.kind::mxf4nvf4.block16.f32.e2m1.e2m1.ue8m0", WN, "f32", "e2m1", "=", 64, 64,
+     "groups,g=16,f=35,scale=ue8m0,block=16", -139, -139, 23},
+    {"blackwell", "tcgen05.mma.m128nNk64.kind::mxf4nvf4.block16.f32.e2m1.e2m1.ue4m3", WN, "f32", "e2m1", "=", 64, 64,
+     "groups,g=16,f=35,scale=ue4m3,block=16", -139, -139, 23},
+    NV_SM75("rtx-blackwell", 25, 32, -133, -21),
+    NV_SM80("rtx-blackwell", 25, 32, -133, -21),
+    NV_SM89("rtx-blackwell", 25, 32, -133, -21, 23),
+    {"rtx-blackwell", "mma.m16n8k32.kind::f8f6f4.{d}.{a}.{b}.{d}", "", "f32 f16", F864, F864, 32, 32, "fused,f=25", -133, -21, 23},
+    {"rtx-blackwell", "mma.m16n8k32.kind::mxf8f6f4.block32.f32.{a}.{b}.f32.ue8m0", "", "f32", F864, F864, 32, 32,
+     "fused,f=25,scale=ue8m0,block=32", -133, -21, 23},
+    {"rtx-blackwell", "mma.m16n8k64.kind::mxf4.block32.f32.e2m1.e2m1.f32.ue8m0", "", "f32", "e2m1", "=", 64, 64,
+     "groups,g=16,f=35,scale=ue8m0,block=32", -139, -139, 23},
+    {"rtx-blackwell", "mma.m16n8k64.kind::mxf4nvf4.block32.f32.e2m1.e2m1.f32.ue8m0", "", "f32", "e2m1", "=", 64, 64,
+     "groups,g=16,f=35,scale=ue8m0,block=32", -139, -139, 23},
+    {"rtx-blackwell", "mma.m16n8k64.kind::mxf4nvf4.block16.f32.e2m1.e2m1.f32.ue8m0", "", "f32", "e2m1", "=", 64, 64,
+     "groups,g=16,f=35,scale=ue8m0,block=16", -139, -139, 23},
+    {"rtx-blackwell", "mma.m16n8k64.kind::mxf4nvf4.block16.f32.e2m1.e2m1.f32.ue4m3", "", "f32", "e2m1", "=", 64, 64,
+     "groups,g=16,f=35,scale=ue4m3,block=16", -139, -139, 23},
+
+    /* AMD CDNA1: fp32 sequential FMA; fp16/bf16 exact sums of 4/2 products */
+#define CDNA1(A) \
+    {A, "v_mfma_f32_32x32x2f32", "", "f32", "f32", "=", 2, 0, "fma", SKIP, SKIP, 0}, \
+    {A, "v_mfma_f32_32x32x1f32", "", "f32", "f32", "=", 1, 0, "fma", SKIP, SKIP, 0}, \
+    {A, "v_mfma_f32_16x16x4f32", "", "f32", "f32", "=", 4, 0, "fma", SKIP, SKIP, 0}, \
+    {A, "v_mfma_f32_16x16x1f32", "", "f32", "f32", "=", 1, 0, "fma", SKIP, SKIP, 0}, \
+    {A, "v_mfma_f32_4x4x1f32", "", "f32", "f32", "=", 1, 0, "fma", SKIP, SKIP, 0}
+    CDNA1("cdna1"),
+    {"cdna1", "v_mfma_f32_32x32x8f16", "", "f32", "f16", "=", 8, 8, "exact,round=rne,nan=any", SKIP, SKIP, 0},
+    {"cdna1", "v_mfma_f32_32x32x4f16", "", "f32", "f16", "=", 4, 8, "exact,round=rne,nan=any", SKIP, SKIP, 0},
+    {"cdna1", "v_mfma_f32_16x16x16f16", "", "f32", "f16", "=", 16, 8, "exact,round=rne,nan=any", SKIP, SKIP, 0},
+    {"cdna1", "v_mfma_f32_16x16x4f16", "", "f32", "f16", "=", 4, 8, "exact,round=rne,nan=any", SKIP, SKIP, 0},
+    {"cdna1", "v_mfma_f32_4x4x4f16", "", "f32", "f16", "=", 4, 8, "exact,round=rne,nan=any", SKIP, SKIP, 0},
+    {"cdna1", "v_mfma_f32_32x32x4bf16", "", "f32", "bf16", "=", 4, 4, "exact,round=rne,nan=any", SKIP, SKIP, 0},
+    {"cdna1", "v_mfma_f32_32x32x2bf16", "", "f32", "bf16", "=", 2, 4, "exact,round=rne,nan=any", SKIP, SKIP, 0},
+    {"cdna1", "v_mfma_f32_16x16x8bf16", "", "f32", "bf16", "=", 8, 4, "exact,round=rne,nan=any", SKIP, SKIP, 0},
+    {"cdna1", "v_mfma_f32_16x16x2bf16", "", "f32", "bf16", "=", 2, 4, "exact,round=rne,nan=any", SKIP, SKIP, 0},
+    {"cdna1", "v_mfma_f32_4x4x2bf16", "", "f32", "bf16", "=", 2, 4, "exact,round=rne,nan=any", SKIP, SKIP, 0},
+
+    /* AMD CDNA2: fp16/bf16 GPS (FTZ-AddMul), G=4, or G=2 for bf16 without _1k */
+    {"cdna2", "v_mfma_f64_16x16x4f64", "", "f64", "f64", "=", 4, 0, "fma", SKIP, SKIP, 0},
+    {"cdna2", "v_mfma_f64_4x4x4f64", "", "f64", "f64", "=", 4, 0, "fma", SKIP, SKIP, 0},
+    {"cdna2", "v_mfma_f32_32x32x8bf16_1k", "", "f32", "bf16", "=", 8, 0, "pairwise,g=4,nan=any", SKIP, SKIP, 0},
+    {"cdna2", "v_mfma_f32_32x32x4bf16_1k", "", "f32", "bf16", "=", 4, 0, "pairwise,g=4,nan=any", SKIP, SKIP, 0},
+    {"cdna2", "v_mfma_f32_16x16x16bf16_1k", "", "f32", "bf16", "=", 16, 0, "pairwise,g=4,nan=any", SKIP, SKIP, 0},
+    {"cdna2", "v_mfma_f32_16x16x4bf16_1k", "", "f32", "bf16", "=", 4, 0, "pairwise,g=4,nan=any", SKIP, SKIP, 0},
+    {"cdna2", "v_mfma_f32_4x4x4bf16_1k", "", "f32", "bf16", "=", 4, 0, "pairwise,g=4,nan=any", SKIP, SKIP, 0},
+    CDNA1("cdna2"),
+    {"cdna2", "v_mfma_f32_32x32x8f16", "", "f32", "f16", "=", 8, 0, "pairwise,g=4,nan=any", SKIP, SKIP, 0},
+    {"cdna2", "v_mfma_f32_32x32x4f16", "", "f32", "f16", "=", 4, 0, "pairwise,g=4,nan=any", SKIP, SKIP, 0},
+    {"cdna2", "v_mfma_f32_16x16x16f16", "", "f32", "f16", "=", 16, 0, "pairwise,g=4,nan=any", SKIP, SKIP, 0},
+    {"cdna2", "v_mfma_f32_16x16x4f16", "", "f32", "f16", "=", 4, 0, "pairwise,g=4,nan=any", SKIP, SKIP, 0},
+    {"cdna2", "v_mfma_f32_4x4x4f16", "", "f32", "f16", "=", 4, 0, "pairwise,g=4,nan=any", SKIP, SKIP, 0},
+    {"cdna2", "v_mfma_f32_32x32x4bf16", "", "f32", "bf16", "=", 4, 0, "pairwise,g=2,nan=any", SKIP, SKIP, 0},
+    {"cdna2", "v_mfma_f32_32x32x2bf16", "", "f32", "bf16", "=", 2, 0, "pairwise,g=2,nan=any", SKIP, SKIP, 0},
+    {"cdna2", "v_mfma_f32_16x16x8bf16", "", "f32", "bf16", "=", 8, 0, "pairwise,g=2,nan=any", SKIP, SKIP, 0},
+    {"cdna2", "v_mfma_f32_16x16x2bf16", "", "f32", "bf16", "=", 2, 0, "pairwise,g=2,nan=any", SKIP, SKIP, 0},
+    {"cdna2", "v_mfma_f32_4x4x2bf16", "", "f32", "bf16", "=", 2, 0, "pairwise,g=2,nan=any", SKIP, SKIP, 0},
+
+    /* AMD CDNA3: FDRDA family (paper sections F-I), F=24, F2=31, RNE out */
+#define TR "fused,f=24,f2=31,cadd=rd,round=rne,povf=1,nan=canon+any"
+#define GTR "evenodd,f=24,f2=31,cadd=rdz,round=rne,nan=canon+any"
+    {"cdna3", "v_mfma_f64_16x16x4_f64", "", "f64", "f64", "=", 4, 0, "fma", SKIP, SKIP, 0},
+    {"cdna3", "v_mfma_f64_4x4x4_4b_f64", "", "f64", "f64", "=", 4, 0, "fma", SKIP, SKIP, 0},
+    {"cdna3", "v_mfma_f32_32x32x1_2b_f32", "", "f32", "f32", "=", 1, 0, "fma", SKIP, SKIP, 0},
+    {"cdna3", "v_mfma_f32_16x16x1_4b_f32", "", "f32", "f32", "=", 1, 0, "fma", SKIP, SKIP, 0},
+    {"cdna3", "v_mfma_f32_4x4x1_16b_f32", "", "f32", "f32", "=", 1, 0, "fma", SKIP, SKIP, 0},
+    {"cdna3", "v_mfma_f32_32x32x2_f32", "", "f32", "f32", "=", 2, 0, "fma", SKIP, SKIP, 0},
+    {"cdna3", "v_mfma_f32_16x16x4_f32", "", "f32", "f32", "=", 4, 0, "fma", SKIP, SKIP, 0},
+    {"cdna3", "v_mfma_f32_16x16x8_xf32", "", "f32", "tf32", "=", 8, 16, TR, SKIP, SKIP, 0},
+    {"cdna3", "v_mfma_f32_32x32x4_xf32", "", "f32", "tf32", "=", 4, 16, TR, SKIP, SKIP, 0},
+    {"cdna3", "v_mfma_f32_32x32x4_2b_{a}", "", "f32", "f16 bf16", "=", 4, 16, TR, SKIP, SKIP, 0},
+    {"cdna3", "v_mfma_f32_16x16x4_4b_{a}", "", "f32", "f16 bf16", "=", 4, 16, TR, SKIP, SKIP, 0},
+    {"cdna3", "v_mfma_f32_4x4x4_16b_{a}", "", "f32", "f16 bf16", "=", 4, 16, TR, SKIP, SKIP, 0},
+    {"cdna3", "v_mfma_f32_32x32x8_{a}", "", "f32", "f16 bf16", "=", 8, 16, TR, SKIP, SKIP, 0},
+    {"cdna3", "v_mfma_f32_16x16x16_{a}", "", "f32", "f16 bf16", "=", 16, 16, TR, SKIP, SKIP, 0},
+    {"cdna3", "v_mfma_f32_16x16x32_{a}_{b}", "", "f32", "bf8 fp8", "bf8 fp8", 32, 16, GTR, SKIP, SKIP, 0},
+    {"cdna3", "v_mfma_f32_32x32x16_{a}_{b}", "", "f32", "bf8 fp8", "bf8 fp8", 16, 16, GTR, SKIP, SKIP, 0},
+};
+
+typedef struct {
+    char arch[16];
+    char qual[96];
+    const char *ranges;
+    mma_unit u;
+} cat_entry;
+
+static cat_entry *entries;
+static size_t n_entries;
+
+int mma_config_parse(const char *text, mma_unit *u, char *err, size_t len);
+
+static void subst(char *out, size_t len, const char *pat, const char *d,
+                  const char *a, const char *b)
+{
+    size_t n = 0;
+    for (const char *p = pat; *p && n + 1 < len; ) {
+        const char *r = NULL;
+        if (!strncmp(p, "{d}", 3)) r = d; else if (!strncmp(p, "{a}", 3)) r = a;
+        else if (!strncmp(p, "{b}", 3)) r = b;
+        if (r) { while (*r && n + 1 < len) out[n++] = *r++; p += 3; }
+        else out[n++] = *p++;
+    }
+    out[n] = 0;
+}
+
+static int itemsize(const char *t)
+{
+    if (!strcmp(t, "tf32") || !strcmp(t, "f32")) return 4;
+    if (!strcmp(t, "f16") || !strcmp(t, "bf16")) return 2;
+    if (!strcmp(t, "f64")) return 8;
+    return 1;
+}
+
+/* Expand one (row, d, a, b) into an entry; aborts on a table error, which
+ * the unit tests exercise for every row. */
+static void add_entry(const cat_row *r, const char *dtok, const char *a, const char *b)
+{
+    char d[8], c[8], cfg[256], err[256];
+    const char *slash = strchr(dtok, '/');
+    if (slash) { snprintf(d, sizeof d, "%.*s", (int)(slash - dtok), dtok); snprintf(c, sizeof c, "%s", slash + 1); }
+    else { snprintf(d, sizeof d, "%s", dtok); snprintf(c, sizeof c, "%s", dtok); }
+    cat_entry *e = &entries[n_entries];
+    snprintf(e->arch, sizeof e->arch, "%s", r->arch);
+    subst(e->qual, sizeof e->qual, r->qual, d, a, b);
+    /* canonical shape for the shape-free patterns: m128 / n8 */
+    char *m = strstr(e->qual, "mMn");
+    if (m) { memmove(m + 4, m + 2, strlen(m + 2) + 1); memcpy(m, "m128", 4); }
+    char *nn = strstr(e->qual, "nNk");
+    if (nn) nn[1] = '8';
+    e->ranges = r->ranges;
+    int l = r->k;
+    if (r->lbytes) { int lm = r->lbytes / itemsize(a); if (lm < l) l = lm; }
+    int n = snprintf(cfg, sizeof cfg, "%s,a=%s,b=%s,c=%s,d=%s,k=%d", r->cfg, a, b, c, d, r->k);
+    if (strncmp(r->cfg, "fma", 3) && strncmp(r->cfg, "pairwise", 8))
+        n += snprintf(cfg + n, sizeof cfg - (size_t)n, ",l=%d", l);
+    int f16out = !strcmp(d, "f16");
+    int ez = f16out ? r->ez16 : r->ez32;
+    if (ez != SKIP && !strstr(r->cfg, "ezero")) {
+        if (ez == NONE) n += snprintf(cfg + n, sizeof cfg - (size_t)n, ",ezero=none");
+        else n += snprintf(cfg + n, sizeof cfg - (size_t)n, ",ezero=%d", ez);
+    }
+    if (!f16out && r->p32 && r->p32 != 23) snprintf(cfg + n, sizeof cfg - (size_t)n, ",p=%d", r->p32);
+    if (mma_config_parse(cfg, &e->u, err, sizeof err)) {
+        fprintf(stderr, "mmaref: catalogue row %s:%s: %s\n", r->arch, e->qual, err);
+        abort();
+    }
+    snprintf(e->u.name, sizeof e->u.name, "%s:%s", e->arch, e->qual);
+    n_entries++;
+}
+
+static int count_words(const char *s) { int n = 0; for (const char *p = s; *p; ) { while (*p == ' ') p++; if (*p) { n++; while (*p && *p != ' ') p++; } } return n; }
+static void word(const char *s, int i, char *out, size_t len)
+{
+    const char *p = s;
+    for (;;) {
+        while (*p == ' ') p++;
+        const char *q = p; while (*q && *q != ' ') q++;
+        if (i-- == 0) { snprintf(out, len, "%.*s", (int)(q - p), p); return; }
+        p = q;
+    }
+}
+
+static void build(void)
+{
+    if (entries) return;
+    size_t cap = 0;
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        int nb = strcmp(rows[i].bset, "=") ? count_words(rows[i].bset) : 1;
+        cap += (size_t)(count_words(rows[i].dset) * count_words(rows[i].aset) * nb);
+    }
+    entries = calloc(cap, sizeof *entries);
+    if (!entries) abort();
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        const cat_row *r = &rows[i];
+        int paired = !strcmp(r->bset, "=");
+        for (int di = 0; di < count_words(r->dset); di++)
+            for (int ai = 0; ai < count_words(r->aset); ai++)
+                for (int bi = 0; bi < (paired ? 1 : count_words(r->bset)); bi++) {
+                    char d[16], a[16], b[16];
+                    word(r->dset, di, d, sizeof d);
+                    word(r->aset, ai, a, sizeof a);
+                    if (paired) strcpy(b, a); else word(r->bset, bi, b, sizeof b);
+                    add_entry(r, d, a, b);
+                }
+    }
+}
+
+size_t mma_catalogue_size(void) { build(); return n_entries; }
+
+int mma_catalogue_get(size_t i, mma_catalogue_entry *e, mma_unit *u)
+{
+    build();
+    if (i >= n_entries) return -1;
+    if (e) { e->arch = entries[i].arch; e->qualifier = entries[i].qual; e->ranges = entries[i].ranges; }
+    if (u) *u = entries[i].u;
+    return 0;
+}
+
+/* wgmma and tcgen05 compute the same way for every N (and, for tcgen05,
+ * for M=64 and M=128): rewrite the shape to the catalogue's m128/n8 form. */
+static void canon_shape(char *q, size_t len)
+{
+    int is_tc = !strncmp(q, "tcgen05.mma.", 12), is_wg = !strncmp(q, "wgmma.", 6);
+    if (!is_tc && !is_wg) return;
+    char *p = strchr(q, '.') + (is_tc ? 5 : 1);     /* at the shape */
+    int m, n, k, used = 0;
+    if (sscanf(p, "m%dn%dk%d%n", &m, &n, &k, &used) != 3) return;
+    if (n < 8 || n > 256 || n % 8) return;
+    if (is_tc && m != 64 && m != 128) return;
+    if (is_wg && m != 64) return;
+    char out[160];
+    snprintf(out, sizeof out, "%.*sm%dn8k%d%s", (int)(p - q), q, is_tc ? 128 : 64, k, p + used);
+    snprintf(q, len, "%s", out);
+}
+
+static int edit_distance(const char *s, const char *t)
+{
+    size_t ls = strlen(s), lt = strlen(t);
+    if (ls > 120 || lt > 120) return 999;
+    int row[128];
+    for (size_t j = 0; j <= lt; j++) row[j] = (int)j;
+    for (size_t i = 1; i <= ls; i++) {
+        int prev = row[0]; row[0] = (int)i;
+        for (size_t j = 1; j <= lt; j++) {
+            int cur = row[j];
+            int sub = prev + (s[i - 1] != t[j - 1]);
+            int del = row[j] + 1, ins = row[j - 1] + 1;
+            row[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
+            prev = cur;
+        }
+    }
+    return row[lt];
+}
+
+static const char *arch_names[] = {"volta", "turing", "ampere", "ada", "hopper", "blackwell",
+                                   "rtx-blackwell", "cdna1", "cdna2", "cdna3"};
+
+int mma_unit_parse(const char *text, mma_unit *u, char *err, size_t len)
+{
+    if (strchr(text, '=')) return mma_config_parse(text, u, err, len);
+    build();
+    const char *colon = strchr(text, ':');
+    char arch[32], qual[160];
+    if (!colon || colon - text >= (int)sizeof arch) {
+        if (err) snprintf(err, len, "unknown instruction '%s': names are <arch>:<qualifier>, arch one of volta turing ampere ada hopper blackwell rtx-blackwell cdna1 cdna2 cdna3", text);
+        return -1;
+    }
+    snprintf(arch, sizeof arch, "%.*s", (int)(colon - text), text);
+    snprintf(qual, sizeof qual, "%s", colon + 1);
+    canon_shape(qual, sizeof qual);
+    for (size_t i = 0; i < n_entries; i++)
+        if (!strcmp(entries[i].arch, arch) && !strcmp(entries[i].qual, qual)) {
+            *u = entries[i].u;
+            snprintf(u->name, sizeof u->name, "%s", text);
+            return 0;
+        }
+    int known = 0;
+    for (size_t i = 0; i < sizeof arch_names / sizeof arch_names[0]; i++) known |= !strcmp(arch, arch_names[i]);
+    /* nearest three names */
+    size_t best[3] = {0, 0, 0};
+    int bd[3] = {1 << 30, 1 << 30, 1 << 30};
+    for (size_t i = 0; i < n_entries; i++) {
+        char full[160];
+        snprintf(full, sizeof full, "%s:%s", entries[i].arch, entries[i].qual);
+        int dd = edit_distance(text, full);
+        for (int j = 0; j < 3; j++) if (dd < bd[j]) {
+            for (int m = 2; m > j; m--) { bd[m] = bd[m - 1]; best[m] = best[m - 1]; }
+            bd[j] = dd; best[j] = i; break;
+        }
+    }
+    if (err) snprintf(err, len, "unknown instruction '%s'%s; nearest: %s:%s, %s:%s, %s:%s", text,
+                      known ? "" : " (unknown architecture)",
+                      entries[best[0]].arch, entries[best[0]].qual, entries[best[1]].arch, entries[best[1]].qual,
+                      entries[best[2]].arch, entries[best[2]].qual);
+    return -1;
+}

@@ -1,0 +1,267 @@
+/* Configuration strings: every unit, preset or not, is a list of
+ *   <tree>,key=value,...
+ * e.g. "fused,a=e4m3,b=e4m3,c=fp32,d=fp32,k=32,l=32,f=13,align=rz,round=rz,
+ * p=13,ezero=-133".  mma_unit_config() writes the canonical form, which
+ * mma_unit_parse() reads back to the same unit. */
+#include "internal.h"
+
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define EZ_NONE INT_MIN
+
+static const char *tree_names[] = {"fused", "evenodd", "groups", "pairwise", "fma", "exact"};
+static const char *rnd_names[] = {"rz", "rne", "rd", "ru"};
+static const char *cadd_names[] = {"fused", "rd", "rdz"};
+
+static int errf(char *err, size_t len, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    if (err && len) vsnprintf(err, len, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+static int lookup(const char *v, const char **names, int n)
+{
+    for (int i = 0; i < n; i++) if (strcmp(v, names[i]) == 0) return i;
+    return -1;
+}
+
+static int parse_int(const char *v, int *out)
+{
+    char *end;
+    long x = strtol(v, &end, 10);
+    if (!*v || *end || x < INT_MIN / 2 || x > INT_MAX / 2) return -1;
+    *out = (int)x;
+    return 0;
+}
+
+/* Defaults that depend on other fields, then the checks that keep every
+ * accepted unit inside what the fixed-point code computes exactly. */
+int mma_unit_finish(mma_unit *u, unsigned given, char *err, size_t len);
+
+enum { G_L = 1, G_ROUND = 2, G_P = 4, G_ZERO = 8, G_NAN = 16, G_F2 = 32, G_C = 64, G_D = 128, G_B = 256 };
+
+int mma_unit_finish(mma_unit *u, unsigned given, char *err, size_t len)
+{
+    if (!(given & G_B)) u->b = u->a;
+    if (!(given & G_C)) u->c = MMA_FMT_FP32;
+    if (!(given & G_D)) u->d = u->c;
+    if (u->a == MMA_FMT_NONE) return errf(err, len, "configuration: field 'a' (input format) is required");
+    if (u->k <= 0 || u->k > MMA_MAX_K)
+        return errf(err, len, "configuration: field 'k' must be 1..%d (got %d)", MMA_MAX_K, u->k);
+    if (!(given & G_L)) u->lmax = u->k;
+    if (u->lmax <= 0 || u->k % u->lmax)
+        return errf(err, len, "configuration: field 'l' must divide k (k=%d, l=%d)", u->k, u->lmax);
+    mma_fmt d = u->d;
+    if (d != MMA_FMT_FP32 && d != MMA_FMT_FP16 && d != MMA_FMT_BF16 && d != MMA_FMT_FP64)
+        return errf(err, len, "configuration: field 'd' must be fp32, fp16, bf16 or fp64");
+    if (u->c != d && !(u->c == MMA_FMT_FP32 || u->c == MMA_FMT_FP16 || u->c == MMA_FMT_BF16))
+        return errf(err, len, "configuration: field 'c' must be fp32, fp16, bf16 or the output format");
+    const mma_format_info *di = mma_format(d);
+    if (!(given & G_ROUND)) u->rho = d == MMA_FMT_FP32 && u->tree != MMA_TREE_FMA &&
+                                     u->tree != MMA_TREE_PAIRWISE && u->tree != MMA_TREE_EXACT
+                                     && u->cadd == MMA_CADD_FUSED ? MMA_RZ : MMA_RNE;
+    if (!(given & G_P)) u->p = di->mbits;
+    if (u->p < 1 || u->p > di->mbits)
+        return errf(err, len, "configuration: field 'p' must be 1..%d for d=%s", di->mbits, di->name);
+    int ieee = u->tree == MMA_TREE_FMA || u->tree == MMA_TREE_PAIRWISE;
+    if (!(given & G_ZERO) && !ieee) u->flags |= MMA_F_ZERO_POS;
+    if (!(given & G_NAN) && !ieee) u->flags |= MMA_F_NAN_CANON;
+    if (ieee && u->p != di->mbits)
+        return errf(err, len, "configuration: tree '%s' rounds to the full output format (p=%d)", tree_names[u->tree], di->mbits);
+    int wide = u->a == MMA_FMT_FP64 || u->b == MMA_FMT_FP64;
+    if (u->tree == MMA_TREE_FMA) {
+        if (!(u->a == d && u->b == d && u->c == d && (d == MMA_FMT_FP64 || d == MMA_FMT_FP32)))
+            return errf(err, len, "configuration: tree 'fma' needs a=b=c=d=fp32 or fp64");
+        if (u->rho != MMA_RNE) return errf(err, len, "configuration: tree 'fma' rounds to nearest even (round=rne)");
+        return 0;
+    }
+    if (wide) return errf(err, len, "configuration: fp64 inputs need tree 'fma'");
+    if (u->tree == MMA_TREE_PAIRWISE) {
+        if (u->g <= 0 || u->k % u->g || (u->g & (u->g - 1)))
+            return errf(err, len, "configuration: field 'g' must be a power of two dividing k (tree pairwise)");
+        if (d != MMA_FMT_FP32 || u->rho != MMA_RNE)
+            return errf(err, len, "configuration: tree 'pairwise' computes in fp32 with round=rne");
+        return 0;
+    }
+    if (u->tree == MMA_TREE_EXACT) return 0;
+    int fmax = u->tree == MMA_TREE_GROUPS ? 45 : 48;
+    if (u->f < 1 || u->f > fmax)
+        return errf(err, len, "configuration: field 'f' must be 1..%d (got %d)", fmax, u->f);
+    if (u->scale != MMA_FMT_NONE) {
+        if (u->scale != MMA_FMT_UE8M0 && u->scale != MMA_FMT_UE4M3)
+            return errf(err, len, "configuration: field 'scale' must be ue8m0 or ue4m3");
+        if (u->block <= 0 || u->k % u->block)
+            return errf(err, len, "configuration: field 'block' must divide k");
+    }
+    if (u->tree == MMA_TREE_GROUPS) {
+        if (u->scale == MMA_FMT_NONE) return errf(err, len, "configuration: tree 'groups' needs 'scale' and 'block'");
+        if (u->g <= 0 || u->k % u->g || u->block % u->g)
+            return errf(err, len, "configuration: field 'g' must divide k and the block size");
+        if (mma_format(u->a)->width > 8 || mma_format(u->b)->width > 8)
+            return errf(err, len, "configuration: tree 'groups' takes 8-bit or narrower inputs");
+    }
+    if (u->tree == MMA_TREE_EVENODD && u->cadd == MMA_CADD_FUSED)
+        return errf(err, len, "configuration: tree 'evenodd' needs cadd=rd or cadd=rdz");
+    if (u->cadd != MMA_CADD_FUSED) {
+        if (!(given & G_F2)) u->f2 = u->f + 7;
+        if (u->f2 < u->f || u->f2 > 40)
+            return errf(err, len, "configuration: field 'f2' must be f..40");
+        if (u->scale != MMA_FMT_NONE)
+            return errf(err, len, "configuration: cadd=%s does not take block scales", cadd_names[u->cadd]);
+    }
+    return 0;
+}
+
+int mma_config_parse(const char *text, mma_unit *u, char *err, size_t len)
+{
+    char buf[512];
+    if (strlen(text) >= sizeof buf) return errf(err, len, "configuration string too long");
+    strcpy(buf, text);
+    memset(u, 0, sizeof *u);
+    u->tree = MMA_TREE_FUSED;
+    u->align = MMA_RZ;
+    u->ezero = EZ_NONE;
+    unsigned given = 0;
+    int first = 1;
+    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save), first = 0) {
+        char *eq = strchr(tok, '=');
+        if (!eq) {
+            int t = lookup(tok, tree_names, 6);
+            if (!first || t < 0)
+                return errf(err, len, "configuration: '%s' is not key=value (trees: fused evenodd groups pairwise fma exact)", tok);
+            u->tree = (mma_tree)t;
+            continue;
+        }
+        *eq = 0;
+        const char *k = tok, *v = eq + 1;
+        int iv = 0, bad = 0;
+        mma_fmt f = mma_format_by_name(v);
+        if (!strcmp(k, "tree")) { int t = lookup(v, tree_names, 6); bad = t < 0; if (!bad) u->tree = (mma_tree)t; }
+        else if (!strcmp(k, "a")) { bad = !f; u->a = f; }
+        else if (!strcmp(k, "b")) { bad = !f; u->b = f; given |= G_B; }
+        else if (!strcmp(k, "c")) { bad = !f; u->c = f; given |= G_C; }
+        else if (!strcmp(k, "d")) {
+            if (!strcmp(v, "e8m13")) { u->d = MMA_FMT_FP32; u->p = 13; given |= G_P; }
+            else { bad = !f; u->d = f; }
+            given |= G_D;
+        }
+        else if (!strcmp(k, "scale")) { bad = !f; u->scale = f; }
+        else if (!strcmp(k, "k")) bad = parse_int(v, &u->k);
+        else if (!strcmp(k, "l")) { bad = parse_int(v, &u->lmax); given |= G_L; }
+        else if (!strcmp(k, "f")) bad = parse_int(v, &u->f);
+        else if (!strcmp(k, "f2")) { bad = parse_int(v, &u->f2); given |= G_F2; }
+        else if (!strcmp(k, "g")) bad = parse_int(v, &u->g);
+        else if (!strcmp(k, "block")) bad = parse_int(v, &u->block);
+        else if (!strcmp(k, "p")) { bad = parse_int(v, &u->p); given |= G_P; }
+        else if (!strcmp(k, "align")) { iv = lookup(v, rnd_names, 4); bad = iv != MMA_RZ && iv != MMA_RD; if (!bad) u->align = (mma_rounding)iv; }
+        else if (!strcmp(k, "round")) { iv = lookup(v, rnd_names, 4); bad = iv < 0; if (!bad) u->rho = (mma_rounding)iv; given |= G_ROUND; }
+        else if (!strcmp(k, "cadd")) { iv = lookup(v, cadd_names, 3); bad = iv < 0; if (!bad) u->cadd = (mma_cadd)iv; }
+        else if (!strcmp(k, "ezero")) {
+            if (!strcmp(v, "none")) u->ezero = EZ_NONE;
+            else bad = parse_int(v, &u->ezero);
+        }
+        else if (!strcmp(k, "ftz")) {
+            if (!strcmp(v, "none")) {}
+            else if (!strcmp(v, "in")) u->flags |= MMA_F_FTZ_IN;
+            else if (!strcmp(v, "in+sum")) u->flags |= MMA_F_FTZ_IN | MMA_F_FTZ_SUM;
+            else bad = 1;
+        }
+        else if (!strcmp(k, "povf")) { bad = parse_int(v, &iv) || iv < 0 || iv > 1; if (iv) u->flags |= MMA_F_PROD_OVF; }
+        else if (!strcmp(k, "nan")) {
+            given |= G_NAN;
+            if (!strcmp(v, "canon")) u->flags |= MMA_F_NAN_CANON;
+            else if (!strcmp(v, "any")) u->flags |= MMA_F_NAN_ANY;
+            else if (!strcmp(v, "canon+any")) u->flags |= MMA_F_NAN_CANON | MMA_F_NAN_ANY;
+            else if (strcmp(v, "ieee")) bad = 1;
+        }
+        else if (!strcmp(k, "zero")) {
+            given |= G_ZERO;
+            if (!strcmp(v, "pos")) u->flags |= MMA_F_ZERO_POS; else bad = strcmp(v, "ieee") != 0;
+        }
+        else return errf(err, len, "configuration: unknown field '%s' (fields: a b c d k l f f2 g scale block align round p cadd ezero ftz povf nan zero)", k);
+        if (bad) return errf(err, len, "configuration: field '%s' has a bad value '%s'", k, v);
+    }
+    if (u->ezero == EZ_NONE) u->flags |= MMA_F_NO_EZERO;
+    if (u->tree == MMA_TREE_PAIRWISE) u->flags |= MMA_F_FTZ_IN | MMA_F_FTZ_SUM;
+    return mma_unit_finish(u, given, err, len);
+}
+
+#define APPEND(...) do { int w_ = snprintf(buf + n, n < len ? len - n : 0, __VA_ARGS__); if (w_ > 0) n += (size_t)w_; } while (0)
+
+int mma_unit_config(const mma_unit *u, char *buf, size_t len)
+{
+    size_t n = 0;
+    APPEND("%s,a=%s,b=%s,c=%s,d=%s,k=%d", tree_names[u->tree], mma_format(u->a)->name,
+           mma_format(u->b)->name, mma_format(u->c)->name, mma_format(u->d)->name, u->k);
+    if (u->tree == MMA_TREE_FMA) return (int)n;
+    if (u->tree == MMA_TREE_PAIRWISE) { APPEND(",g=%d", u->g); return (int)n; }
+    APPEND(",l=%d", u->lmax);
+    if (u->tree != MMA_TREE_EXACT) APPEND(",f=%d", u->f);
+    if (u->cadd != MMA_CADD_FUSED) APPEND(",f2=%d,cadd=%s", u->f2, cadd_names[u->cadd]);
+    if (u->tree == MMA_TREE_GROUPS) APPEND(",g=%d", u->g);
+    if (u->scale != MMA_FMT_NONE) APPEND(",scale=%s,block=%d", mma_format(u->scale)->name, u->block);
+    if (u->tree != MMA_TREE_EXACT) APPEND(",align=%s", rnd_names[u->align]);
+    APPEND(",round=%s,p=%d", rnd_names[u->rho], u->p);
+    if (u->tree != MMA_TREE_EXACT && u->cadd == MMA_CADD_FUSED) {
+        if (u->flags & MMA_F_NO_EZERO) APPEND(",ezero=none");
+        else APPEND(",ezero=%d", u->ezero);
+    }
+    if (u->flags & MMA_F_PROD_OVF) APPEND(",povf=1");
+    APPEND(",nan=%s", (u->flags & MMA_F_NAN_CANON) ? ((u->flags & MMA_F_NAN_ANY) ? "canon+any" : "canon")
+                      : (u->flags & MMA_F_NAN_ANY) ? "any" : "ieee");
+    APPEND(",zero=%s", (u->flags & MMA_F_ZERO_POS) ? "pos" : "ieee");
+    return (int)n;
+}
+
+int mma_unit_explain(const mma_unit *u, char *buf, size_t len)
+{
+    size_t n = 0;
+    const char *an = mma_format(u->a)->name, *bn = mma_format(u->b)->name;
+    const char *cn = mma_format(u->c)->name, *dn = mma_format(u->d)->name;
+    int steps = u->k / (u->lmax ? u->lmax : u->k);
+    APPEND("%s: d = c + sum of %d products a[k]*b[k], a in %s, b in %s, c in %s, d in %s. ",
+           mma_unit_algorithm(u), u->k, an, bn, cn, dn);
+    switch (u->tree) {
+    case MMA_TREE_FMA:
+        APPEND("Sequential IEEE fused multiply-adds in k order starting from c, each rounded to nearest even; NaN payloads pass through quieted.");
+        return (int)n;
+    case MMA_TREE_PAIRWISE:
+        APPEND("Subnormal inputs flush to +0; products are exact FP32 multiplications; each group of %d products is summed pairwise (recursive halves) with FP32 adds; c then adds each group sum in turn; every product and sum below 2^-126 flushes to zero keeping its sign.", u->g);
+        return (int)n;
+    case MMA_TREE_EXACT:
+        APPEND("Each step sums c and %d products exactly and rounds once to nearest-even %s%s.", u->lmax, dn,
+               steps > 1 ? "; the steps are chained, each result being the next step's c" : "");
+        return (int)n;
+    case MMA_TREE_GROUPS:
+        APPEND("Products are summed exactly in groups of %d; each group sum is multiplied by its block's two %s scales (block of %d) and aligned by the scale exponent alone; the group terms and c are aligned to the largest exponent keeping %d fraction bits (cut %s), summed exactly, and rounded %s to %d fraction bits.",
+               u->g, mma_format(u->scale)->name, u->block, u->f, u->align == MMA_RZ ? "toward zero" : "down",
+               rnd_names[u->rho], u->p);
+        break;
+    default:
+        if (u->cadd == MMA_CADD_FUSED) {
+            APPEND("Products are exact (no rounding, no overflow)%s; c and %d products are aligned to the largest exponent %s, each keeping %d fraction bits (cut %s), summed exactly in fixed point and rounded %s to %d fraction bits",
+                   u->scale != MMA_FMT_NONE ? ", their exponents raised by their block's two scale exponents" : "",
+                   u->lmax, (u->flags & MMA_F_NO_EZERO) ? "among the nonzero terms" : "(a zero term counts with the exponent given by ezero)",
+                   u->f, u->align == MMA_RZ ? "toward zero" : "toward -inf", rnd_names[u->rho], u->p);
+            APPEND("%s.", steps > 1 ? "; longer K chains the steps, each step's rounded result being the next step's c" : "");
+        } else {
+            APPEND("%s products are fused among themselves with %d fraction bits (cut toward zero)%s; then the dot part and c are aligned to the larger exponent with round-down, the dot part at %d and c at %d fraction bits%s; the sum is rounded down to %d fraction bits and then %s to %s.",
+                   u->tree == MMA_TREE_EVENODD ? "Even-index and odd-index" : "The",
+                   u->f, u->tree == MMA_TREE_EVENODD ? ", the two group sums joined with round-down" : "",
+                   u->f2 + 1, u->f, u->cadd == MMA_CADD_RDZ ? " (c is dropped, i.e. cut toward zero, when its exponent is below emax-F-1)" : "",
+                   u->f2, rnd_names[u->rho], dn);
+            if (steps > 1) APPEND(" %d such steps of %d products are chained.", steps, u->lmax);
+        }
+    }
+    APPEND(" Specials: any NaN, 0*Inf, or +Inf with -Inf gives %s NaN; otherwise an Inf gives that Inf%s.",
+           (u->flags & MMA_F_NAN_CANON) ? "the canonical" : "a", (u->flags & MMA_F_PROD_OVF) ? "; products reaching 2^128 overflow to Inf" : "");
+    if (u->flags & MMA_F_ZERO_POS) APPEND(" A zero result is +0.");
+    return (int)n;
+}

@@ -1,0 +1,55 @@
+/* One dot product and one tile: dispatch to the unit's algorithm. */
+#include "internal.h"
+
+uint64_t mma_dot(const mma_unit *u, uint64_t c, const uint64_t *a,
+                 const uint64_t *b, const uint64_t *sa, const uint64_t *sb)
+{
+    switch (u->tree) {
+    case MMA_TREE_FUSED:
+        if (u->cadd == MMA_CADD_FUSED) return mma_alg_fused(u, c, a, b, sa, sb);
+        return mma_alg_amd(u, c, a, b);
+    case MMA_TREE_EVENODD:  return mma_alg_amd(u, c, a, b);
+    case MMA_TREE_GROUPS:   return mma_alg_groups(u, c, a, b, sa, sb);
+    case MMA_TREE_PAIRWISE: return mma_alg_pairwise(u, c, a, b);
+    case MMA_TREE_FMA:      return mma_alg_fma(u, c, a, b);
+    case MMA_TREE_EXACT:    return mma_alg_exact(u, c, a, b);
+    }
+    return mma_canonical_nan(u->d);
+}
+
+void mma_tile(const mma_unit *u, int m, int n, const uint64_t *A,
+              const uint64_t *B, const uint64_t *C, uint64_t *D)
+{
+    for (int i = 0; i < m; i++)
+        for (int j = 0; j < n; j++)
+            D[i * n + j] = mma_dot(u, C[i * n + j], A + (size_t)i * u->k,
+                                   B + (size_t)j * u->k, NULL, NULL);
+}
+
+int mma_result_equal(const mma_unit *u, uint64_t x, uint64_t y)
+{
+    if (x == y) return 1;
+    return (u->flags & MMA_F_NAN_ANY) && mma_is_nan(u->d, x) && mma_is_nan(u->d, y);
+}
+
+int mma_unit_nscales(const mma_unit *u)
+{
+    return u->scale == MMA_FMT_NONE ? 0 : u->k / u->block;
+}
+
+const char *mma_unit_algorithm(const mma_unit *u)
+{
+    int chained = u->k > u->lmax;
+    switch (u->tree) {
+    case MMA_TREE_FUSED:
+        if (u->cadd != MMA_CADD_FUSED) return chained ? "CoFDRDA" : "FDRDA";
+        if (u->scale != MMA_FMT_NONE) return chained ? "CoST-FDPA" : "ST-FDPA";
+        return chained ? "CoFDA" : "FDA";
+    case MMA_TREE_EVENODD:  return chained ? "CoGFDRDA" : "GFDRDA";
+    case MMA_TREE_GROUPS:   return "GDFS";
+    case MMA_TREE_PAIRWISE: return "GPS";
+    case MMA_TREE_FMA:      return "SFMA";
+    case MMA_TREE_EXACT:    return chained ? "CoE-FDPA" : "E-FDPA";
+    }
+    return "?";
+}

@@ -1,0 +1,94 @@
+/* Internal primitives shared by the algorithms.  Not installed. */
+#ifndef MMAREF_INTERNAL_H
+#define MMAREF_INTERNAL_H
+
+#include "mmaref.h"
+
+/* A term of a sum: (-1)^neg * sig * 2^(e - fb).  e is the paper's exponent
+ * (seed 004, FDA step 2): the weight of the unit bit for a normal number,
+ * the format's minimum exponent for a subnormal, e_a + e_b for a product
+ * (which is not renormalized, so its significand lies in [1,4)). */
+typedef struct {
+    mma_class cls;
+    int neg;
+    int32_t e;
+    int fb;          /* fraction bits of sig */
+    uint64_t sig;
+} mma_term;
+
+mma_term mma_term_of(mma_fmt f, uint64_t bits);
+mma_term mma_term_mul(mma_term x, mma_term y);
+
+/* Fixed-point result of a fused aligned sum: value = s * 2^(emax - f). */
+typedef struct {
+    int64_t s;
+    int32_t emax;
+    int f;
+    int empty;       /* no term set emax (all zero, zeros take no part)   */
+} mma_fixed;
+
+/* Fused aligned sum with F fraction bits (the FDA core): terms are aligned
+ * to the largest exponent, each cut to F bits after the binary point (RZ:
+ * toward zero; RD: toward -inf), then added exactly. */
+mma_fixed mma_fused_sum(const mma_term *t, int n, int f, mma_rounding cut,
+                        int ezero, int zeros_take_part);
+
+/* Re-express x at fraction bits f relative to 2^emax, cutting with mode. */
+int64_t mma_fixed_realign(int64_t s, int32_t from_lsb, int32_t to_lsb,
+                          mma_rounding cut);
+
+/* Normalize-and-round an exact value (-1)^neg * mag * 2^lsb into format d,
+ * keeping p fraction bits, with rounding rho.  A zero or underflowed result
+ * is +0 unless zero_signed (then it carries neg).  Overflow: RZ and RNE give Inf (NVIDIA: "|x| >= 2^128 becomes
+ * Inf" even under RZ), RD/RU saturate on the side they round toward. */
+uint64_t mma_round_pack(mma_fmt d, int p, mma_rounding rho, int neg,
+                        uint64_t mag, int32_t lsb, int zero_signed);
+
+/* Round to p bits but keep the result as (mag, lsb) for a second rounding. */
+void mma_round_keep(mma_fmt d, int p, mma_rounding rho, int neg,
+                    uint64_t *mag, int32_t *lsb);
+
+uint64_t mma_inf(mma_fmt d, int neg);
+uint64_t mma_canonical_nan(mma_fmt d);
+uint64_t mma_quiet(mma_fmt d, uint64_t nan_bits);
+int mma_is_nan(mma_fmt d, uint64_t bits);
+
+/* Special values (paper, FDA step 1): any NaN term (0*Inf products are NaN
+ * terms already), or +Inf and -Inf both present, gives NaN; otherwise one
+ * kind of Inf gives that Inf.  Returns 1 and sets *out when decided. */
+int mma_terms_special(const mma_term *t, int n, mma_fmt d, uint64_t *out);
+
+/* AMD CDNA3: a product whose magnitude reaches 2^128 becomes Inf. */
+void mma_term_overflow(mma_term *p);
+
+/* Exact (Kulisch) accumulator over a window of 64-bit limbs. */
+#define MMA_KACC_LIMBS 72
+typedef struct {
+    int32_t lo;                  /* weight of bit 0 of w[0]                */
+    int n;                       /* limbs in use                           */
+    uint64_t w[MMA_KACC_LIMBS];  /* two's complement, little-endian limbs  */
+} mma_kacc;
+void mma_kacc_init(mma_kacc *k, int32_t lo, int32_t hi);
+void mma_kacc_add(mma_kacc *k, int neg, unsigned __int128 sig, int32_t lsb);
+/* Round the exact content into format d (p fraction bits, rho). */
+uint64_t mma_kacc_round(const mma_kacc *k, mma_fmt d, int p, mma_rounding rho,
+                        int zero_signed);
+int mma_kacc_sign(const mma_kacc *k);   /* -1, 0, 1 */
+
+/* The algorithms (one file each). */
+uint64_t mma_alg_fused(const mma_unit *u, uint64_t c, const uint64_t *a,
+                       const uint64_t *b, const uint64_t *sa, const uint64_t *sb);
+uint64_t mma_alg_amd(const mma_unit *u, uint64_t c, const uint64_t *a,
+                     const uint64_t *b);
+uint64_t mma_alg_groups(const mma_unit *u, uint64_t c, const uint64_t *a,
+                        const uint64_t *b, const uint64_t *sa, const uint64_t *sb);
+uint64_t mma_alg_pairwise(const mma_unit *u, uint64_t c, const uint64_t *a,
+                          const uint64_t *b);
+uint64_t mma_alg_fma(const mma_unit *u, uint64_t c, const uint64_t *a,
+                     const uint64_t *b);
+uint64_t mma_alg_exact(const mma_unit *u, uint64_t c, const uint64_t *a,
+                       const uint64_t *b);
+
+static inline int mma_clz64(uint64_t x) { return x ? __builtin_clzll(x) : 64; }
+
+#endif
