@@ -1,0 +1,34 @@
+/* Shared pieces of the mmaref command. */
+#ifndef MMAREF_CLI_H
+#define MMAREF_CLI_H
+
+#include <stdio.h>
+#include "mmaref.h"
+#include "mmaref_vec.h"
+
+/* Output written to a temporary file and renamed into place only when the
+ * whole command succeeded, so a failed run leaves nothing half-written.
+ * A name ending in .xz or .gz is compressed. */
+typedef struct {
+    FILE *f;
+    char path[1024], tmp[1100];
+    int is_pipe;
+} cli_out;
+int cli_out_open(cli_out *o, const char *path);
+int cli_out_commit(cli_out *o);     /* 0 on success */
+void cli_out_abort(cli_out *o);
+
+int cli_unit(const char *name, mma_unit *u);   /* prints the error; -1 on failure */
+int cli_parse_hex(const char *s, int digits, uint64_t *out);
+
+int cmd_gen(int argc, char **argv);
+int cmd_metrics(int argc, char **argv);
+int cmd_gemm(int argc, char **argv);
+
+/* Deterministic generator: one stream per (seed, vector index). */
+typedef struct { uint64_t s[4]; } cli_rng;
+void cli_rng_seed(cli_rng *r, uint64_t seed, uint64_t stream);
+uint64_t cli_rng_next(cli_rng *r);
+static inline uint64_t cli_rng_below(cli_rng *r, uint64_t n) { return n ? cli_rng_next(r) % n : 0; }
+
+#endif

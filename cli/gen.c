@@ -1,0 +1,433 @@
+/* mmaref gen: named, documented vector suites (docs/suites.md).  Vector i
+ * of a suite depends only on (seed, suite, i), so shards are independent
+ * and concatenate to the unsharded file. */
+#include "cli.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct { const mma_unit *u; cli_rng *r; mma_vec *v; } G;
+
+/* ---- encodings ------------------------------------------------------- */
+static int emax_of(mma_fmt f)
+{
+    const mma_format_info *fi = mma_format(f);
+    int top = (1 << fi->ebits) - 1;
+    if (fi->has_inf) top--;                    /* IEEE: all-ones is Inf/NaN */
+    return top - fi->bias;
+}
+
+static uint64_t enc(mma_fmt f, int neg, int e, uint64_t m)
+{
+    const mma_format_info *fi = mma_format(f);
+    int mb = f == MMA_FMT_TF32 ? 23 : fi->mbits;
+    uint64_t mmask = ((uint64_t)1 << mb) - 1;
+    if (f == MMA_FMT_TF32) m &= ~(uint64_t)0x1fff;
+    m &= mmask;
+    if (e < fi->emin) e = fi->emin;
+    if (e > emax_of(f)) e = emax_of(f);
+    if (f == MMA_FMT_E4M3 && e == emax_of(f) && m == 7) m = 6;   /* 0x7f is NaN */
+    uint64_t bits = ((uint64_t)(e + fi->bias) << mb) | m;
+    if (fi->has_sign && neg) {
+        if (f == MMA_FMT_E4M3FNUZ || f == MMA_FMT_E5M2FNUZ) { if (bits) bits |= 0x80; }
+        else bits |= (uint64_t)1 << (fi->width - 1);
+    }
+    return bits;
+}
+
+/* +-2^e, subnormal if needed, 0 if below the format's range */
+static uint64_t pow2(mma_fmt f, int neg, int e)
+{
+    const mma_format_info *fi = mma_format(f);
+    int mb = fi->mbits;
+    if (e >= fi->emin) return enc(f, neg, e, 0);
+    if (e < fi->emin - mb) return 0;
+    uint64_t m = (uint64_t)1 << (mb - (fi->emin - e));
+    if (f == MMA_FMT_TF32) m <<= 13;
+    uint64_t bits = m;
+    if (neg && fi->has_sign) bits |= (f == MMA_FMT_E4M3FNUZ || f == MMA_FMT_E5M2FNUZ) ? 0x80 : (uint64_t)1 << (fi->width - 1);
+    return bits;
+}
+
+static uint64_t rnd_bits(G *g, mma_fmt f)
+{
+    int w = mma_format(f)->width;
+    uint64_t x = cli_rng_next(g->r);
+    return w == 64 ? x : x & (((uint64_t)1 << w) - 1);
+}
+
+static uint64_t rnd_fin(G *g, mma_fmt f, int elo, int ehi)
+{
+    const mma_format_info *fi = mma_format(f);
+    if (elo < fi->emin) elo = fi->emin;
+    if (ehi > emax_of(f)) ehi = emax_of(f);
+    if (ehi < elo) ehi = elo;
+    int e = elo + (int)cli_rng_below(g->r, (uint64_t)(ehi - elo + 1));
+    return enc(f, (int)(cli_rng_next(g->r) & 1), e, cli_rng_next(g->r));
+}
+
+static uint64_t zero(mma_fmt f, int neg)
+{
+    if (!neg || f == MMA_FMT_E4M3FNUZ || f == MMA_FMT_E5M2FNUZ || !mma_format(f)->has_sign) return 0;
+    return (uint64_t)1 << (mma_format(f)->width - 1);
+}
+
+static int has_inf(mma_fmt f) { return mma_format(f)->has_inf; }
+static int has_nan(mma_fmt f)
+{
+    return f != MMA_FMT_E3M2 && f != MMA_FMT_E2M3 && f != MMA_FMT_E2M1;
+}
+static uint64_t nan_of(G *g, mma_fmt f)
+{
+    const mma_format_info *fi = mma_format(f);
+    if (f == MMA_FMT_E4M3FNUZ || f == MMA_FMT_E5M2FNUZ) return 0x80;
+    if (f == MMA_FMT_E4M3) return cli_rng_next(g->r) & 1 ? 0xff : 0x7f;
+    uint64_t e = (((uint64_t)1 << fi->ebits) - 1);
+    int mb = f == MMA_FMT_TF32 ? 23 : fi->mbits;
+    uint64_t m = cli_rng_next(g->r) & (((uint64_t)1 << mb) - 1);
+    if (f == MMA_FMT_TF32) m |= (uint64_t)1 << 22;     /* keep it a NaN as tf32 */
+    if (!m) m = 1;
+    return (e << mb) | m | ((cli_rng_next(g->r) & 1) << (fi->width - 1));
+}
+
+/* ---- terms: position j < K is product j, j == K is c ----------------- */
+static void fill_zero(G *g)
+{
+    for (int k = 0; k < g->u->k; k++) { g->v->a[k] = 0; g->v->b[k] = 0; }
+    g->v->c = 0;
+}
+
+/* Sets term j to about +-2^t (times a random significand if frac);
+ * returns 0 if the formats cannot reach it. */
+static int set_term(G *g, int j, int neg, int t, int frac)
+{
+    const mma_unit *u = g->u;
+    if (j == u->k) {
+        if (t < mma_format(u->c)->emin - mma_format(u->c)->mbits || t > emax_of(u->c)) return 0;
+        g->v->c = frac && t >= mma_format(u->c)->emin ? enc(u->c, neg, t, cli_rng_next(g->r)) : pow2(u->c, neg, t);
+        return 1;
+    }
+    int ea = t / 2, eb = t - ea;
+    int lo_a = mma_format(u->a)->emin, hi_a = emax_of(u->a);
+    int lo_b = mma_format(u->b)->emin, hi_b = emax_of(u->b);
+    if (ea < lo_a) ea = lo_a;
+    if (ea > hi_a) ea = hi_a;
+    eb = t - ea;
+    if (eb < lo_b) { eb = lo_b; ea = t - eb; }
+    if (eb > hi_b) { eb = hi_b; ea = t - eb; }
+    if (ea < lo_a - mma_format(u->a)->mbits || ea > hi_a || eb < lo_b || eb > hi_b) return 0;
+    g->v->a[j] = frac && ea >= lo_a ? enc(u->a, neg, ea, cli_rng_next(g->r)) : pow2(u->a, neg, ea);
+    g->v->b[j] = pow2(u->b, 0, eb);
+    return g->v->a[j] != 0 || t < -1000;
+}
+
+static int prod_emax(const mma_unit *u) { return emax_of(u->a) + emax_of(u->b); }
+static int prod_emin(const mma_unit *u) { return mma_format(u->a)->emin + mma_format(u->b)->emin; }
+
+static void scales(G *g, int wild)
+{
+    int s = mma_unit_nscales(g->u);
+    for (int i = 0; i < s; i++) {
+        if (wild) { g->v->sa[i] = rnd_bits(g, g->u->scale); g->v->sb[i] = rnd_bits(g, g->u->scale); continue; }
+        if (g->u->scale == MMA_FMT_UE8M0) {
+            g->v->sa[i] = 127 + cli_rng_below(g->r, 17) - 8;
+            g->v->sb[i] = 127 + cli_rng_below(g->r, 17) - 8;
+        } else {
+            g->v->sa[i] = 0x30 + cli_rng_below(g->r, 0x20);
+            g->v->sb[i] = 0x30 + cli_rng_below(g->r, 0x20);
+        }
+    }
+}
+
+/* ---- suites ----------------------------------------------------------- */
+static void s_random(G *g, long i)
+{
+    const mma_unit *u = g->u;
+    g->v->c = rnd_bits(g, u->c);
+    for (int k = 0; k < u->k; k++) { g->v->a[k] = rnd_bits(g, u->a); g->v->b[k] = rnd_bits(g, u->b); }
+    scales(g, (i & 7) == 0);
+}
+
+/* Random signs and significands; exponents clustered around a centre with
+ * a spread of up to F+8 so that alignment truncation bites. */
+static void s_normal(G *g, long i)
+{
+    const mma_unit *u = g->u;
+    int f = u->f ? u->f : 24;
+    int lo = prod_emin(u), hi = prod_emax(u);
+    int centre = lo + (int)cli_rng_below(g->r, (uint64_t)(hi - lo + 1));
+    if (cli_rng_next(g->r) & 1) centre = (lo + hi) / 2 + (int)cli_rng_below(g->r, 9) - 4;
+    int spread = (int)cli_rng_below(g->r, (uint64_t)f + 9);
+    for (int k = 0; k < u->k; k++) {
+        int t = centre - (int)cli_rng_below(g->r, (uint64_t)spread + 1);
+        int ea = t / 2 + (int)cli_rng_below(g->r, 3) - 1;
+        g->v->a[k] = rnd_fin(g, u->a, ea, ea);
+        g->v->b[k] = rnd_fin(g, u->b, t - ea, t - ea);
+        if (cli_rng_below(g->r, 16) == 0) g->v->a[k] = zero(u->a, (int)(cli_rng_next(g->r) & 1));
+    }
+    int tc = centre + (int)cli_rng_below(g->r, 5) - 2 - (int)cli_rng_below(g->r, (uint64_t)spread + 1);
+    g->v->c = rnd_fin(g, u->c, tc, tc);
+    if (cli_rng_below(g->r, 8) == 0) g->v->c = zero(u->c, (int)(cli_rng_next(g->r) & 1));
+    scales(g, 0);
+    (void)i;
+}
+
+/* Heavy cancellation: pairs X and -X (in products and c) and a small residue. */
+static void s_cancel(G *g, long i)
+{
+    const mma_unit *u = g->u;
+    s_normal(g, i);
+    int pairs = 1 + (int)cli_rng_below(g->r, (uint64_t)(u->k / 2 > 0 ? u->k / 2 : 1));
+    for (int p = 0; p < pairs; p++) {
+        int x = (int)cli_rng_below(g->r, (uint64_t)u->k), y = (int)cli_rng_below(g->r, (uint64_t)u->k + 1);
+        if (x == y) continue;
+        if (y == u->k) {
+            /* c = -(a_x * b_x) when representable: use powers of two */
+            int t = prod_emin(u) / 2 + (int)cli_rng_below(g->r, (uint64_t)(prod_emax(u) - prod_emin(u) / 2 + 1));
+            if (t > emax_of(u->c)) t = emax_of(u->c);
+            if (set_term(g, x, 0, t, 0)) set_term(g, u->k, 1, t, 0);
+        } else {
+            g->v->a[y] = g->v->a[x] ^ ((uint64_t)1 << (mma_format(u->a)->width - 1));
+            g->v->b[y] = g->v->b[x];
+            if (u->a == MMA_FMT_E4M3FNUZ || u->a == MMA_FMT_E5M2FNUZ) {
+                if (g->v->a[x] == 0 || g->v->a[x] == 0x80) g->v->a[y] = g->v->a[x] = 0x08;
+            }
+        }
+    }
+}
+
+/* Summation-order probes (paper section C): X, -X at positions i, j and a
+ * small y elsewhere, for every ordered pair of positions including c. */
+static void s_order(G *g, long i)
+{
+    const mma_unit *u = g->u;
+    int n = u->k + 1;
+    long pair = i % (n * (n - 1));
+    int pi = (int)(pair / (n - 1)), pj = (int)(pair % (n - 1));
+    if (pj >= pi) pj++;
+    int f = u->f ? u->f : 24;
+    int hi = prod_emax(u) - 1;
+    if (hi > emax_of(u->c) - 1) hi = emax_of(u->c) - 1;
+    int x = hi - (int)cli_rng_below(g->r, 4), y = x - f - 3 - (int)cli_rng_below(g->r, 4);
+    if (y < prod_emin(u)) y = prod_emin(u);
+    fill_zero(g);
+    for (int j = 0; j < n; j++) set_term(g, j, 0, y, 0);
+    set_term(g, pi, 0, x, 0);
+    set_term(g, pj, 1, x, 0);
+    scales(g, 0);
+}
+
+/* -1 + 1 + eps for every position of eps and every eps down to 2^-(F+4):
+ * reveals the fraction bits each position keeps (paper section D). */
+static void s_precision(G *g, long i)
+{
+    const mma_unit *u = g->u;
+    int n = u->k + 1, f = u->f ? u->f : 24;
+    int depth = f + 5;
+    long idx = i % ((long)n * depth);
+    int pk = (int)(idx / depth), t = (int)(idx % depth);
+    int shift = (int)cli_rng_below(g->r, 5) - 2;
+    fill_zero(g);
+    int pi = (pk + 1 + (int)cli_rng_below(g->r, (uint64_t)n - 1)) % n;
+    int pj = (pi + 1) % n == pk ? (pi + 2) % n : (pi + 1) % n;
+    int cancel = (cli_rng_next(g->r) & 3) != 0 && n > 2;
+    set_term(g, pi, 0, shift, 0);
+    if (cancel && pj != pk) set_term(g, pj, 1, shift, 0);
+    set_term(g, pk, (int)(cli_rng_next(g->r) & 1), shift - t, 0);
+    scales(g, 0);
+}
+
+/* Sums landing at 1 + f*u, f in {0.25, 0.5, 0.75, 1.5}, and negatives: the
+ * rounding mode and tie rule of the output (paper section E). */
+static void s_rounding(G *g, long i)
+{
+    const mma_unit *u = g->u;
+    int n = u->k + 1;
+    static const int fr[4][2] = {{2, 99}, {1, 99}, {1, 2}, {0, 1}};   /* exponents below u */
+    int which = (int)(i % 8), neg = which >= 4;
+    int p = u->p;
+    int base = (int)cli_rng_below(g->r, 7) - 3;
+    fill_zero(g);
+    int p1 = (int)cli_rng_below(g->r, (uint64_t)n);
+    set_term(g, p1, neg, base, 0);
+    int q = (p1 + 1 + (int)cli_rng_below(g->r, (uint64_t)n - 1)) % n;
+    set_term(g, q, neg, base - p - fr[which & 3][0], 0);
+    if (fr[which & 3][1] != 99) {
+        int r = q;
+        while (r == q || r == p1) r = (r + 1) % n;
+        if (n > 2) set_term(g, r, neg, base - p - fr[which & 3][1], 0);
+    }
+    if ((i / 8) % 3 == 1 && n > 3) {          /* a 1-ulp "odd" base for ties */
+        int r = (q + 1) % n;
+        while (r == q || r == p1) r = (r + 1) % n;
+        set_term(g, r, neg, base - p, 0);
+    }
+    scales(g, 0);
+}
+
+static void s_specials(G *g, long i)
+{
+    const mma_unit *u = g->u;
+    int n = u->k + 1;
+    int kind = (int)(i % 14);
+    int pos = (int)((i / 14) % n);
+    s_normal(g, i);
+    int k = pos < u->k ? pos : (int)cli_rng_below(g->r, (uint64_t)u->k);
+    const mma_format_info *fa = mma_format(u->a), *fc = mma_format(u->c);
+    switch (kind) {
+    case 0:  /* subnormal inputs */
+        g->v->a[k] = (cli_rng_next(g->r) & ((((uint64_t)1 << fa->mbits) - 1) << (u->a == MMA_FMT_TF32 ? 13 : 0))) | 1u << (u->a == MMA_FMT_TF32 ? 13 : 0);
+        if (pos == u->k) g->v->c = (cli_rng_next(g->r) & ((((uint64_t)1 << fc->mbits) - 1))) | 1;
+        break;
+    case 1: { /* everything tiny: subnormal products and sums, ezero probes */
+        fill_zero(g);
+        int lo = prod_emin(u) - fa->mbits;
+        for (int j = 0; j < u->k; j++)
+            if (cli_rng_next(g->r) & 1) set_term(g, j, (int)(cli_rng_next(g->r) & 1), lo + (int)cli_rng_below(g->r, 40), 1);
+        if (cli_rng_next(g->r) & 1) g->v->c = cli_rng_next(g->r) & (((uint64_t)1 << fc->mbits) - 1) & (cli_rng_next(g->r) & 1 ? 0xff : ~0ull);
+        break; }
+    case 2:  /* signed zeros everywhere */
+        fill_zero(g);
+        for (int j = 0; j < u->k; j++) { g->v->a[j] = zero(u->a, (int)(cli_rng_next(g->r) & 1)); g->v->b[j] = zero(u->b, (int)(cli_rng_next(g->r) & 1)); }
+        g->v->c = zero(u->c, (int)(cli_rng_next(g->r) & 1));
+        if (cli_rng_next(g->r) & 1) { g->v->a[k] = rnd_fin(g, u->a, 0, 3); g->v->b[k] = zero(u->b, 1); }
+        break;
+    case 3:  /* Inf in one position */
+        if (pos == u->k && has_inf(u->c)) g->v->c = mma_format(u->c)->width == 64 ? 0x7ff0000000000000ull | (cli_rng_next(g->r) & 1) << 63 : enc(u->c, 0, 0, 0) | (((uint64_t)1 << fc->ebits) - 1) << fc->mbits | ((cli_rng_next(g->r) & 1) << (fc->width - 1));
+        else if (has_inf(u->a)) { g->v->a[k] = (((uint64_t)1 << fa->ebits) - 1) << (u->a == MMA_FMT_TF32 ? 23 : fa->mbits) | ((cli_rng_next(g->r) & 1) << (fa->width - 1)); }
+        break;
+    case 4:  /* 0 * Inf */
+        if (has_inf(u->a)) { g->v->a[k] = (((uint64_t)1 << fa->ebits) - 1) << (u->a == MMA_FMT_TF32 ? 23 : fa->mbits); g->v->b[k] = zero(u->b, (int)(cli_rng_next(g->r) & 1)); }
+        break;
+    case 5:  /* +Inf and -Inf */
+        if (has_inf(u->a) && u->k > 1) {
+            uint64_t inf = (((uint64_t)1 << fa->ebits) - 1) << (u->a == MMA_FMT_TF32 ? 23 : fa->mbits);
+            int k2 = (k + 1) % u->k;
+            g->v->a[k] = inf; g->v->a[k2] = inf | ((uint64_t)1 << (fa->width - 1));
+            g->v->b[k] = rnd_fin(g, u->b, 0, 2); g->v->b[k2] = rnd_fin(g, u->b, 0, 2);
+            g->v->b[k] &= ~((uint64_t)1 << (mma_format(u->b)->width - 1)); g->v->b[k2] = g->v->b[k];
+        }
+        break;
+    case 6:  /* NaN with payloads, in a, b or c */
+        if (pos == u->k && has_nan(u->c)) g->v->c = nan_of(g, u->c);
+        else if (has_nan(u->a) && (cli_rng_next(g->r) & 1)) g->v->a[k] = nan_of(g, u->a);
+        else if (has_nan(u->b)) g->v->b[k] = nan_of(g, u->b);
+        break;
+    case 7:  /* tf32 low-bit payloads; garbage low bits on finite values */
+        if (u->a == MMA_FMT_TF32) {
+            static const uint32_t pat[] = {0x7f800001, 0xff800fff, 0x7f801000, 0x7fc00000, 0x00001fff};
+            g->v->a[k] = pat[cli_rng_below(g->r, 5)];
+            for (int j = 0; j < u->k; j++) if (j != k) g->v->b[j] |= cli_rng_next(g->r) & 0x1fff;
+        } else if (u->c == MMA_FMT_FP32) {
+            g->v->c = 0x7f800000 | (cli_rng_next(g->r) & 0x7fffff) | 1;   /* NaN payload in c */
+        }
+        break;
+    case 8: { /* overflow of products and of the sum */
+        int hi = prod_emax(u);
+        for (int j = 0; j < u->k; j++) set_term(g, j, 0, hi - (int)cli_rng_below(g->r, 2), 1);
+        if (cli_rng_next(g->r) & 1) g->v->c = enc(u->c, 0, emax_of(u->c), ~0ull);
+        break; }
+    case 9:  /* near the output's overflow threshold */
+        g->v->c = enc(u->c, (int)(cli_rng_next(g->r) & 1), emax_of(u->c), ~0ull);
+        break;
+    case 10: /* max finite inputs */
+        g->v->a[k] = enc(u->a, (int)(cli_rng_next(g->r) & 1), emax_of(u->a), ~0ull);
+        g->v->b[k] = enc(u->b, (int)(cli_rng_next(g->r) & 1), emax_of(u->b), ~0ull);
+        break;
+    case 11: /* scale NaN and extreme scales */
+        if (mma_unit_nscales(u)) {
+            int s = (int)cli_rng_below(g->r, (uint64_t)mma_unit_nscales(u));
+            if (cli_rng_next(g->r) & 1) g->v->sa[s] = u->scale == MMA_FMT_UE8M0 ? 0xff : 0x7f;
+            else g->v->sb[s] = u->scale == MMA_FMT_UE8M0 ? (cli_rng_next(g->r) & 1 ? 0xfe : 0x00) : 0xff;
+        }
+        break;
+    case 12: /* c = 0, products tiny and of mixed sign: where zero terms sit in emax */
+        fill_zero(g);
+        for (int j = 0; j < u->k; j++)
+            if (cli_rng_below(g->r, 3) == 0) set_term(g, j, (int)(cli_rng_next(g->r) & 1), prod_emin(u) + (int)cli_rng_below(g->r, 20), 1);
+        set_term(g, k, 0, prod_emin(u) + 20 + (int)cli_rng_below(g->r, 10), 1);
+        g->v->c = zero(u->c, (int)(cli_rng_next(g->r) & 1));
+        break;
+    case 13: /* subnormal output: products near the output's subnormal range */
+        fill_zero(g);
+        for (int j = 0; j < u->k; j++)
+            if (cli_rng_next(g->r) & 1) set_term(g, j, (int)(cli_rng_next(g->r) & 1), fc->emin - (int)cli_rng_below(g->r, (uint64_t)fc->mbits + 4), 1);
+        if (cli_rng_next(g->r) & 1) g->v->c = cli_rng_next(g->r) & (((uint64_t)1 << fc->mbits) - 1);
+        break;
+    }
+}
+
+typedef void (*suite_fn)(G *, long);
+static const struct { const char *name; suite_fn fn; const char *what; } suites[] = {
+    {"random", s_random, "uniform random bit patterns in every field"},
+    {"normal", s_normal, "random signs and significands, exponents clustered so alignment truncation bites"},
+    {"cancel", s_cancel, "heavy cancellation: X and -X pairs with a small residue"},
+    {"order", s_order, "X, -X and small y at every ordered pair of positions (summation order)"},
+    {"precision", s_precision, "-1 + 1 + eps at every position (fraction bits kept)"},
+    {"rounding", s_rounding, "sums at 1 + {0.25, 0.5, 0.75, 1.5} ulp and negatives (rounding, ties)"},
+    {"specials", s_specials, "subnormals, signed zeros, Inf, NaN payloads, 0*Inf, overflow, tf32 low bits, scale NaN"},
+    {"compliance", NULL, "all of the above in fixed proportions"},
+};
+
+static void s_compliance(G *g, long i)
+{
+    /* fixed proportions out of 20: random 4, normal 5, cancel 3, order 1,
+     * precision 2, rounding 2, specials 3 */
+    static const signed char pick[20] = {0,1,2,6,4,1,0,5,6,2,1,3,0,4,1,6,5,2,1,0};
+    int s = pick[i % 20];
+    suites[s].fn(g, i / 20);
+}
+
+int cmd_gen(int argc, char **argv)
+{
+    const char *instr = NULL, *suite = NULL, *out = NULL;
+    long count = -1, shard_i = 0, shard_n = 1;
+    unsigned long long seed = 0;
+    int have_seed = 0;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--suite") && i + 1 < argc) suite = argv[++i];
+        else if (!strcmp(a, "--count") && i + 1 < argc) { char *e; count = strtol(argv[++i], &e, 10); if (*e || count < 0) { fprintf(stderr, "mmaref gen: --count needs a non-negative integer\n"); return 2; } }
+        else if (!strcmp(a, "--seed") && i + 1 < argc) { char *e; seed = strtoull(argv[++i], &e, 0); have_seed = 1; if (*e) { fprintf(stderr, "mmaref gen: --seed needs an integer\n"); return 2; } }
+        else if (!strcmp(a, "--shard") && i + 1 < argc) {
+            if (sscanf(argv[++i], "%ld/%ld", &shard_i, &shard_n) != 2 || shard_n < 1 || shard_i < 0 || shard_i >= shard_n) { fprintf(stderr, "mmaref gen: --shard needs i/n with 0 <= i < n\n"); return 2; }
+        }
+        else if (!strcmp(a, "-o") && i + 1 < argc) out = argv[++i];
+        else if (!strcmp(a, "--list-suites")) { for (size_t s = 0; s < sizeof suites / sizeof suites[0]; s++) printf("%-11s %s\n", suites[s].name, suites[s].what); return 0; }
+        else if (a[0] == '-') { fprintf(stderr, "mmaref gen: unknown option '%s'\n", a); return 2; }
+        else if (!instr) instr = a;
+        else { fprintf(stderr, "mmaref gen: unexpected argument '%s'\n", a); return 2; }
+    }
+    if (!instr || !suite || count < 0 || !have_seed || !out) {
+        fprintf(stderr, "usage: mmaref gen <instr|config> --suite S --count N --seed S [--shard i/n] -o out.vec   (--list-suites)\n");
+        return 2;
+    }
+    int si = -1;
+    for (size_t s = 0; s < sizeof suites / sizeof suites[0]; s++) if (!strcmp(suite, suites[s].name)) si = (int)s;
+    if (si < 0) { fprintf(stderr, "mmaref gen: unknown suite '%s' (mmaref gen --list-suites)\n", suite); return 2; }
+    mma_unit u;
+    if (cli_unit(instr, &u)) return 2;
+    suite_fn fn = suites[si].fn ? suites[si].fn : s_compliance;
+    cli_out o;
+    if (cli_out_open(&o, out)) return 2;
+    if (shard_i == 0) {
+        mma_vec_write_header(o.f, &u);
+        fprintf(o.f, "# suite: %s\n# seed: %llu\n# count: %ld\n# source: mmaref %s\n", suite, seed, count, MMAREF_VERSION);
+    }
+    long lo = count * shard_i / shard_n, hi = count * (shard_i + 1) / shard_n;
+    mma_vec *v = calloc(1, sizeof *v);
+    cli_rng r;
+    G g = {&u, &r, v};
+    int ns = mma_unit_nscales(&u);
+    char *line = malloc(MMA_MAX_K * 40 + 256);
+    for (long i = lo; i < hi; i++) {
+        cli_rng_seed(&r, seed ^ ((uint64_t)si << 56), (uint64_t)i);
+        memset(v, 0, sizeof *v);
+        fn(&g, i);
+        v->d = mma_dot(&u, v->c, v->a, v->b, ns ? v->sa : NULL, ns ? v->sb : NULL);
+        fwrite(line, 1, mma_vec_format(line, &u, v), o.f);
+    }
+    free(line);
+    free(v);
+    return cli_out_commit(&o) ? 2 : 0;
+}

@@ -1,0 +1,101 @@
+/* Atomic output files, instruction lookup with messages, the generator. */
+#include "cli.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int ends_with(const char *s, const char *suf)
+{
+    size_t ls = strlen(s), lf = strlen(suf);
+    return ls >= lf && !strcmp(s + ls - lf, suf);
+}
+
+int cli_out_open(cli_out *o, const char *path)
+{
+    memset(o, 0, sizeof *o);
+    if (!strcmp(path, "-")) { o->f = stdout; return 0; }
+    snprintf(o->path, sizeof o->path, "%s", path);
+    snprintf(o->tmp, sizeof o->tmp, "%s.tmp%ld", path, (long)getpid());
+    if (ends_with(path, ".xz") || ends_with(path, ".gz")) {
+        char cmd[1300];
+        snprintf(cmd, sizeof cmd, "%s > '%s'", ends_with(path, ".xz") ? "xz -9 -T1 -c" : "gzip -9 -c", o->tmp);
+        o->f = popen(cmd, "w");
+        o->is_pipe = 1;
+    } else {
+        o->f = fopen(o->tmp, "w");
+    }
+    if (!o->f) { fprintf(stderr, "mmaref: %s: cannot write\n", path); return -1; }
+    return 0;
+}
+
+int cli_out_commit(cli_out *o)
+{
+    if (o->f == stdout) return fflush(stdout) ? -1 : 0;
+    int bad = ferror(o->f);
+    int rc = o->is_pipe ? pclose(o->f) : fclose(o->f);
+    o->f = NULL;
+    if (bad || rc) { unlink(o->tmp); fprintf(stderr, "mmaref: %s: write failed\n", o->path); return -1; }
+    if (rename(o->tmp, o->path)) { unlink(o->tmp); fprintf(stderr, "mmaref: %s: cannot rename into place\n", o->path); return -1; }
+    return 0;
+}
+
+void cli_out_abort(cli_out *o)
+{
+    if (!o->f || o->f == stdout) return;
+    if (o->is_pipe) pclose(o->f); else fclose(o->f);
+    o->f = NULL;
+    unlink(o->tmp);
+}
+
+int cli_unit(const char *name, mma_unit *u)
+{
+    char err[1024];
+    if (mma_unit_parse(name, u, err, sizeof err)) {
+        fprintf(stderr, "mmaref: %s\n", err);
+        return -1;
+    }
+    return 0;
+}
+
+int cli_parse_hex(const char *s, int digits, uint64_t *out)
+{
+    if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) s += 2;
+    size_t n = strlen(s);
+    if (n == 0 || (int)n > digits) return -1;
+    uint64_t v = 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        int h = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+        if (h < 0) return -1;
+        v = (v << 4) | (uint64_t)h;
+    }
+    *out = v;
+    return 0;
+}
+
+/* xoshiro256** seeded through splitmix64 from (seed, stream). */
+static uint64_t splitmix(uint64_t *x)
+{
+    uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+void cli_rng_seed(cli_rng *r, uint64_t seed, uint64_t stream)
+{
+    uint64_t x = seed * 0x2545f4914f6cdd1dull ^ (stream + 0x632be59bd9b4e019ull);
+    for (int i = 0; i < 4; i++) r->s[i] = splitmix(&x);
+}
+
+static inline uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+
+uint64_t cli_rng_next(cli_rng *r)
+{
+    uint64_t *s = r->s;
+    uint64_t result = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
+    s[2] ^= s[0]; s[3] ^= s[1]; s[1] ^= s[2]; s[0] ^= s[3];
+    s[2] ^= t; s[3] = rotl(s[3], 45);
+    return result;
+}

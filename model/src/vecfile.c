@@ -1,0 +1,286 @@
+/* Vector files: the contract between the model, the RTL testbenches, the
+ * GPU capture harness and the peer model (BRIEF section 6).  Compressed
+ * files are read through the system's xz / gzip, so the library itself
+ * needs nothing but libc. */
+#include "internal.h"
+#include "mmaref_vec.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct mma_vec_reader {
+    FILE *f;
+    int is_pipe;
+    char path[512];
+    long line;
+    mma_unit u;
+    int has_d;
+    int nextra;
+    char *extra[MMA_VEC_MAX_HEADER];
+    const char *extra_ptr[MMA_VEC_MAX_HEADER];
+    char *buf;
+    size_t cap;
+    char pending[64];  /* not used: lines are read whole */
+};
+
+static int ends_with(const char *s, const char *suf)
+{
+    size_t ls = strlen(s), lf = strlen(suf);
+    return ls >= lf && !strcmp(s + ls - lf, suf);
+}
+
+void mma_vec_fields(const mma_unit *u, char *buf, size_t len)
+{
+    int s = mma_unit_nscales(u);
+    if (s) snprintf(buf, len, "c a[0..%d] b[0..%d] sa[0..%d] sb[0..%d] d", u->k - 1, u->k - 1, s - 1, s - 1);
+    else snprintf(buf, len, "c a[0..%d] b[0..%d] d", u->k - 1, u->k - 1);
+}
+
+static const char *arch_of(const mma_unit *u, char *buf, size_t len)
+{
+    const char *colon = strchr(u->name, ':');
+    if (!u->name[0] || !colon) return "generic";
+    snprintf(buf, len, "%.*s", (int)(colon - u->name), u->name);
+    return buf;
+}
+
+void mma_vec_write_header(FILE *f, const mma_unit *u)
+{
+    char fields[128], arch[32], cfg[512];
+    mma_vec_fields(u, fields, sizeof fields);
+    if (!u->name[0]) mma_unit_config(u, cfg, sizeof cfg);
+    fprintf(f, "# mmavec 1\n# arch: %s\n# instr: %s\n# k: %d\n# fields: %s\n",
+            arch_of(u, arch, sizeof arch), u->name[0] ? u->name : cfg, u->k, fields);
+}
+
+static char *hex(char *p, uint64_t v, int digits)
+{
+    static const char hx[] = "0123456789abcdef";
+    for (int i = digits - 1; i >= 0; i--) p[i] = hx[v & 15], v >>= 4;
+    return p + digits;
+}
+
+size_t mma_vec_format(char *buf, const mma_unit *u, const mma_vec *v)
+{
+    char *p = buf;
+    int hc = mma_format(u->c)->hexdigits, ha = mma_format(u->a)->hexdigits;
+    int hb = mma_format(u->b)->hexdigits, hd = mma_format(u->d)->hexdigits;
+    p = hex(p, v->c, hc);
+    for (int k = 0; k < u->k; k++) { *p++ = ' '; p = hex(p, v->a[k], ha); }
+    for (int k = 0; k < u->k; k++) { *p++ = ' '; p = hex(p, v->b[k], hb); }
+    int s = mma_unit_nscales(u), hs = s ? mma_format(u->scale)->hexdigits : 0;
+    for (int i = 0; i < s; i++) { *p++ = ' '; p = hex(p, v->sa[i], hs); }
+    for (int i = 0; i < s; i++) { *p++ = ' '; p = hex(p, v->sb[i], hs); }
+    *p++ = ' ';
+    p = hex(p, v->d, hd);
+    *p++ = '\n';
+    *p = 0;
+    return (size_t)(p - buf);
+}
+
+void mma_vec_write(FILE *f, const mma_unit *u, const mma_vec *v)
+{
+    char buf[MMA_MAX_K * 2 * 17 + 64 + 34 * MMA_VEC_MAX_SCALES];
+    fwrite(buf, 1, mma_vec_format(buf, u, v), f);
+}
+
+static ssize_t read_line(mma_vec_reader *r)
+{
+    ssize_t n = getline(&r->buf, &r->cap, r->f);
+    if (n < 0) return -1;
+    r->line++;
+    while (n > 0 && (r->buf[n - 1] == '\n' || r->buf[n - 1] == '\r')) r->buf[--n] = 0;
+    return n;
+}
+
+static void trim(char **s) { while (**s == ' ' || **s == '\t') (*s)++; }
+
+mma_vec_reader *mma_vec_open(const char *path, const char *instr, char *err, size_t len)
+{
+    mma_vec_reader *r = calloc(1, sizeof *r);
+    if (!r) { snprintf(err, len, "%s: out of memory", path); return NULL; }
+    snprintf(r->path, sizeof r->path, "%s", path);
+    if (ends_with(path, ".xz") || ends_with(path, ".gz")) {
+        FILE *probe = fopen(path, "rb");
+        if (!probe) { snprintf(err, len, "%s: cannot open", path); free(r); return NULL; }
+        fclose(probe);
+        char cmd[1100];
+        snprintf(cmd, sizeof cmd, "%s -dc -- '%s'", ends_with(path, ".xz") ? "xz" : "gzip", path);
+        r->f = popen(cmd, "r");
+        r->is_pipe = 1;
+    } else if (!strcmp(path, "-")) {
+        r->f = stdin;
+    } else {
+        r->f = fopen(path, "r");
+    }
+    if (!r->f) { snprintf(err, len, "%s: cannot open", path); free(r); return NULL; }
+    char file_instr[512] = "", fields[256] = "";
+    int k = -1, magic = 0;
+    /* header: leading comment lines */
+    for (;;) {
+        int c = fgetc(r->f);
+        if (c == EOF) break;
+        ungetc(c, r->f);
+        if (c != '#' && c != '\n') break;
+        if (read_line(r) < 0) break;
+        char *s = r->buf + 1;
+        trim(&s);
+        if (!*s) continue;
+        if (!strncmp(s, "mmavec", 6)) { magic = 1; continue; }
+        char *colon = strchr(s, ':');
+        if (!colon) continue;
+        size_t kl = (size_t)(colon - s);
+        char *v = colon + 1;
+        trim(&v);
+        if (kl == 5 && !strncmp(s, "instr", 5)) snprintf(file_instr, sizeof file_instr, "%s", v);
+        else if (kl == 1 && s[0] == 'k') k = atoi(v);
+        else if (kl == 6 && !strncmp(s, "fields", 6)) snprintf(fields, sizeof fields, "%s", v);
+        else if (kl == 4 && !strncmp(s, "arch", 4)) {}
+        else if (r->nextra < MMA_VEC_MAX_HEADER) {
+            r->extra[r->nextra] = strdup(r->buf);
+            r->extra_ptr[r->nextra] = r->extra[r->nextra];
+            r->nextra++;
+        }
+    }
+    const char *name = instr && *instr ? instr : file_instr;
+    char perr[400];
+    if (!magic && !*file_instr) {
+        snprintf(err, len, "%s:%ld: not a vector file (no '# mmavec 1' header)", path, r->line);
+        mma_vec_close(r);
+        return NULL;
+    }
+    if (!*name) {
+        snprintf(err, len, "%s:%ld: no '# instr:' header (give --instr)", path, r->line);
+        mma_vec_close(r);
+        return NULL;
+    }
+    if (mma_unit_parse(name, &r->u, perr, sizeof perr)) {
+        snprintf(err, len, "%s:%ld: field instr: %s", path, r->line, perr);
+        mma_vec_close(r);
+        return NULL;
+    }
+    if (k >= 0 && k != r->u.k) {
+        snprintf(err, len, "%s: field k: header says %d but %s has k=%d", path, k, name, r->u.k);
+        mma_vec_close(r);
+        return NULL;
+    }
+    char want[128];
+    mma_vec_fields(&r->u, want, sizeof want);
+    r->has_d = 1;
+    if (*fields && strcmp(fields, want)) {
+        size_t wl = strlen(want);
+        if (strlen(fields) == wl - 2 && !strncmp(fields, want, wl - 2)) r->has_d = 0;
+        else {
+            snprintf(err, len, "%s: field fields: '%s' but %s needs '%s'", path, fields, name, want);
+            mma_vec_close(r);
+            return NULL;
+        }
+    }
+    return r;
+}
+
+const mma_unit *mma_vec_unit(const mma_vec_reader *r) { return &r->u; }
+int mma_vec_has_d(const mma_vec_reader *r) { return r->has_d; }
+int mma_vec_extra_headers(const mma_vec_reader *r, const char ***lines)
+{
+    *lines = (const char **)r->extra_ptr;
+    return r->nextra;
+}
+
+static int hexval(int ch)
+{
+    if (ch >= '0' && ch <= '9') return ch - '0';
+    if (ch >= 'a' && ch <= 'f') return ch - 'a' + 10;
+    if (ch >= 'A' && ch <= 'F') return ch - 'A' + 10;
+    return -1;
+}
+
+/* Parse one field of exactly `digits` hex digits at *p. */
+static int field(const char **p, int digits, uint64_t *out)
+{
+    const char *s = *p;
+    while (*s == ' ' || *s == '\t') s++;
+    uint64_t v = 0;
+    int n = 0;
+    for (; *s && *s != ' ' && *s != '\t'; s++, n++) {
+        int h = hexval(*s);
+        if (h < 0) return -2;
+        v = (v << 4) | (uint64_t)h;
+    }
+    if (n == 0) return -1;
+    if (n != digits) return -3;
+    *p = s;
+    *out = v;
+    return 0;
+}
+
+static const char *field_name(const mma_unit *u, int i, char *buf, size_t len)
+{
+    int s = mma_unit_nscales(u);
+    if (i == 0) return "c";
+    i--;
+    if (i < u->k) { snprintf(buf, len, "a[%d]", i); return buf; }
+    i -= u->k;
+    if (i < u->k) { snprintf(buf, len, "b[%d]", i); return buf; }
+    i -= u->k;
+    if (i < s) { snprintf(buf, len, "sa[%d]", i); return buf; }
+    i -= s;
+    if (i < s) { snprintf(buf, len, "sb[%d]", i); return buf; }
+    return "d";
+}
+
+int mma_vec_next(mma_vec_reader *r, mma_vec *v, char *err, size_t len)
+{
+    const mma_unit *u = &r->u;
+    int s = mma_unit_nscales(u);
+    int nf = 1 + 2 * u->k + 2 * s + (r->has_d ? 1 : 0);
+    for (;;) {
+        if (read_line(r) < 0) return 0;
+        const char *p = r->buf;
+        while (*p == ' ' || *p == '\t') p++;
+        if (!*p || *p == '#') continue;
+        v->line = r->line;
+        v->d = 0;
+        for (int i = 0; i < nf; i++) {
+            uint64_t *dst; int digits;
+            if (i == 0) { dst = &v->c; digits = mma_format(u->c)->hexdigits; }
+            else if (i <= u->k) { dst = &v->a[i - 1]; digits = mma_format(u->a)->hexdigits; }
+            else if (i <= 2 * u->k) { dst = &v->b[i - 1 - u->k]; digits = mma_format(u->b)->hexdigits; }
+            else if (i <= 2 * u->k + s) { dst = &v->sa[i - 1 - 2 * u->k]; digits = mma_format(u->scale)->hexdigits; }
+            else if (i <= 2 * u->k + 2 * s) { dst = &v->sb[i - 1 - 2 * u->k - s]; digits = mma_format(u->scale)->hexdigits; }
+            else { dst = &v->d; digits = mma_format(u->d)->hexdigits; }
+            int rc = field(&p, digits, dst);
+            if (rc) {
+                char fb[32];
+                const char *fn = field_name(u, i, fb, sizeof fb);
+                if (rc == -1) snprintf(err, len, "%s:%ld: field %s: missing (line has %d fields, %d expected)", r->path, r->line, fn, i, nf);
+                else if (rc == -2) snprintf(err, len, "%s:%ld: field %s: not hexadecimal", r->path, r->line, fn);
+                else snprintf(err, len, "%s:%ld: field %s: wrong width (%d hex digits expected)", r->path, r->line, fn, digits);
+                return -1;
+            }
+            uint64_t w = (uint64_t)mma_format(i == 0 ? u->c : i <= u->k ? u->a : i <= 2 * u->k ? u->b : i <= 2 * u->k + 2 * s ? u->scale : u->d)->width;
+            if (w < 64 && (*dst >> w)) {
+                char fb[32];
+                snprintf(err, len, "%s:%ld: field %s: value 0x%llx does not fit %llu bits", r->path, r->line,
+                         field_name(u, i, fb, sizeof fb), (unsigned long long)*dst, (unsigned long long)w);
+                return -1;
+            }
+        }
+        while (*p == ' ' || *p == '\t') p++;
+        if (*p) {
+            snprintf(err, len, "%s:%ld: field %d: extra field (%d expected)", r->path, r->line, nf + 1, nf);
+            return -1;
+        }
+        return 1;
+    }
+}
+
+void mma_vec_close(mma_vec_reader *r)
+{
+    if (!r) return;
+    if (r->f && r->f != stdin) { if (r->is_pipe) pclose(r->f); else fclose(r->f); }
+    for (int i = 0; i < r->nextra; i++) free(r->extra[i]);
+    free(r->buf);
+    free(r);
+}
