@@ -62,7 +62,7 @@ int mma_terms_special(const mma_term *t, int n, mma_fmt d, uint64_t *out);
 void mma_term_overflow(mma_term *p);
 
 /* Exact (Kulisch) accumulator over a window of 64-bit limbs. */
-#define MMA_KACC_LIMBS 72
+#define MMA_KACC_LIMBS 72  /* keep equal to mma_exact.w */
 typedef struct {
     int32_t lo;                  /* weight of bit 0 of w[0]                */
     int n;                       /* limbs in use                           */
