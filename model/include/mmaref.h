@@ -81,8 +81,11 @@ typedef enum {
     MMA_CADD_FUSED,     /* c is one more term of the fused sum              */
     MMA_CADD_RD,        /* AMD FDRDA: products fused, then c added, both
                            aligned with round-down (dot at F2+1, c at F)    */
-    MMA_CADD_RDZ        /* AMD GFDRDA: as RD, but c is cut toward zero when
+    MMA_CADD_RDZ,       /* AMD GFDRDA: as RD, but c is cut toward zero when
                            its exponent is below emax - F - 1               */
+    MMA_CADD_AFTER      /* the fused steps start from +0 and c is added at
+                           the end by one IEEE round-to-nearest addition
+                           (Hopper's emulation of fp8 mma.sync, BRIEF 4b)   */
 } mma_cadd;
 
 enum {
@@ -114,6 +117,8 @@ typedef struct {
     int p;              /* output fraction bits (23 fp32, 13 e8m13, 10 fp16) */
     mma_cadd cadd;
     int ezero;          /* exponent given to zero terms when finding emax    */
+    int interleave;     /* 0: step s takes products s*lmax..; n > 0: runs of
+                           n consecutive k go round-robin to the steps       */
     unsigned flags;     /* MMA_F_*                                           */
 } mma_unit;
 

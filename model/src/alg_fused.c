@@ -19,6 +19,29 @@ static mma_term product(const mma_unit *u, int k, const uint64_t *a,
     return p;
 }
 
+/* k of the j-th product of step s */
+static int kindex(const mma_unit *u, int s, int j)
+{
+    if (!u->interleave) return s * u->lmax + j;
+    int steps = u->k / u->lmax, run = j / u->interleave;
+    return (run * steps + s) * u->interleave + j % u->interleave;
+}
+
+/* IEEE addition x + y rounded to nearest even in format d (exact sum first). */
+static uint64_t ieee_add(mma_fmt d, uint64_t x, uint64_t y)
+{
+    mma_term t[2] = {mma_term_of(d, x), mma_term_of(d, y)};
+    uint64_t out;
+    if (mma_terms_special(t, 2, d, &out)) return out;
+    if (t[0].cls == MMA_ZERO && t[1].cls == MMA_ZERO)
+        return t[0].neg && t[1].neg ? (uint64_t)1 << (mma_format(d)->width - 1) : 0;
+    mma_kacc acc;
+    mma_kacc_init(&acc, -1200, 1200);
+    for (int i = 0; i < 2; i++)
+        if (t[i].cls == MMA_FINITE) mma_kacc_add(&acc, t[i].neg, t[i].sig, t[i].e - t[i].fb);
+    return mma_kacc_round(&acc, d, mma_format(d)->mbits, MMA_RNE, 0);
+}
+
 uint64_t mma_alg_fused(const mma_unit *u, uint64_t c, const uint64_t *a,
                        const uint64_t *b, const uint64_t *sa, const uint64_t *sb)
 {
@@ -26,9 +49,11 @@ uint64_t mma_alg_fused(const mma_unit *u, uint64_t c, const uint64_t *a,
     mma_fmt cf = u->c;
     int zeros_part = !(u->flags & MMA_F_NO_EZERO);
     int zsigned = !(u->flags & MMA_F_ZERO_POS);
-    for (int k0 = 0; k0 < u->k; k0 += u->lmax) {
+    uint64_t c_in = c;
+    if (u->cadd == MMA_CADD_AFTER) { c = 0; cf = u->d; }
+    for (int step = 0; step < u->k / u->lmax; step++) {
         int n = 0;
-        for (int k = k0; k < k0 + u->lmax; k++) t[n++] = product(u, k, a, b, sa, sb);
+        for (int j = 0; j < u->lmax; j++) t[n++] = product(u, kindex(u, step, j), a, b, sa, sb);
         t[n++] = mma_term_of(cf, c);
         if (!mma_terms_special(t, n, u->d, &c)) {
             mma_fixed s = mma_fused_sum(t, n, u->f, u->align, u->ezero, zeros_part);
@@ -37,6 +62,9 @@ uint64_t mma_alg_fused(const mma_unit *u, uint64_t c, const uint64_t *a,
                                s.emax - u->f, zsigned);
         }
         cf = u->d;
+    }
+    if (u->cadd == MMA_CADD_AFTER) {
+        c = ieee_add(u->d, c_in, c);
     }
     return c;
 }

@@ -15,7 +15,7 @@
 
 static const char *tree_names[] = {"fused", "evenodd", "groups", "pairwise", "fma", "exact"};
 static const char *rnd_names[] = {"rz", "rne", "rd", "ru"};
-static const char *cadd_names[] = {"fused", "rd", "rdz"};
+static const char *cadd_names[] = {"fused", "rd", "rdz", "after"};
 
 static int errf(char *err, size_t len, const char *fmt, ...)
 {
@@ -109,6 +109,13 @@ int mma_unit_finish(mma_unit *u, unsigned given, char *err, size_t len)
     }
     if (u->tree == MMA_TREE_EVENODD && u->cadd == MMA_CADD_FUSED)
         return errf(err, len, "configuration: tree 'evenodd' needs cadd=rd or cadd=rdz");
+    if (u->interleave && (u->lmax % u->interleave || u->tree != MMA_TREE_FUSED))
+        return errf(err, len, "configuration: field 'interleave' must divide l (tree fused)");
+    if (u->cadd == MMA_CADD_AFTER) {
+        if (u->scale != MMA_FMT_NONE) return errf(err, len, "configuration: cadd=after does not take block scales");
+        if (u->c != u->d) return errf(err, len, "configuration: cadd=after needs c and d of one format");
+        return 0;
+    }
     if (u->cadd != MMA_CADD_FUSED) {
         if (!(given & G_F2)) u->f2 = u->f + 7;
         if (u->f2 < u->f || u->f2 > 40)
@@ -158,11 +165,12 @@ int mma_config_parse(const char *text, mma_unit *u, char *err, size_t len)
         else if (!strcmp(k, "f")) bad = parse_int(v, &u->f);
         else if (!strcmp(k, "f2")) { bad = parse_int(v, &u->f2); given |= G_F2; }
         else if (!strcmp(k, "g")) bad = parse_int(v, &u->g);
+        else if (!strcmp(k, "interleave")) bad = parse_int(v, &u->interleave) || u->interleave < 0;
         else if (!strcmp(k, "block")) bad = parse_int(v, &u->block);
         else if (!strcmp(k, "p")) { bad = parse_int(v, &u->p); given |= G_P; }
         else if (!strcmp(k, "align")) { iv = lookup(v, rnd_names, 4); bad = iv != MMA_RZ && iv != MMA_RD; if (!bad) u->align = (mma_rounding)iv; }
         else if (!strcmp(k, "round")) { iv = lookup(v, rnd_names, 4); bad = iv < 0; if (!bad) u->rho = (mma_rounding)iv; given |= G_ROUND; }
-        else if (!strcmp(k, "cadd")) { iv = lookup(v, cadd_names, 3); bad = iv < 0; if (!bad) u->cadd = (mma_cadd)iv; }
+        else if (!strcmp(k, "cadd")) { iv = lookup(v, cadd_names, 4); bad = iv < 0; if (!bad) u->cadd = (mma_cadd)iv; }
         else if (!strcmp(k, "ezero")) {
             if (!strcmp(v, "none")) u->ezero = EZ_NONE;
             else bad = parse_int(v, &u->ezero);
@@ -204,12 +212,14 @@ int mma_unit_config(const mma_unit *u, char *buf, size_t len)
     if (u->tree == MMA_TREE_PAIRWISE) { APPEND(",g=%d", u->g); return (int)n; }
     APPEND(",l=%d", u->lmax);
     if (u->tree != MMA_TREE_EXACT) APPEND(",f=%d", u->f);
-    if (u->cadd != MMA_CADD_FUSED) APPEND(",f2=%d,cadd=%s", u->f2, cadd_names[u->cadd]);
+    if (u->cadd == MMA_CADD_AFTER) APPEND(",cadd=after");
+    else if (u->cadd != MMA_CADD_FUSED) APPEND(",f2=%d,cadd=%s", u->f2, cadd_names[u->cadd]);
+    if (u->interleave) APPEND(",interleave=%d", u->interleave);
     if (u->tree == MMA_TREE_GROUPS) APPEND(",g=%d", u->g);
     if (u->scale != MMA_FMT_NONE) APPEND(",scale=%s,block=%d", mma_format(u->scale)->name, u->block);
     if (u->tree != MMA_TREE_EXACT) APPEND(",align=%s", rnd_names[u->align]);
     APPEND(",round=%s,p=%d", rnd_names[u->rho], u->p);
-    if (u->tree != MMA_TREE_EXACT && u->cadd == MMA_CADD_FUSED) {
+    if (u->tree != MMA_TREE_EXACT && (u->cadd == MMA_CADD_FUSED || u->cadd == MMA_CADD_AFTER)) {
         if (u->flags & MMA_F_NO_EZERO) APPEND(",ezero=none");
         else APPEND(",ezero=%d", u->ezero);
     }
@@ -245,12 +255,16 @@ int mma_unit_explain(const mma_unit *u, char *buf, size_t len)
                rnd_names[u->rho], u->p);
         break;
     default:
-        if (u->cadd == MMA_CADD_FUSED) {
+        if (u->cadd == MMA_CADD_FUSED || u->cadd == MMA_CADD_AFTER) {
+            if (u->cadd == MMA_CADD_AFTER)
+                APPEND("The fused steps start from +0 and c is added at the end by one IEEE round-to-nearest-even addition in %s. ", dn);
+            if (u->interleave)
+                APPEND("Step s takes the runs of %d consecutive products whose run index is s modulo %d. ", u->interleave, steps);
             APPEND("Products are exact (no rounding, no overflow)%s; c and %d products are aligned to the largest exponent %s, each keeping %d fraction bits (cut %s), summed exactly in fixed point and rounded %s to %d fraction bits",
                    u->scale != MMA_FMT_NONE ? ", their exponents raised by their block's two scale exponents" : "",
                    u->lmax, (u->flags & MMA_F_NO_EZERO) ? "among the nonzero terms" : "(a zero term counts with the exponent given by ezero)",
                    u->f, u->align == MMA_RZ ? "toward zero" : "toward -inf", rnd_names[u->rho], u->p);
-            APPEND("%s.", steps > 1 ? "; longer K chains the steps, each step's rounded result being the next step's c" : "");
+            APPEND("%s.", steps > 1 ? "; longer K chains the steps, each step's rounded result being the next step's accumulator" : "");
         } else {
             APPEND("%s products are fused among themselves with %d fraction bits (cut toward zero)%s; then the dot part and c are aligned to the larger exponent with round-down, the dot part at %d and c at %d fraction bits%s; the sum is rounded down to %d fraction bits and then %s to %s.",
                    u->tree == MMA_TREE_EVENODD ? "Even-index and odd-index" : "The",

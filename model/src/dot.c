@@ -6,7 +6,7 @@ uint64_t mma_dot(const mma_unit *u, uint64_t c, const uint64_t *a,
 {
     switch (u->tree) {
     case MMA_TREE_FUSED:
-        if (u->cadd == MMA_CADD_FUSED) return mma_alg_fused(u, c, a, b, sa, sb);
+        if (u->cadd == MMA_CADD_FUSED || u->cadd == MMA_CADD_AFTER) return mma_alg_fused(u, c, a, b, sa, sb);
         return mma_alg_amd(u, c, a, b);
     case MMA_TREE_EVENODD:  return mma_alg_amd(u, c, a, b);
     case MMA_TREE_GROUPS:   return mma_alg_groups(u, c, a, b, sa, sb);
