@@ -66,7 +66,7 @@ int mma_unit_finish(mma_unit *u, unsigned given, char *err, size_t len)
     const mma_format_info *di = mma_format(d);
     if (!(given & G_ROUND)) u->rho = d == MMA_FMT_FP32 && u->tree != MMA_TREE_FMA &&
                                      u->tree != MMA_TREE_PAIRWISE && u->tree != MMA_TREE_EXACT
-                                     && u->cadd == MMA_CADD_FUSED ? MMA_RZ : MMA_RNE;
+                                     && (u->cadd == MMA_CADD_FUSED || u->cadd == MMA_CADD_AFTER) ? MMA_RZ : MMA_RNE;
     if (!(given & G_P)) u->p = di->mbits;
     if (u->p < 1 || u->p > di->mbits)
         return errf(err, len, "configuration: field 'p' must be 1..%d for d=%s", di->mbits, di->name);

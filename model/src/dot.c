@@ -42,6 +42,7 @@ const char *mma_unit_algorithm(const mma_unit *u)
     int chained = u->k > u->lmax;
     switch (u->tree) {
     case MMA_TREE_FUSED:
+        if (u->cadd == MMA_CADD_AFTER) return chained ? "CoFDA+FADD" : "FDA+FADD";
         if (u->cadd != MMA_CADD_FUSED) return chained ? "CoFDRDA" : "FDRDA";
         if (u->scale != MMA_FMT_NONE) return chained ? "CoST-FDPA" : "ST-FDPA";
         return chained ? "CoFDA" : "FDA";
