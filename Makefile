@@ -1,34 +1,84 @@
 # mmaref: `make` builds the library and the tool; `make test` runs every test;
-# `make demo` runs the main demonstration; `make bench` prints speed figures.
+# `make demo` runs the main demonstration; `make bench` prints speed figures;
+# `make install PREFIX=...` installs library, headers, pkg-config file, tool.
 CC      ?= cc
 CFLAGS  ?= -O2 -g
-WARN    := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter
+WARN    := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow
 PREFIX  ?= /usr/local
 B       := build
+CLI_LIBS ?=
 
 MODEL_SRC := $(wildcard model/src/*.c)
 MODEL_OBJ := $(patsubst model/src/%.c,$(B)/model/%.o,$(MODEL_SRC))
+MODEL_HDR := $(wildcard model/include/*.h) model/src/internal.h
 CLI_SRC   := $(wildcard cli/*.c)
 CLI_OBJ   := $(patsubst cli/%.c,$(B)/cli/%.o,$(CLI_SRC))
 
-.PHONY: all lib test demo bench install clean deps
+.PHONY: all lib test demo bench install clean deps test-unit test-cli test-vectors test-sanitize
 all: lib $(B)/mmaref
+
+# ---- dependencies: Debian packages, installed when root, else listed -----
+DEB_PKGS := build-essential pkg-config check libmpfr-dev libgmp-dev verilator libsystemc-dev yosys gnuplot-nox xz-utils
+deps:
+	@sh scripts/deps.sh $(DEB_PKGS)
 
 lib: $(B)/libmmaref.a
 
-$(B)/model/%.o: model/src/%.c model/include/mmaref.h model/src/internal.h
+$(B)/model/%.o: model/src/%.c $(MODEL_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(WARN) -fPIC -Imodel/include -c $< -o $@
 
 $(B)/libmmaref.a: $(MODEL_OBJ)
 	ar rcs $@ $^
 
-$(B)/cli/%.o: cli/%.c $(wildcard cli/*.h) model/include/mmaref.h
+$(B)/cli/%.o: cli/%.c $(wildcard cli/*.h) $(MODEL_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(WARN) -Imodel/include -Icli -c $< -o $@
 
 $(B)/mmaref: $(CLI_OBJ) $(B)/libmmaref.a
 	$(CC) $(CFLAGS) -o $@ $(CLI_OBJ) $(B)/libmmaref.a $(CLI_LIBS) -lm -lpthread
+
+# ---- tests --------------------------------------------------------------
+CHECK_FLAGS = $(shell pkg-config --cflags --libs check 2>/dev/null || echo -lcheck -lsubunit -lrt -lm -lpthread)
+
+$(B)/test_model: tests/test_model.c $(B)/libmmaref.a
+	$(CC) $(CFLAGS) $(WARN) -Imodel/include $< $(B)/libmmaref.a $(CHECK_FLAGS) -lm -o $@
+
+test-unit: $(B)/test_model
+	$(B)/test_model
+
+test-cli: $(B)/mmaref
+	sh tests/cli_test.sh $(B)/mmaref
+
+test-vectors: $(B)/mmaref
+	sh tests/check_vectors.sh $(B)/mmaref vectors/hw vectors/peer
+
+# The whole library, tool and unit tests again under AddressSanitizer and
+# UndefinedBehaviorSanitizer, with a generate-and-check round on every suite.
+SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+test-sanitize:
+	$(MAKE) --no-print-directory B=$(B)/san CFLAGS="-O1 -g $(SAN)" CLI_LIBS="$(CLI_LIBS) $(SAN)" $(B)/san/mmaref $(B)/san/test_model
+	ASAN_OPTIONS=detect_leaks=1 $(B)/san/test_model
+	sh tests/cli_test.sh $(B)/san/mmaref quick
+
+-include mk/*.mk
+
+test: deps test-unit test-cli test-vectors test-sanitize $(EXTRA_TESTS)
+	@echo "make test: all passed"
+
+demo: all
+	sh scripts/demo.sh $(B)/mmaref
+
+bench: all
+	sh scripts/bench.sh $(B)/mmaref $(EXTRA_BENCH)
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	install -m 644 $(B)/libmmaref.a $(DESTDIR)$(PREFIX)/lib/
+	install -m 644 model/include/mmaref.h model/include/mmaref_vec.h model/include/mmaref_exact.h $(DESTDIR)$(PREFIX)/include/
+	install -m 755 $(B)/mmaref $(DESTDIR)$(PREFIX)/bin/
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(shell sed -n 's/#define MMAREF_VERSION "\(.*\)"/\1/p' model/include/mmaref.h)|' \
+	    scripts/mmaref.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/mmaref.pc
 
 clean:
 	rm -rf $(B)

@@ -50,8 +50,9 @@ mma_fmt mma_format_by_name(const char *name)
 static mma_class special_class(mma_fmt f, uint64_t bits, uint64_t mag)
 {
     const mma_format_info *fi = &fmt_table[f];
+    int mb = f == MMA_FMT_TF32 ? 23 : fi->mbits;      /* tf32 keeps fp32 layout */
     uint64_t emask = ((uint64_t)1 << fi->ebits) - 1;
-    uint64_t mmask = ((uint64_t)1 << fi->mbits) - 1;
+    uint64_t mmask = ((uint64_t)1 << mb) - 1;
     switch (f) {
     case MMA_FMT_E4M3:      /* OCP e4m3fn: only S.1111.111 is NaN          */
         return mag == 0x7f ? MMA_NAN : MMA_FINITE;
@@ -65,7 +66,7 @@ static mma_class special_class(mma_fmt f, uint64_t bits, uint64_t mag)
     case MMA_FMT_UE4M3:     /* top bit ignored (paper, GDFS); 0x7f is NaN  */
         return (bits & 0x7f) == 0x7f ? MMA_NAN : MMA_FINITE;
     default:
-        if (((mag >> fi->mbits) & emask) != emask) return MMA_FINITE;
+        if (((mag >> mb) & emask) != emask) return MMA_FINITE;
         return (mag & mmask) ? MMA_NAN : MMA_INF;
     }
 }

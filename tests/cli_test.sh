@@ -1,0 +1,92 @@
+#!/bin/sh
+# Command-line tests of mmaref: contracts of BRIEF section 6 (bad input gives
+# a message naming file, line and field, exit 2 and no output; same seed,
+# same bytes; shards concatenate to the whole), and a generate-and-check
+# round over every suite for a set of instructions.
+# usage: tests/cli_test.sh path/to/mmaref [quick]
+set -u
+M=$1
+QUICK=${2:-}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+pass=0; fail=0
+ok()   { pass=$((pass + 1)); }
+bad()  { fail=$((fail + 1)); echo "FAIL: $*"; }
+expect() {  # expect <rc> <stderr-substring> <cmd...>
+  want=$1; sub=$2; shift 2
+  "$@" > "$T/out" 2> "$T/err"; rc=$?
+  if [ "$rc" != "$want" ]; then bad "$* -> exit $rc, wanted $want: $(head -c 300 "$T/err")"; return; fi
+  if [ -n "$sub" ] && ! grep -qF -- "$sub" "$T/err" "$T/out"; then bad "$* -> message lacks '$sub': $(head -c 300 "$T/err")"; return; fi
+  ok
+}
+Q=hopper:wgmma.m64n8k32.f32.e4m3.e4m3
+
+# list, describe, eval
+n=$($M list | wc -l); [ "$n" -ge 300 ] && ok || bad "list has $n lines"
+[ "$($M list --arch cdna3 | grep -c v_mfma_f32_16x16x32_fp8_fp8)" = 1 ] && ok || bad "list --arch cdna3"
+$M list | awk '{ if ($0 !~ /^[a-z0-9-]+:[^ ]+ [A-Za-z+-]+ K=[0-9]+( F=[0-9]+)?( \(.*\))?$/) { print "bad list line: " $0; exit 1 } }' && ok || bad "list format"
+expect 0 "config: fused," $M describe $Q
+expect 2 "hopper:wgmma.m64n8k32.f32.e4m3.e4m3," $M describe hopper:wgmma.m64n8k32.f32.e4m3.e4m2
+expect 2 "field 'f'" $M describe "fused,a=e4m3,k=32,f=0"
+A1=$(printf '38,%.0s' $(seq 31))38
+[ "$($M eval $Q 0 $A1 $A1)" = "42000000" ] && ok || bad "eval 32*1*1 = 32"
+expect 2 "operand a has 31 values" $M eval $Q 0 "$(printf '38,%.0s' $(seq 30))38" $A1
+expect 2 "operand b[0] 'zz'" $M eval $Q 0 $A1 "zz,$(printf '38,%.0s' $(seq 30))38"
+expect 2 "operand c" $M eval $Q 123456789 $A1 $A1
+expect 2 "unknown command" $M frobnicate
+
+# gen: determinism, shards, every suite checks clean against the model
+COUNT=3000; [ "$QUICK" = quick ] && COUNT=300
+for I in $Q hopper:wgmma.m64n8k16.f16.f16.f16 ampere:mma.m16n8k16.f32.bf16.bf16.f32 \
+         hopper:mma.m16n8k8.f64.f64.f64.f64 cdna3:v_mfma_f32_16x16x32_fp8_bf8 cdna3:v_mfma_f32_16x16x8_xf32 \
+         cdna2:v_mfma_f32_32x32x8bf16_1k cdna1:v_mfma_f32_32x32x4bf16 \
+         rtx-blackwell:mma.m16n8k64.kind::mxf4nvf4.block16.f32.e2m1.e2m1.f32.ue4m3 \
+         blackwell:tcgen05.mma.m128n8k32.kind::mxf8f6f4.block32.f32.e3m2.e2m1.ue8m0 \
+         hopper:mma.m16n8k32.f32.e5m2.e4m3.f32 "fused,a=bf16,k=16,l=8,f=20,round=rne,d=fp16,c=fp32"; do
+  for S in compliance random normal cancel order precision rounding specials; do
+    $M gen "$I" --suite $S --count $COUNT --seed 5 -o "$T/g.vec" 2> "$T/err" || { bad "gen $I $S: $(cat "$T/err")"; continue; }
+    r=$($M check "$T/g.vec" | tail -1)
+    [ "$r" = "$COUNT vectors, 0 mismatches" ] && ok || bad "check $I $S: $r"
+  done
+done
+$M gen $Q --suite compliance --count 1000 --seed 9 -o "$T/a.vec"
+$M gen $Q --suite compliance --count 1000 --seed 9 -o "$T/b.vec.xz"
+xz -dc "$T/b.vec.xz" | cmp -s - "$T/a.vec" && ok || bad "same seed, same bytes (.xz)"
+for i in 0 1 2 3; do $M gen $Q --suite compliance --count 1000 --seed 9 --shard $i/4 -o "$T/s$i.vec"; done
+cat "$T/s0.vec" "$T/s1.vec" "$T/s2.vec" "$T/s3.vec" | cmp -s - "$T/a.vec" && ok || bad "shards concatenate to the whole"
+$M gen $Q --suite compliance --count 1000 --seed 10 -o "$T/c.vec"
+cmp -s "$T/a.vec" "$T/c.vec" && bad "another seed gives other vectors" || ok
+
+# run fills d; check catches a wrong d and shows it
+sed '/^#/!s/ [0-9a-f]*$/ 00000000/' "$T/a.vec" > "$T/z.vec"
+expect 0 "" $M run "$T/z.vec" -o "$T/r.vec"
+cmp -s "$T/r.vec" "$T/a.vec" || { grep -v '^# source' "$T/r.vec" | grep -v '^#' > "$T/r1"; grep -v '^#' "$T/a.vec" > "$T/a1"; cmp -s "$T/r1" "$T/a1"; } && ok || bad "run reproduces d"
+expect 1 "mismatch" $M check "$T/z.vec"
+[ "$($M check "$T/z.vec" | tail -1 | sed 's/.*, //')" != "0 mismatches" ] && ok || bad "check counts mismatches"
+expect 0 "" $M check "$T/r.vec" --instr "fused,a=e4m3,b=e4m3,k=32,f=13,d=e8m13,ezero=-133"
+expect 1 "mismatch" $M check "$T/r.vec" --instr "fused,a=e4m3,b=e4m3,k=32,f=12,d=e8m13,ezero=-133"
+
+# bad input: file, line, field; exit 2; nothing written
+head -7 "$T/a.vec" > "$T/bad.vec"; sed -n '20p' "$T/a.vec" | sed 's/ [0-9a-f][0-9a-f] / 1 /' >> "$T/bad.vec"
+expect 2 "bad.vec:8: field a[" $M check "$T/bad.vec"
+expect 2 "wrong width" $M run "$T/bad.vec" -o "$T/never.vec"
+[ ! -e "$T/never.vec" ] && ok || bad "run wrote output on bad input"
+ls "$T" | grep -q 'never.vec.tmp' && bad "temporary file left behind" || ok
+head -7 "$T/a.vec" > "$T/bad2.vec"; sed -n '20p' "$T/a.vec" | sed 's/ [0-9a-f]*$//' >> "$T/bad2.vec"
+expect 2 "field d: missing" $M check "$T/bad2.vec"
+head -7 "$T/a.vec" > "$T/bad3.vec"; sed -n '20p' "$T/a.vec" | sed 's/^\(.........\)../\1zz/' >> "$T/bad3.vec"
+expect 2 "not hexadecimal" $M check "$T/bad3.vec"
+head -7 "$T/a.vec" > "$T/bad4.vec"; sed -n '20p' "$T/a.vec" | sed 's/$/ 00/' >> "$T/bad4.vec"
+expect 2 "extra field" $M check "$T/bad4.vec"
+sed 's/^# instr: .*/# instr: hopper:nonesuch/' "$T/a.vec" > "$T/bad5.vec"
+expect 2 "field instr: unknown instruction" $M check "$T/bad5.vec"
+sed 's/^# k: 32/# k: 16/' "$T/a.vec" > "$T/bad6.vec"
+expect 2 "field k" $M check "$T/bad6.vec"
+expect 2 "cannot open" $M check "$T/does-not-exist.vec"
+printf 'hello\n' > "$T/bad7.vec"
+expect 2 "not a vector file" $M check "$T/bad7.vec"
+expect 2 "unknown suite" $M gen $Q --suite nonesuch --count 1 --seed 1 -o "$T/x.vec"
+expect 2 "--shard" $M gen $Q --suite random --count 1 --seed 1 --shard 3/2 -o "$T/x.vec"
+
+echo "cli tests: $pass passed, $fail failed"
+[ "$fail" = 0 ]

@@ -1,0 +1,395 @@
+/* Unit tests of the model (Check framework).  Each directed case is chosen
+ * so that a wrong F, rounding, order or special-value rule would fail it;
+ * expected values come from the paper's worked examples, seed 001's swamping
+ * example, or exact arithmetic done by hand in the comment beside them. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mmaref.h"
+#include "mmaref_exact.h"
+#include "mmaref_vec.h"
+
+static mma_unit U(const char *name)
+{
+    mma_unit u;
+    char err[512];
+    int rc = mma_unit_parse(name, &u, err, sizeof err);
+    ck_assert_msg(rc == 0, "%s: %s", name, err);
+    return u;
+}
+
+/* d for c and the first n products given; the rest are zero */
+static uint64_t dot(const mma_unit *u, uint64_t c, int n, const uint64_t *a, const uint64_t *b)
+{
+    uint64_t A[MMA_MAX_K] = {0}, B[MMA_MAX_K] = {0};
+    memcpy(A, a, sizeof(uint64_t) * (size_t)n);
+    memcpy(B, b, sizeof(uint64_t) * (size_t)n);
+    return mma_dot(u, c, A, B, NULL, NULL);
+}
+
+#define QG "hopper:wgmma.m64n8k32.f32.e4m3.e4m3"
+#define E4_1 0x38   /* 1.0 in e4m3 */
+#define E4_M1 0xb8  /* -1.0 */
+#define F32_1 0x3f800000u
+
+START_TEST(formats_decode)
+{
+    mma_value v = mma_decode(MMA_FMT_E4M3, 0x7e);            /* 448 = 1.75 * 2^8 */
+    ck_assert_int_eq(v.cls, MMA_FINITE);
+    ck_assert_uint_eq(v.sig, 14);                           /* 0b1.110 */
+    ck_assert_int_eq(v.exp, 5);
+    ck_assert_uint_eq(v.sig << v.exp, 448);
+    ck_assert_int_eq(mma_decode(MMA_FMT_E4M3, 0x7f).cls, MMA_NAN);
+    ck_assert_int_eq(mma_decode(MMA_FMT_E4M3, 0xff).cls, MMA_NAN);
+    ck_assert_int_eq(mma_decode(MMA_FMT_E5M2, 0x7c).cls, MMA_INF);
+    ck_assert_int_eq(mma_decode(MMA_FMT_E4M3FNUZ, 0x80).cls, MMA_NAN);
+    ck_assert_int_eq(mma_decode(MMA_FMT_E5M2FNUZ, 0x80).cls, MMA_NAN);
+    ck_assert_int_eq(mma_decode(MMA_FMT_E4M3FNUZ, 0x7f).cls, MMA_FINITE);  /* 240 */
+    /* e2m1: 0,.5,1,1.5,2,3,4,6 */
+    static const int tw[8] = {0, 1, 2, 3, 4, 6, 8, 12};   /* twice the value */
+    for (int i = 0; i < 8; i++) {
+        mma_value x = mma_decode(MMA_FMT_E2M1, (uint64_t)i);
+        long twice = x.cls == MMA_ZERO ? 0 : (long)x.sig * (x.exp + 1 >= 0 ? 1L << (x.exp + 1) : 0);
+        if (x.exp + 1 < 0) twice = (long)x.sig >> -(x.exp + 1);
+        ck_assert_int_eq(twice, tw[i]);
+    }
+    mma_value s = mma_decode(MMA_FMT_UE8M0, 0x7f);          /* 2^0 */
+    ck_assert_int_eq(s.exp, 0);
+    ck_assert_int_eq(mma_decode(MMA_FMT_UE8M0, 0xff).cls, MMA_NAN);
+    /* tf32: the low 13 bits are ignored; a NaN whose payload is only there becomes Inf */
+    ck_assert_int_eq(mma_decode(MMA_FMT_TF32, 0x7f800001).cls, MMA_INF);
+    ck_assert_int_eq(mma_decode(MMA_FMT_TF32, 0x7f802000).cls, MMA_NAN);
+    /* ue4m3: the top bit is ignored */
+    ck_assert_int_eq(mma_decode(MMA_FMT_UE4M3, 0xb8).exp, mma_decode(MMA_FMT_UE4M3, 0x38).exp);
+}
+END_TEST
+
+/* QGMMA keeps F=13 bits: -1 + 1 + 2^-13 keeps eps, 2^-14 is cut. */
+START_TEST(fda_f13)
+{
+    mma_unit u = U(QG);
+    uint64_t a[2] = {E4_1, E4_M1}, b[2] = {E4_1, E4_1};
+    ck_assert_uint_eq(dot(&u, 0x39000000 /* 2^-13 */, 2, a, b), 0x39000000);
+    ck_assert_uint_eq(dot(&u, 0x38800000 /* 2^-14 */, 2, a, b), 0);
+    /* F=14 (one bit more) would keep it: the configuration string proves it */
+    mma_unit w = U("fused,a=e4m3,b=e4m3,k=32,f=14,d=e8m13,ezero=-133");
+    ck_assert_uint_eq(dot(&w, 0x38800000, 2, a, b), 0x38800000);
+}
+END_TEST
+
+/* HGMMA on Hopper: F=25 */
+START_TEST(fda_f25)
+{
+    mma_unit u = U("hopper:wgmma.m64n8k16.f32.bf16.bf16");
+    uint64_t a[2] = {0x3f80, 0xbf80}, b[2] = {0x3f80, 0x3f80};
+    ck_assert_uint_eq(dot(&u, 0x33000000 /* 2^-25 */, 2, a, b), 0x33000000);
+    ck_assert_uint_eq(dot(&u, 0x32800000 /* 2^-26 */, 2, a, b), 0);
+    mma_unit amp = U("ampere:mma.m16n8k8.f32.bf16.bf16.f32");   /* F=24 */
+    ck_assert_uint_eq(dot(&amp, 0x33000000, 2, a, b), 0);
+    ck_assert_uint_eq(dot(&amp, 0x33800000, 2, a, b), 0x33800000);
+}
+END_TEST
+
+/* Hopper FP8 with FP32 output: RZ to 13 bits, the low 10 bits always zero. */
+START_TEST(fda_e8m13)
+{
+    mma_unit u = U(QG);
+    uint64_t a[1] = {E4_1}, b[1] = {E4_1};
+    /* 1 + (2^-13 + 2^-14 + ...): c = 1.0 + lots of low bits, product 0 */
+    ck_assert_uint_eq(dot(&u, 0x3f8007ff, 0, a, b), 0x3f800400);  /* RZ at 13 bits */
+    ck_assert_uint_eq(dot(&u, 0x3f8003ff, 1, a, b) & 0x3ff, 0);
+    srand(1);
+    for (int i = 0; i < 20000; i++) {
+        uint64_t A[32], B[32], c = ((uint64_t)rand() << 1 ^ (uint64_t)rand()) & 0xffffffff;
+        for (int k = 0; k < 32; k++) { A[k] = (uint64_t)rand() & 0xff; B[k] = (uint64_t)rand() & 0xff; }
+        uint64_t d = mma_dot(&u, c, A, B, NULL, NULL);
+        if ((d & 0x7f800000) != 0x7f800000) ck_assert_uint_eq(d & 0x3ff, 0);
+    }
+}
+END_TEST
+
+/* RZ for FP32 output, RNE for FP16 output: 1 + 0.75 ulp. */
+START_TEST(fda_rounding)
+{
+    mma_unit u32 = U("hopper:wgmma.m64n8k16.f32.f16.f16");
+    mma_unit u16 = U("hopper:wgmma.m64n8k16.f16.f16.f16");
+    uint64_t a[2] = {0x3c00, 0x3c00}, b[2] = {0x3c00, 0x3c00};
+    /* f32 out: 1 + 2^-24 + 2^-25 (0.75 ulp) -> RZ gives 1 */
+    uint64_t a2[3] = {0x3c00, 0x0100 /* 2^-16 */, 0x0080 /* 2^-17 */}, b2[3] = {0x3c00, 0x1c00 /* 2^-8 */, 0x1c00};
+    ck_assert_uint_eq(dot(&u32, 0, 3, a2, b2), F32_1);
+    /* f16 out: 1 + 0.75 ulp (ulp 2^-10) -> 1 + ulp; 1 + 0.5 ulp -> 1 (tie to even); 1 + 1.5 ulp -> 1 + 2 ulp */
+    uint64_t a3[3] = {0x3c00, 0x1400 /* 2^-10 */, 0x1000 /* 2^-11 */}, b3[3] = {0x3c00, 0x3800 /* .5 */, 0x3800};
+    ck_assert_uint_eq(dot(&u16, 0, 3, a3, b3), 0x3c01);
+    ck_assert_uint_eq(dot(&u16, 0, 2, a3, b3), 0x3c00);
+    uint64_t a4[3] = {0x3c00, 0x1400, 0x1400}, b4[3] = {0x3c00, 0x3c00, 0x3800};
+    ck_assert_uint_eq(dot(&u16, 0, 3, a4, b4), 0x3c02);
+    (void)a; (void)b;
+}
+END_TEST
+
+/* Specials: canonical NaN, 0*Inf, +Inf with -Inf, one Inf, +0 results. */
+START_TEST(fda_specials)
+{
+    mma_unit u = U("hopper:wgmma.m64n8k16.f32.f16.f16");
+    uint64_t inf[1] = {0x7c00}, one[1] = {0x3c00}, zero[1] = {0}, nan[1] = {0x7e01};
+    ck_assert_uint_eq(dot(&u, 0, 1, nan, one), 0x7fffffff);
+    ck_assert_uint_eq(dot(&u, 0, 1, inf, zero), 0x7fffffff);
+    ck_assert_uint_eq(dot(&u, 0xff800000, 1, inf, one), 0x7fffffff);
+    ck_assert_uint_eq(dot(&u, 0x3f800000, 1, inf, one), 0x7f800000);
+    ck_assert_uint_eq(dot(&u, 0x80000000, 1, zero, one), 0);           /* -0 + 0 -> +0 */
+    uint64_t m1[1] = {0xbc00};
+    ck_assert_uint_eq(dot(&u, 0x3f800000, 1, m1, one), 0);             /* 1 - 1 -> +0 */
+    mma_unit h = U("hopper:wgmma.m64n8k16.f16.f16.f16");
+    ck_assert_uint_eq(dot(&h, 0x7e00, 1, one, one), 0x7fff);
+    /* products never overflow inside NVIDIA units: 2^254 - 2^254 + 1 is 0
+     * (not NaN from Inf - Inf; c = 1 lies 254 places below emax and is cut) */
+    mma_unit bf = U("hopper:wgmma.m64n8k16.f32.bf16.bf16");
+    uint64_t big[2] = {0x7f00, 0xff00}, bb[2] = {0x7f00, 0x7f00};
+    ck_assert_uint_eq(dot(&bf, 0x3f800000, 2, big, bb), 0);
+    /* the sum overflows to Inf although the rounding is toward zero */
+    uint64_t big2[2] = {0x7f00, 0x7f00}, two[2] = {0x3f80, 0x3f80};
+    ck_assert_uint_eq(dot(&bf, 0, 2, big2, two), 0x7f800000);
+}
+END_TEST
+
+/* TF32: a NaN whose payload lies in the ignored low 13 bits becomes Inf. */
+START_TEST(tf32_payload)
+{
+    mma_unit u = U("hopper:wgmma.m64n8k8.f32.tf32.tf32");
+    uint64_t a[1] = {0x7f800001}, b[1] = {F32_1};
+    ck_assert_uint_eq(dot(&u, 0, 1, a, b), 0x7f800000);
+    uint64_t a2[1] = {0x3f801fff};   /* 1 + low garbage = 1 */
+    ck_assert_uint_eq(dot(&u, 0, 1, a2, b), F32_1);
+}
+END_TEST
+
+/* CoFDA (Ampere bf16 m16n8k16): two chained FDAs of 8 products.  X in the
+ * first half, -X in the second, y small in the first half: the first step
+ * rounds X + y to X (y below F=24 of X), the second cancels X: the result
+ * is 0 + (the second half's y).  One fused step would keep y. */
+START_TEST(cofda_order)
+{
+    mma_unit amp = U("ampere:mma.m16n8k16.f32.bf16.bf16.f32");
+    mma_unit hop = U("hopper:mma.m16n8k16.f32.bf16.bf16.f32");
+    uint64_t a[16] = {0}, b[16] = {0};
+    a[0] = 0x4f80; b[0] = 0x3f80;           /* X = 2^32 */
+    a[1] = 0x3f80; b[1] = 0x3f80;           /* y = 1, first half */
+    a[8] = 0xcf80; b[8] = 0x3f80;           /* -X, second half */
+    ck_assert_uint_eq(mma_dot(&amp, 0, a, b, NULL, NULL), 0);
+    ck_assert_uint_eq(mma_dot(&hop, 0, a, b, NULL, NULL), 0);   /* F=25 also cuts 2^-32 */
+    /* X = 2^23, y = 0.5 within F=24 of X but below fp32's ulp at X: step 1
+     * keeps y in its sum but rounds X + 0.5 to X; step 2 cancels X: 0.
+     * Hopper's single fused step keeps 0.5. */
+    a[0] = 0x4b00; a[1] = 0x3f00; a[8] = 0xcb00;
+    ck_assert_uint_eq(mma_dot(&amp, 0, a, b, NULL, NULL), 0);
+    ck_assert_uint_eq(mma_dot(&hop, 0, a, b, NULL, NULL), 0x3f000000);
+}
+END_TEST
+
+/* SFMA (DMMA): sequential fma in k order from c.  1 + 2^53 - 2^53: the
+ * first fma rounds 1 away, so the result is 0 (the exact sum is 1). */
+START_TEST(sfma_order)
+{
+    mma_unit u = U("hopper:mma.m8n8k4.f64.f64.f64.f64");
+    uint64_t a[2] = {0x4340000000000000ull /* 2^53 */, 0xc340000000000000ull}, b[2] = {0x3ff0000000000000ull, 0x3ff0000000000000ull};
+    ck_assert_uint_eq(dot(&u, 0x3ff0000000000000ull, 2, a, b), 0);
+    /* reversed order keeps it: -2^53 first... still 2^53 then: also 0; put
+     * the cancellation first: c=2^53, -2^53, then +1 -> 1 */
+    uint64_t a2[2] = {0xc340000000000000ull, 0x3ff0000000000000ull};
+    ck_assert_uint_eq(dot(&u, 0x4340000000000000ull, 2, a2, b), 0x3ff0000000000000ull);
+    /* NaN payload passes through, quieted */
+    uint64_t an[1] = {0x7ff0000000000123ull};
+    ck_assert_uint_eq(dot(&u, 0, 1, an, b), 0x7ff8000000000123ull);
+}
+END_TEST
+
+/* GPS (CDNA2 fp16): subnormal inputs flush to +0; pairwise groups of 4 with
+ * fp32 adds.  (2^24 + 1) + (-2^24) computed pairwise as (p0+p1)+(p2+p3):
+ * p0 + p1 = 2^24 + 1 rounds to 2^24 (ties to even), so the result is 0. */
+START_TEST(gps)
+{
+    mma_unit u = U("cdna2:v_mfma_f32_32x32x8f16");
+    uint64_t a[4] = {0x0001 /* subnormal */, 0, 0, 0}, b[4] = {0x7bff, 0, 0, 0};
+    ck_assert_uint_eq(dot(&u, 0, 4, a, b), 0);        /* flushed: exact would be > 0 */
+    uint64_t a2[4] = {0x6c00 /* 4096 */, 0x3c00, 0xec00, 0}, b2[4] = {0x6c00, 0x3c00, 0x6c00, 0};
+    ck_assert_uint_eq(dot(&u, 0, 4, a2, b2), 0);      /* (2^24 + 1 -> 2^24) - 2^24 */
+    /* a subnormal fp32 c flushes to +0 */
+    ck_assert_uint_eq(dot(&u, 0x00000001, 0, a, b), 0);
+}
+END_TEST
+
+/* CDNA3 FDRDA, the paper's example: 2048*2048 - 2048*2048 - 0.000001 gives
+ * -0.25 under round-down (section "asymmetric rounding"). */
+START_TEST(fdrda_paper)
+{
+    mma_unit u = U("cdna3:v_mfma_f32_32x32x8_f16");
+    uint64_t a[2] = {0x6800, 0xe800}, b[2] = {0x6800, 0x6800};
+    ck_assert_uint_eq(dot(&u, 0xb58637bd /* -1e-6 */, 2, a, b), 0xbe800000);
+    /* CDNA3 products overflow: 2^15*2^15*... bf16 2^127 * 2 reaches 2^128 */
+    mma_unit bf = U("cdna3:v_mfma_f32_32x32x8_bf16");
+    uint64_t big[2] = {0x7f00, 0xff00}, two[2] = {0x4000, 0x4000};
+    ck_assert_uint_eq(dot(&bf, 0, 2, big, two), 0x7fffffff);   /* +Inf - Inf */
+}
+END_TEST
+
+/* GFDRDA (CDNA3 fp8): c far below the dot part is cut toward zero, not
+ * rounded down; FDRDA rounds it down to 1 - 2^-24. */
+START_TEST(gfdrda)
+{
+    mma_unit g = U("cdna3:v_mfma_f32_32x32x16_fp8_fp8");
+    uint64_t a[1] = {0x40 /* 1.0, bias 8 */}, b[1] = {0x40};
+    ck_assert_uint_eq(dot(&g, 0xab800000 /* -2^-40 */, 1, a, b), F32_1);
+    mma_unit r = U("fused,a=e4m3fnuz,b=e4m3fnuz,k=16,f=24,f2=31,cadd=rd,round=rne");
+    ck_assert_uint_eq(dot(&r, 0xab800000, 1, a, b), 0x3f7fffff);
+}
+END_TEST
+
+/* GDFS (K=64 fp4 with scales): the scale exponents shift the group; a NaN
+ * scale gives NaN. */
+START_TEST(gdfs)
+{
+    mma_unit u = U("rtx-blackwell:mma.m16n8k64.kind::mxf4.block32.f32.e2m1.e2m1.f32.ue8m0");
+    uint64_t a[64] = {0}, b[64] = {0}, sa[2] = {127, 127}, sb[2] = {127 + 3, 127};
+    a[0] = 0x2; b[0] = 0x2;            /* 1 * 1 */
+    a[40] = 0x7; b[40] = 0x7;          /* 6 * 6 = 36, block 1 scale 1 */
+    /* 1 * 2^3 + 36 = 44 */
+    ck_assert_uint_eq(mma_dot(&u, 0, a, b, sa, sb), 0x42300000);
+    sa[1] = 0xff;
+    ck_assert_uint_eq(mma_dot(&u, 0, a, b, sa, sb), 0x7fffffff);
+}
+END_TEST
+
+/* Seed 001's five-element swamping example: products 16,16,16,16,1/16 summed
+ * by a running accumulator of 3 fraction bits (an FP8-like accumulator)
+ * lose the 1/16 at 64; with 23 bits the sum is 64.0625. */
+START_TEST(seed001_swamping)
+{
+    uint64_t a[5] = {0x48, 0x48, 0x48, 0x48, 0x28 /* 0.25 */}, b[5] = {0x48 /* 4 */, 0x48, 0x48, 0x48, 0x28};
+    mma_unit acc3 = U("fused,a=e4m3,b=e4m3,k=5,l=1,f=24,round=rne,p=3");
+    mma_unit acc23 = U("fused,a=e4m3,b=e4m3,k=5,l=1,f=24,round=rne");
+    ck_assert_uint_eq(mma_dot(&acc3, 0, a, b, NULL, NULL), 0x42800000);   /* 64 */
+    ck_assert_uint_eq(mma_dot(&acc23, 0, a, b, NULL, NULL), 0x42802000);  /* 64.0625 */
+}
+END_TEST
+
+/* Every catalogue entry parses by name, its configuration string reads back
+ * to the same unit, and it computes 0 . 0 + 0 = +0. */
+START_TEST(catalogue_roundtrip)
+{
+    size_t n = mma_catalogue_size();
+    ck_assert_uint_ge(n, 300);
+    for (size_t i = 0; i < n; i++) {
+        mma_catalogue_entry e;
+        mma_unit u, v, w;
+        char name[256], cfg[512], cfg2[512], err[512];
+        ck_assert_int_eq(mma_catalogue_get(i, &e, &u), 0);
+        snprintf(name, sizeof name, "%s:%s", e.arch, e.qualifier);
+        ck_assert_msg(mma_unit_parse(name, &v, err, sizeof err) == 0, "%s: %s", name, err);
+        mma_unit_config(&v, cfg, sizeof cfg);
+        ck_assert_msg(mma_unit_parse(cfg, &w, err, sizeof err) == 0, "%s: %s", cfg, err);
+        mma_unit_config(&w, cfg2, sizeof cfg2);
+        ck_assert_str_eq(cfg, cfg2);
+        uint64_t z[MMA_MAX_K] = {0}, s[16] = {127, 127, 127, 127, 127, 127, 127, 127, 127, 127, 127, 127, 127, 127, 127, 127};
+        if (u.scale == MMA_FMT_UE4M3) for (int j = 0; j < 16; j++) s[j] = 0x38;
+        ck_assert_uint_eq(mma_dot(&u, 0, z, z, s, s), 0);
+    }
+    ck_assert_int_eq(mma_catalogue_get(n, NULL, NULL), -1);
+}
+END_TEST
+
+START_TEST(shape_freedom)
+{
+    mma_unit a = U("hopper:wgmma.m64n256k32.f32.e4m3.e4m3"), b = U(QG);
+    char ca[512], cb[512];
+    mma_unit_config(&a, ca, sizeof ca);
+    mma_unit_config(&b, cb, sizeof cb);
+    ck_assert_str_eq(ca, cb);
+    mma_unit t = U("blackwell:tcgen05.mma.m64n64k16.kind::f16.f32.bf16.bf16");
+    ck_assert_int_eq(t.k, 16);
+}
+END_TEST
+
+START_TEST(bad_names)
+{
+    mma_unit u;
+    char err[1024];
+    ck_assert_int_eq(mma_unit_parse("hopper:wgmma.m64n8k32.f32.e4m3.e4m4", &u, err, sizeof err), -1);
+    ck_assert_ptr_nonnull(strstr(err, "nearest"));
+    ck_assert_ptr_nonnull(strstr(err, "hopper:wgmma.m64n8k32.f32.e4m3.e4m3"));
+    ck_assert_int_eq(mma_unit_parse("fused,a=e4m3,k=32,f=99", &u, err, sizeof err), -1);
+    ck_assert_ptr_nonnull(strstr(err, "'f'"));
+    ck_assert_int_eq(mma_unit_parse("fused,a=e9m9,k=32,f=13", &u, err, sizeof err), -1);
+    ck_assert_ptr_nonnull(strstr(err, "'a'"));
+    ck_assert_int_eq(mma_unit_parse("fused,a=e4m3,k=32,l=5,f=13", &u, err, sizeof err), -1);
+    ck_assert_int_eq(mma_unit_parse("fused,a=e4m3,k=32,f=13,bogus=1", &u, err, sizeof err), -1);
+    ck_assert_ptr_nonnull(strstr(err, "bogus"));
+    ck_assert_int_eq(mma_unit_parse("", &u, err, sizeof err), -1);
+}
+END_TEST
+
+/* The exact reference: Kulisch sum against an independent long-double
+ * computation on sums that long double holds exactly. */
+START_TEST(exact_small)
+{
+    mma_unit u = U(QG);
+    srand(3);
+    for (int i = 0; i < 2000; i++) {
+        uint64_t a[32], b[32];
+        long double s = 0;
+        for (int k = 0; k < 32; k++) {
+            int ia = rand() % 17 - 8, ib = rand() % 9 - 4;   /* small integers exactly in e4m3 */
+            mma_exact x;
+            (void)x;
+            /* encode small integers: |v| <= 8 */
+            uint64_t ea = 0, eb = 0;
+            int va = ia < 0 ? -ia : ia, vb = ib < 0 ? -ib : ib;
+            static const uint64_t enc[9] = {0x00, 0x38, 0x40, 0x44, 0x48, 0x4a, 0x4c, 0x4e, 0x50};
+            ea = enc[va] | (ia < 0 ? 0x80 : 0);
+            eb = enc[vb] | (ib < 0 ? 0x80 : 0);
+            a[k] = ea; b[k] = eb;
+            s += (long double)ia * ib;
+        }
+        mma_exact x;
+        mma_exact_dot(&u, 0x3f800000, a, b, NULL, NULL, &x);
+        ck_assert(mma_exact_to_double(&x) == (double)(s + 1));
+    }
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("model");
+    TCase *t = tcase_create("core");
+    tcase_set_timeout(t, 60);
+    tcase_add_test(t, formats_decode);
+    tcase_add_test(t, fda_f13);
+    tcase_add_test(t, fda_f25);
+    tcase_add_test(t, fda_e8m13);
+    tcase_add_test(t, fda_rounding);
+    tcase_add_test(t, fda_specials);
+    tcase_add_test(t, tf32_payload);
+    tcase_add_test(t, cofda_order);
+    tcase_add_test(t, sfma_order);
+    tcase_add_test(t, gps);
+    tcase_add_test(t, fdrda_paper);
+    tcase_add_test(t, gfdrda);
+    tcase_add_test(t, gdfs);
+    tcase_add_test(t, seed001_swamping);
+    tcase_add_test(t, catalogue_roundtrip);
+    tcase_add_test(t, shape_freedom);
+    tcase_add_test(t, bad_names);
+    tcase_add_test(t, exact_small);
+    suite_add_tcase(s, t);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *r = srunner_create(suite());
+    srunner_run_all(r, CK_NORMAL);
+    int failed = srunner_ntests_failed(r);
+    srunner_free(r);
+    return failed ? 1 : 0;
+}
