@@ -64,8 +64,12 @@ static const cat_row rows[] = {
     {"hopper", "mma.m16n8k4.f64.f64.f64.f64", "", "f64", "f64", "=", 4, 0, "fma", SKIP, SKIP, 0},
     /* fp8 mma.sync is no native instruction on sm_90: ptxas converts the
      * operands to f16 and issues two HMMA.16816 over k mod 4 in {0,1} and
-     * {2,3}, the first from +0, then adds c with one FADD (BRIEF 4b). */
-    {"hopper", "mma.m16n8k32.f32.{a}.{b}.f32", "", "f32", F8, F8, 32, 16,
+     * {2,3}, the first from +0, then adds c with one FADD (BRIEF 4b); the
+     * f16 forms use HMMA.16816.F16 and HADD2, the k16 forms HMMA.1688
+     * (SASS read by hw/, docs/capture.md). */
+    {"hopper", "mma.m16n8k32.{d}.{a}.{b}.{d}", "", "f32 f16", F8, F8, 32, 16,
+     "fused,interleave=2,cadd=after,f=25", -133, -21, 23},
+    {"hopper", "mma.m16n8k16.{d}.{a}.{b}.{d}", "", "f32 f16", F8, F8, 16, 8,
      "fused,interleave=2,cadd=after,f=25", -133, -21, 23},
     {"hopper", "wgmma.m64nNk8.f32.tf32.tf32", WN, "f32", "tf32", "=", 8, 32, "fused,f=25", -133, -21, 23},
     {"hopper", "wgmma.m64nNk16.{d}.f16.f16", WN, "f32 f16", "f16", "=", 16, 32, "fused,f=25", -133, -21, 23},
