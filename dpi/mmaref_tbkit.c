@@ -1,0 +1,636 @@
+/* mmaref_tbkit: constrained-random stimulus, scoreboard and functional
+ * coverage for testbenches of dot-product-accumulate units checked against
+ * the mmaref C model.  See mmaref_tbkit.h and docs/dpi.md. */
+#include "mmaref_tbkit.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- formats ---------------------------------------------------------------- */
+enum { K_IEEE, K_FN, K_FNUZ, K_FINITE };
+
+static int fmt_kind(mma_fmt f)
+{
+    switch (f) {
+    case MMA_FMT_E4M3: return K_FN;
+    case MMA_FMT_E4M3FNUZ: case MMA_FMT_E5M2FNUZ: return K_FNUZ;
+    case MMA_FMT_E3M2: case MMA_FMT_E2M3: case MMA_FMT_E2M1: return K_FINITE;
+    default: return K_IEEE;
+    }
+}
+
+typedef struct {
+    mma_fmt f;
+    int kind, w, eb, mb, bias, emin, maxfield;
+    uint64_t mmask;
+} fmtx;
+
+static void fmtx_init(fmtx *x, mma_fmt f)
+{
+    const mma_format_info *fi = mma_format(f);
+    x->f = f;
+    x->kind = fmt_kind(f);
+    x->w = fi->width;
+    x->eb = fi->ebits;
+    x->mb = fi->mbits;
+    x->bias = fi->bias;
+    x->emin = fi->emin;
+    x->maxfield = (1 << fi->ebits) - (x->kind == K_IEEE ? 2 : 1);
+    x->mmask = ((uint64_t)1 << fi->mbits) - 1;
+}
+
+static uint64_t enc(const fmtx *x, int s, int field, uint64_t mant)
+{
+    if (field < 0) field = 0;
+    if (field > x->maxfield) field = x->maxfield;
+    mant &= x->mmask;
+    if (x->kind == K_FN && field == x->maxfield && mant == x->mmask) mant--;   /* not NaN */
+    if (x->kind == K_FNUZ && field == 0 && mant == 0) s = 0;                  /* not NaN */
+    return ((uint64_t)(s & 1) << (x->w - 1)) | ((uint64_t)field << x->mb) | mant;
+}
+
+/* field for an unbiased exponent (of the hidden bit); 0 below emin */
+static int field_of(const fmtx *x, int e)
+{
+    if (e < x->emin) return 0;
+    int fl = e + x->bias;
+    return fl > x->maxfield ? x->maxfield : fl;
+}
+
+static uint64_t enc_nan(const fmtx *x)
+{
+    switch (x->kind) {
+    case K_FN: return ((uint64_t)1 << (x->w - 1)) - 1;
+    case K_FNUZ: return (uint64_t)1 << (x->w - 1);
+    case K_FINITE: return enc(x, 0, x->maxfield, x->mmask);
+    default: return ((((uint64_t)1 << x->eb) - 1) << x->mb) | ((uint64_t)1 << (x->mb - 1));
+    }
+}
+
+static uint64_t enc_inf(const fmtx *x, int s)
+{
+    if (x->kind != K_IEEE) return enc(x, s, x->maxfield, x->mmask);   /* largest finite */
+    return ((uint64_t)s << (x->w - 1)) | ((((uint64_t)1 << x->eb) - 1) << x->mb);
+}
+
+/* |x| truncated into format x (c operand of the cancel mode) */
+static uint64_t enc_double(const fmtx *x, double v)
+{
+    int s = v < 0;
+    double m = fabs(v);
+    if (m == 0) return enc(x, s, 0, 0);
+    int e;
+    (void)frexp(m, &e);
+    e -= 1;                                   /* m in [2^e, 2^(e+1)) */
+    if (e < x->emin) {
+        double q = ldexp(m, x->mb - x->emin);
+        return enc(x, s, 0, (uint64_t)q);
+    }
+    if (e + x->bias > x->maxfield) return enc(x, s, x->maxfield, x->mmask);
+    double q = ldexp(m, x->mb - e) - ldexp(1.0, x->mb);
+    return enc(x, s, e + x->bias, (uint64_t)q);
+}
+
+static double dec_double(mma_fmt f, uint64_t bits)
+{
+    mma_value v = mma_decode(f, bits);
+    if (v.cls != MMA_FINITE) return 0;
+    double m = ldexp((double)v.sig, v.exp);
+    return v.neg ? -m : m;
+}
+
+/* ---- random numbers (xoshiro256**) ----------------------------------------- */
+typedef struct { uint64_t s[4]; } rng;
+
+static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+static uint64_t rng_next(rng *r)
+{
+    uint64_t *s = r->s, res = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
+    s[2] ^= s[0]; s[3] ^= s[1]; s[1] ^= s[2]; s[0] ^= s[3]; s[2] ^= t; s[3] = rotl(s[3], 45);
+    return res;
+}
+static void rng_seed(rng *r, uint64_t seed)
+{
+    for (int i = 0; i < 4; i++) {          /* splitmix64 */
+        uint64_t z = (seed += 0x9e3779b97f4a7c15ull);
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+        r->s[i] = z ^ (z >> 31);
+    }
+}
+/* uniform in [lo, hi] */
+static int rng_range(rng *r, int lo, int hi)
+{
+    if (hi <= lo) return lo;
+    return lo + (int)(rng_next(r) % (uint64_t)(hi - lo + 1));
+}
+
+/* ---- the generator ----------------------------------------------------------- */
+enum { M_UNIFORM, M_FINITE, M_CLUSTER, M_CANCEL, M_TINY, M_HUGE, M_SPECIAL, M_CARRY, M_MIX, M_COUNT };
+static const char *mode_names[M_COUNT] = {"uniform", "finite", "cluster", "cancel", "tiny", "huge", "special", "carry", "mix"};
+
+struct mmaref_tbk_gen {
+    mma_unit u;
+    fmtx fa, fb, fc;
+    int mode;
+    rng r;
+};
+
+int mmaref_tbk_mode_ok(const char *mode)
+{
+    for (int i = 0; i < M_COUNT; i++) if (!strcmp(mode, mode_names[i])) return 1;
+    return 0;
+}
+
+mmaref_tbk_gen *mmaref_tbk_gen_create(const mma_unit *u, uint64_t seed, const char *mode,
+                              char *err, size_t errlen)
+{
+    int m = -1;
+    for (int i = 0; i < M_COUNT; i++) if (!strcmp(mode, mode_names[i])) m = i;
+    if (m < 0) {
+        if (err) snprintf(err, errlen, "unknown stimulus mode '%s' (uniform finite cluster cancel tiny huge special carry mix)", mode);
+        return NULL;
+    }
+    if (u->scale != MMA_FMT_NONE) {
+        if (err) snprintf(err, errlen, "block-scaled units are not generated by this kit");
+        return NULL;
+    }
+    mmaref_tbk_gen *g = (mmaref_tbk_gen *)calloc(1, sizeof *g);
+    if (!g) return NULL;
+    g->u = *u;
+    fmtx_init(&g->fa, u->a);
+    fmtx_init(&g->fb, u->b);
+    fmtx_init(&g->fc, u->c);
+    g->mode = m;
+    rng_seed(&g->r, seed);
+    return g;
+}
+
+void mmaref_tbk_gen_free(mmaref_tbk_gen *g) { free(g); }
+
+static uint64_t rnd_finite(mmaref_tbk_gen *g, const fmtx *x)
+{
+    return enc(x, (int)(rng_next(&g->r) & 1), rng_range(&g->r, 0, x->maxfield), rng_next(&g->r));
+}
+
+static uint64_t rnd_at(mmaref_tbk_gen *g, const fmtx *x, int e)
+{
+    uint64_t v = rng_next(&g->r);
+    return enc(x, (int)(v & 1), field_of(x, e), v >> 8);
+}
+
+static int emax_of(const fmtx *x) { return x->maxfield - x->bias; }
+
+static void gen_cluster(mmaref_tbk_gen *g, uint64_t *c, uint64_t *a, uint64_t *b, int spread_max)
+{
+    static const int spreads[] = {0, 1, 2, 3, 5, 8, 12};
+    int ns = 1;
+    while (ns < 7 && spreads[ns] <= spread_max) ns++;
+    int wa = spreads[rng_range(&g->r, 0, ns - 1)], wb = spreads[rng_range(&g->r, 0, ns - 1)];
+    int ea0 = rng_range(&g->r, g->fa.emin - 1, emax_of(&g->fa));
+    int eb0 = rng_range(&g->r, g->fb.emin - 1, emax_of(&g->fb));
+    int zp = rng_range(&g->r, 0, 3);          /* zero density: none, 1/32, 1/8, 1/2 */
+    static const int zmask[4] = {0, 31, 7, 1};
+    for (int k = 0; k < g->u.k; k++) {
+        a[k] = rnd_at(g, &g->fa, ea0 + rng_range(&g->r, -wa, wa));
+        b[k] = rnd_at(g, &g->fb, eb0 + rng_range(&g->r, -wb, wb));
+        if (zp && (rng_next(&g->r) & (uint64_t)zmask[zp]) == 0) a[k] = enc(&g->fa, (int)(rng_next(&g->r) & 1), 0, 0);
+    }
+    int f = g->u.f > 0 ? g->u.f : 24;
+    int ce = ea0 + eb0 + rng_range(&g->r, -(f + 6), 3);
+    *c = (rng_next(&g->r) & 15) == 0 ? enc(&g->fc, (int)(rng_next(&g->r) & 1), 0, 0)
+                                      : rnd_at(g, &g->fc, ce);
+}
+
+static void gen_cancel(mmaref_tbk_gen *g, uint64_t *c, uint64_t *a, uint64_t *b)
+{
+    int K = g->u.k;
+    gen_cluster(g, c, a, b, 3);
+    int perm[MMA_MAX_K];
+    for (int k = 0; k < K; k++) perm[k] = k;
+    int adjacent = rng_range(&g->r, 0, 2) == 0;           /* pairs at k, k+1 */
+    if (!adjacent)
+        for (int k = K - 1; k > 0; k--) { int j = rng_range(&g->r, 0, k); int t = perm[k]; perm[k] = perm[j]; perm[j] = t; }
+    int keep = -1;
+    for (int p = 0; p + 1 < K; p += 2) {
+        int i = perm[p], j = perm[p + 1];
+        uint64_t r = rng_next(&g->r);
+        if ((r & 7) == 0) { keep = i; continue; }          /* left alone */
+        a[j] = a[i] ^ ((uint64_t)1 << (g->fa.w - 1));
+        b[j] = b[i];
+        if (g->fa.kind == K_FNUZ && a[j] == ((uint64_t)1 << (g->fa.w - 1))) a[j] = 0;
+        if ((r & 0x30) == 0) a[j] = (a[j] & ~g->fa.mmask) | ((a[j] + ((r >> 8) & 1 ? 1 : -1)) & g->fa.mmask);
+    }
+    if (keep < 0) keep = perm[K - 1];
+    switch (rng_range(&g->r, 0, 3)) {
+    case 0:   /* c cancels the kept product (exactly when representable) */
+        *c = enc_double(&g->fc, -dec_double(g->u.a, a[keep]) * dec_double(g->u.b, b[keep]));
+        break;
+    case 1:   /* c zero */
+        *c = enc(&g->fc, (int)(rng_next(&g->r) & 1), 0, 0);
+        break;
+    default:
+        break;
+    }
+}
+
+static void gen_edge(mmaref_tbk_gen *g, uint64_t *c, uint64_t *a, uint64_t *b, int top)
+{
+    int K = g->u.k;
+    int sub = top ? 3 : rng_range(&g->r, 0, 2);
+    for (int k = 0; k < K; k++) {
+        int ea = top ? emax_of(&g->fa) - rng_range(&g->r, 0, 2) : g->fa.emin + rng_range(&g->r, -1, 2);
+        int eb = top ? emax_of(&g->fb) - rng_range(&g->r, 0, 2) : g->fb.emin + rng_range(&g->r, -1, 2);
+        a[k] = rnd_at(g, &g->fa, ea);
+        b[k] = rnd_at(g, &g->fb, eb);
+        if (sub == 0 || (sub == 1 && (rng_next(&g->r) & 1))) {     /* zero products */
+            if (rng_next(&g->r) & 1) a[k] = enc(&g->fa, (int)(rng_next(&g->r) & 1), 0, 0);
+            else b[k] = enc(&g->fb, (int)(rng_next(&g->r) & 1), 0, 0);
+        }
+    }
+    if (sub == 2)                           /* the products cancel in pairs */
+        for (int k = 0; k + 1 < K; k += 2) {
+            a[k + 1] = a[k] ^ ((uint64_t)1 << (g->fa.w - 1));
+            b[k + 1] = b[k];
+            if (g->fa.kind == K_FNUZ && a[k + 1] == ((uint64_t)1 << (g->fa.w - 1))) a[k + 1] = 0;
+        }
+    int ce = top ? emax_of(&g->fc) - rng_range(&g->r, 0, 3)
+                 : g->fc.emin - rng_range(&g->r, -2, g->fc.mb + 1);
+    *c = rnd_at(g, &g->fc, ce);
+    if (!top && ce < g->fc.emin) {          /* a subnormal c: any significand */
+        uint64_t m = rng_next(&g->r) >> (64 - g->fc.mb + rng_range(&g->r, 0, g->fc.mb - 1));
+        *c = enc(&g->fc, (int)(rng_next(&g->r) & 1), 0, m ? m : 1);
+    }
+    if (!top && (rng_next(&g->r) & 3) == 0) *c = enc(&g->fc, (int)(rng_next(&g->r) & 1), 0, 0);
+}
+
+/* c with an all-ones significand and products near its half ulp: output
+ * rounding that carries into the next binade */
+static void gen_carry(mmaref_tbk_gen *g, uint64_t *c, uint64_t *a, uint64_t *b)
+{
+    int K = g->u.k, s = (int)(rng_next(&g->r) & 1);
+    gen_cluster(g, c, a, b, 1);
+    int ea = g->fa.emin + rng_range(&g->r, 0, emax_of(&g->fa) - g->fa.emin);
+    int eb = g->fb.emin + rng_range(&g->r, 0, emax_of(&g->fb) - g->fb.emin);
+    int nz = rng_range(&g->r, 1, 3);
+    for (int k = 0; k < K; k++) {
+        if (k < nz) {
+            a[k] = enc(&g->fa, s, field_of(&g->fa, ea), rng_next(&g->r));
+            b[k] = enc(&g->fb, 0, field_of(&g->fb, eb), rng_next(&g->r));
+        } else {
+            a[k] = enc(&g->fa, 0, 0, 0);
+        }
+    }
+    int p = g->u.p > 0 ? g->u.p : g->fc.mb;
+    int ce = ea + eb + p - rng_range(&g->r, -1, 2);
+    uint64_t m = g->fc.mmask;
+    if (p < g->fc.mb) m &= ~(((uint64_t)1 << (g->fc.mb - p)) - 1) | (rng_next(&g->r) & (((uint64_t)1 << (g->fc.mb - p)) - 1));
+    *c = enc(&g->fc, s, field_of(&g->fc, ce), m);
+}
+
+static uint64_t special_of(mmaref_tbk_gen *g, const fmtx *x)
+{
+    int s = (int)(rng_next(&g->r) & 1);
+    switch (rng_range(&g->r, 0, 6)) {
+    case 0: return enc_nan(x);
+    case 1: case 2: return enc_inf(x, s);
+    case 3: return enc(x, s, 0, 0);
+    case 4: return enc(x, s, 0, 1);
+    case 5: return enc(x, s, 0, rng_next(&g->r));
+    default: return enc(x, s, x->maxfield, x->mmask);
+    }
+}
+
+static void gen_special(mmaref_tbk_gen *g, uint64_t *c, uint64_t *a, uint64_t *b)
+{
+    gen_cluster(g, c, a, b, 12);
+    int rate = rng_range(&g->r, 0, 2) == 0 ? 3 : 31;      /* 1/4 or 1/32 */
+    for (int k = 0; k < g->u.k; k++) {
+        if ((rng_next(&g->r) & (uint64_t)rate) == 0) a[k] = special_of(g, &g->fa);
+        if ((rng_next(&g->r) & (uint64_t)rate) == 0) b[k] = special_of(g, &g->fb);
+    }
+    if ((rng_next(&g->r) & 3) == 0) *c = special_of(g, &g->fc);
+}
+
+void mmaref_tbk_gen_next(mmaref_tbk_gen *g, uint64_t *c, uint64_t *a, uint64_t *b)
+{
+    int m = g->mode;
+    if (m == M_MIX) {
+        /* out of 32: uniform 3, finite 4, cluster 10, cancel 7, tiny 2, huge 2,
+         * special 3, carry 1 */
+        static const unsigned char pick[32] = {0,0,0,1,1,1,1,2,2,2,2,2,2,2,2,2,2,
+                                               3,3,3,3,3,3,3,4,4,5,5,6,6,6,7};
+        m = pick[rng_next(&g->r) & 31];
+    }
+    int K = g->u.k;
+    switch (m) {
+    case M_UNIFORM: {
+        uint64_t wa = g->fa.w == 64 ? ~0ull : ((uint64_t)1 << g->fa.w) - 1;
+        uint64_t wb = g->fb.w == 64 ? ~0ull : ((uint64_t)1 << g->fb.w) - 1;
+        if (g->fa.w <= 16 && g->fb.w <= 16) {
+            for (int k = 0; k < K; k++) { uint64_t r = rng_next(&g->r); a[k] = r & wa; b[k] = (r >> 32) & wb; }
+        } else {
+            for (int k = 0; k < K; k++) { a[k] = rng_next(&g->r) & wa; b[k] = rng_next(&g->r) & wb; }
+        }
+        *c = rng_next(&g->r) & (g->fc.w == 64 ? ~0ull : ((uint64_t)1 << g->fc.w) - 1);
+        break;
+    }
+    case M_FINITE:
+        for (int k = 0; k < K; k++) { a[k] = rnd_finite(g, &g->fa); b[k] = rnd_finite(g, &g->fb); }
+        *c = rnd_finite(g, &g->fc);
+        break;
+    case M_CLUSTER: gen_cluster(g, c, a, b, 12); break;
+    case M_CANCEL:  gen_cancel(g, c, a, b); break;
+    case M_TINY:    gen_edge(g, c, a, b, 0); break;
+    case M_HUGE:    gen_edge(g, c, a, b, 1); break;
+    case M_CARRY:   gen_carry(g, c, a, b); break;
+    default:        gen_special(g, c, a, b); break;
+    }
+}
+
+/* ---- scoreboard ----------------------------------------------------------- */
+enum {   /* input classes, from the operands */
+    B_A_NAN, B_A_INF, B_A_ZERO, B_A_SUB, B_B_NAN, B_B_INF, B_B_ZERO, B_B_SUB,
+    B_C_NAN, B_C_INF, B_C_ZERO, B_C_SUB,
+    /* output classes, from the model's d */
+    B_D_NAN, B_D_PINF, B_D_NINF, B_D_ZERO, B_D_SUB, B_D_NORM,
+    /* RTL events, from the cov word bits 16..28 */
+    B_EV0,
+    B_DM0 = B_EV0 + 13, B_DM1, B_DM2, B_DM3, B_DM4, B_DM5,        /* alignment shift */
+    B_LD0, B_LD1, B_LD2, B_LD3, B_LD4, B_LD5, B_LD6,              /* leading bit - emax */
+    B_COUNT
+};
+static const char *bin_names[B_COUNT] = {
+    "a NaN", "a Inf", "a zero", "a subnormal", "b NaN", "b Inf", "b zero", "b subnormal",
+    "c NaN", "c Inf", "c zero", "c subnormal",
+    "d NaN", "d +Inf", "d -Inf", "d zero", "d subnormal", "d normal",
+    "NaN operand", "0*Inf", "+Inf and -Inf", "Inf result", "NaN result",
+    "bits cut in alignment", "exact cancellation to 0", "all terms zero", "inexact rounding",
+    "rounding carry-out", "subnormal result", "overflow to Inf", "underflow to zero",
+    "shift 0", "shift 1..F/2", "shift F/2+1..F+1", "shift F+2..F+8 (term cut off)",
+    "shift F+9..254", "shift >=255",
+    "lead >= emax+3 (carry 3+)", "lead = emax+2", "lead = emax+1", "lead = emax",
+    "lead = emax-1", "lead emax-2..emax-F/2 (cancellation)", "lead < emax-F/2 (deep cancellation)",
+};
+
+#define SB_KEEP 8
+struct mmaref_tbk_sb {
+    mma_unit u;
+    char label[128];
+    long n, mism, ref_mism, model_ref_mism, nref;
+    int has_cov;
+    int impossible[B_COUNT];
+    unsigned char *cls_a, *cls_b;   /* class tables for 8/16-bit inputs */
+    long hits[B_COUNT];
+    int nkeep;
+    char keep[SB_KEEP][1400];
+};
+
+/* class bits: 1 NaN, 2 Inf, 4 zero, 8 subnormal */
+static unsigned cls_of(mma_fmt f, uint64_t bits)
+{
+    mma_value v = mma_decode(f, bits);
+    const mma_format_info *fi = mma_format(f);
+    switch (v.cls) {
+    case MMA_NAN: return 1;
+    case MMA_INF: return 2;
+    case MMA_ZERO: return 4;
+    default: return v.sig < ((uint64_t)1 << fi->mbits) ? 8 : 0;
+    }
+}
+
+static unsigned char *cls_table(mma_fmt f)
+{
+    const mma_format_info *fi = mma_format(f);
+    if (fi->width > 16) return NULL;
+    size_t n = (size_t)1 << fi->width;
+    unsigned char *t = (unsigned char *)malloc(n);
+    if (t) for (size_t i = 0; i < n; i++) t[i] = (unsigned char)cls_of(f, i);
+    return t;
+}
+
+mmaref_tbk_sb *mmaref_tbk_sb_create(const mma_unit *u, const char *label)
+{
+    mmaref_tbk_sb *s = (mmaref_tbk_sb *)calloc(1, sizeof *s);
+    if (!s) return NULL;
+    s->u = *u;
+    snprintf(s->label, sizeof s->label, "%s", label ? label : "");
+    s->cls_a = cls_table(u->a);
+    s->cls_b = cls_table(u->b);
+    /* bins the unit cannot reach */
+    const mma_format_info *fa = mma_format(u->a), *fb = mma_format(u->b);
+    const mma_format_info *fc = mma_format(u->c), *fd = mma_format(u->d);
+    int prod_inf = fa->has_inf || fb->has_inf || (u->flags & MMA_F_PROD_OVF);
+    if (!fa->has_inf) s->impossible[B_A_INF] = 1;
+    if (!fb->has_inf) s->impossible[B_B_INF] = 1;
+    if (fmt_kind(u->a) == K_FINITE) s->impossible[B_A_NAN] = 1;
+    if (fmt_kind(u->b) == K_FINITE) s->impossible[B_B_NAN] = 1;
+    if (!fa->has_inf && !fb->has_inf) s->impossible[B_EV0 + 1] = 1;             /* 0*Inf */
+    if (!prod_inf) s->impossible[B_EV0 + 2] = 1;                                /* +Inf and -Inf: c alone */
+    if (u->cadd == MMA_CADD_FUSED && !(u->flags & MMA_F_NO_EZERO))
+        s->impossible[B_EV0 + 7] = 1;                                           /* zeros count in emax */
+    if (u->rho == MMA_RZ) s->impossible[B_EV0 + 9] = 1;                         /* no rounding carry */
+    /* overflow: only when the products can move c by an output ulp, or c's
+     * format reaches beyond d's */
+    double ma = ldexp(2.0 - ldexp(1.0, -fa->mbits), ((1 << fa->ebits) - 1 - (fmt_kind(u->a) == K_IEEE)) - fa->bias);
+    double mb = ldexp(2.0 - ldexp(1.0, -fb->mbits), ((1 << fb->ebits) - 1 - (fmt_kind(u->b) == K_IEEE)) - fb->bias);
+    int emax_c = (1 << (fc->ebits - 1)) - 1, emax_d = (1 << (fd->ebits - 1)) - 1;
+    if (u->k * ma * mb < ldexp(1.0, emax_d - u->p - 1) && emax_c <= emax_d) s->impossible[B_EV0 + 11] = 1;
+    /* underflow to zero: a nonzero sum is a multiple of 2^max(emax - F,
+     * smallest term LSB), emax at least the smallest term exponent */
+    int plo = fa->emin + fb->emin, phi = (int)ilogb(ma) + (int)ilogb(mb);
+    int clo = fc->emin < fd->emin ? fc->emin : fd->emin;
+    int chi = emax_c > emax_d ? emax_c : emax_d;
+    int plsb = fa->emin - fa->mbits + fb->emin - fb->mbits;
+    int clsb = fc->emin - fc->mbits < fd->emin - fd->mbits ? fc->emin - fc->mbits : fd->emin - fd->mbits;
+    int minlsb = plsb < clsb ? plsb : clsb;
+    int mine = plo < clo ? plo : clo;
+    int fsum = u->cadd == MMA_CADD_FUSED ? u->f : u->f2 + 1;
+    int qmin = mine - fsum > minlsb ? mine - fsum : minlsb;
+    int qout = fd->emin - u->p - (u->rho == MMA_RNE ? 1 : 0);
+    if (qmin >= qout) s->impossible[B_EV0 + 12] = 1;
+    /* alignment shifts beyond the exponent range of the terms */
+    int lo = u->cadd == MMA_CADD_FUSED ? (plo < clo ? plo : clo) : plo;
+    int hi = u->cadd == MMA_CADD_FUSED ? (phi > chi ? phi : chi) : phi;
+    if (u->cadd == MMA_CADD_FUSED && !(u->flags & MMA_F_NO_EZERO) && u->ezero > hi) hi = u->ezero;
+    int f = u->f, lows[6] = {0, 1, f / 2 + 1, f + 2, f + 9, 255};
+    for (int i = 0; i < 6; i++) if (lows[i] > hi - lo) s->impossible[B_DM0 + i] = 1;
+    return s;
+}
+
+void mmaref_tbk_sb_free(mmaref_tbk_sb *s)
+{
+    if (!s) return;
+    free(s->cls_a);
+    free(s->cls_b);
+    free(s);
+}
+
+long mmaref_tbk_sb_count(const mmaref_tbk_sb *s) { return s->n; }
+long mmaref_tbk_sb_mismatches(const mmaref_tbk_sb *s) { return s->mism; }
+
+char *mmaref_tbk_format_vector(const mma_unit *u, uint64_t c, const uint64_t *a,
+                           const uint64_t *b, uint64_t d, char *buf, size_t len)
+{
+    static const char hx[] = "0123456789abcdef";
+    int da = mma_format(u->a)->hexdigits, db = mma_format(u->b)->hexdigits;
+    int dc = mma_format(u->c)->hexdigits, dd = mma_format(u->d)->hexdigits;
+    size_t n = 0;
+#define PUT(v, dg) do { if (n + (size_t)(dg) + 2 >= len) goto out; \
+        for (int i_ = (dg) - 1; i_ >= 0; i_--) buf[n + (size_t)((dg) - 1 - i_)] = hx[((v) >> (4 * i_)) & 15]; \
+        n += (size_t)(dg); buf[n++] = ' '; } while (0)
+    PUT(c, dc);
+    for (int k = 0; k < u->k; k++) PUT(a[k], da);
+    for (int k = 0; k < u->k; k++) PUT(b[k], db);
+    PUT(d, dd);
+#undef PUT
+out:
+    if (n) n--;
+    buf[n] = 0;
+    return buf;
+}
+
+static void hit(mmaref_tbk_sb *s, int b) { s->hits[b]++; }
+
+int mmaref_tbk_sb_record(mmaref_tbk_sb *s, uint64_t c, const uint64_t *a, const uint64_t *b,
+                     uint64_t expect, uint64_t got, int has_ref, uint64_t ref, int64_t cov)
+{
+    const mma_unit *u = &s->u;
+    int bad = !mma_result_equal(u, expect, got);
+    int rbad = has_ref && !mma_result_equal(u, ref, got);
+    s->n++;
+    if (has_ref) {
+        s->nref++;
+        if (rbad) s->ref_mism++;
+        if (!mma_result_equal(u, ref, expect)) s->model_ref_mism++;
+    }
+    if (bad || rbad) {
+        s->mism++;
+        if (s->nkeep < SB_KEEP) {
+            char line[1200];
+            mmaref_tbk_format_vector(u, c, a, b, got, line, sizeof line);
+            int dd = mma_format(u->d)->hexdigits;
+            char refs[64] = "";
+            if (has_ref) snprintf(refs, sizeof refs, " file d=%0*llx", dd, (unsigned long long)ref);
+            snprintf(s->keep[s->nkeep++], sizeof s->keep[0], "  vector %ld: %s\n    dut d=%0*llx model d=%0*llx%s\n",
+                     s->n, line, dd, (unsigned long long)got, dd, (unsigned long long)expect, refs);
+        }
+    }
+    /* coverage: operands */
+    unsigned ca = 0, cb = 0;
+    for (int k = 0; k < u->k; k++) {
+        ca |= s->cls_a ? s->cls_a[a[k]] : cls_of(u->a, a[k]);
+        cb |= s->cls_b ? s->cls_b[b[k]] : cls_of(u->b, b[k]);
+    }
+    unsigned cc = cls_of(u->c, c);
+    for (int i = 0; i < 4; i++) {
+        if (ca & (1u << i)) hit(s, B_A_NAN + i);
+        if (cb & (1u << i)) hit(s, B_B_NAN + i);
+        if (cc & (1u << i)) hit(s, B_C_NAN + i);
+    }
+    mma_value dv = mma_decode(u->d, expect);
+    switch (dv.cls) {
+    case MMA_NAN: hit(s, B_D_NAN); break;
+    case MMA_INF: hit(s, dv.neg ? B_D_NINF : B_D_PINF); break;
+    case MMA_ZERO: hit(s, B_D_ZERO); break;
+    default: hit(s, dv.sig < ((uint64_t)1 << mma_format(u->d)->mbits) ? B_D_SUB : B_D_NORM);
+    }
+    /* coverage: the DUT's observation word */
+    if (cov >= 0) {
+        s->has_cov = 1;
+        uint32_t w = (uint32_t)cov;
+        for (int i = 0; i < 13; i++) if (w & (1u << (16 + i))) hit(s, B_EV0 + i);
+        int fin = !(w & ((1u << 19) | (1u << 20)));
+        if (fin && !(w & (1u << 23))) {
+            int dm = (int)(w & 0xff), f = u->f;
+            int bk = dm == 0 ? 0 : dm <= f / 2 ? 1 : dm <= f + 1 ? 2 : dm <= f + 8 ? 3 : dm < 255 ? 4 : 5;
+            hit(s, B_DM0 + bk);
+            if (!(w & (1u << 22)) && !(w & (1u << 27))) {
+                int ld = (int)(int8_t)((w >> 8) & 0xff);
+                int lb = ld >= 3 ? 0 : ld == 2 ? 1 : ld == 1 ? 2 : ld == 0 ? 3 : ld == -1 ? 4 : ld >= -f / 2 ? 5 : 6;
+                hit(s, B_LD0 + lb);
+            }
+        }
+    }
+    return bad || rbad;
+}
+
+void mmaref_tbk_sb_report(const mmaref_tbk_sb *s, FILE *f, int quiet)
+{
+    fprintf(f, "%ld vectors, %ld mismatches\n", s->n, s->mism);
+    if (s->nref)
+        fprintf(f, "  %s%s%ld vectors carried a reference d (vector file): DUT differs on %ld, model differs on %ld\n",
+                s->label, s->label[0] ? ": " : "", s->nref, s->ref_mism, s->model_ref_mism);
+    for (int i = 0; i < s->nkeep; i++) fputs(s->keep[i], f);
+    if (quiet) return;
+    int total = 0, got = 0;
+    char missing[4096];
+    size_t mn = 0;
+    missing[0] = 0;
+    fprintf(f, "coverage%s%s:\n", s->label[0] ? " of " : "", s->label);
+    for (int b = 0; b < B_COUNT; b++) {
+        if (!s->has_cov && b >= B_EV0) break;
+        if (s->impossible[b]) continue;
+        total++;
+        if (s->hits[b]) got++;
+        else if (mn + strlen(bin_names[b]) + 4 < sizeof missing)
+            mn += (size_t)snprintf(missing + mn, sizeof missing - mn, "%s%s", mn ? ", " : "", bin_names[b]);
+        fprintf(f, "  %-42s %12ld\n", bin_names[b], s->hits[b]);
+    }
+    fprintf(f, "coverage: %d of %d bins hit%s%s\n", got, total, mn ? "; not hit: " : "", missing);
+}
+
+/* ---- RTL parameters ----------------------------------------------------- */
+static int spec_of(mma_fmt f)
+{
+    switch (fmt_kind(f)) {
+    case K_FN: return 1;
+    case K_FNUZ: return 2;
+    case K_FINITE: return 3;
+    default: return 0;
+    }
+}
+
+static int input_ok(mma_fmt f)
+{
+    return f == MMA_FMT_FP16 || f == MMA_FMT_BF16 || f == MMA_FMT_E4M3 || f == MMA_FMT_E5M2 ||
+           f == MMA_FMT_E4M3FNUZ || f == MMA_FMT_E5M2FNUZ || f == MMA_FMT_E3M2 ||
+           f == MMA_FMT_E2M3 || f == MMA_FMT_E2M1;
+}
+
+static int acc_ok(mma_fmt f) { return f == MMA_FMT_FP32 || f == MMA_FMT_FP16 || f == MMA_FMT_BF16; }
+
+int mmaref_tbk_rtl_params(const mma_unit *u, int fdelta, const char **names, long *values,
+                          int max, char *err, size_t errlen)
+{
+#define NO(...) do { if (err) snprintf(err, errlen, __VA_ARGS__); return -1; } while (0)
+    if (u->tree != MMA_TREE_FUSED && u->tree != MMA_TREE_EVENODD)
+        NO("algorithm %s is not realized in RTL (field 'tree': fused or evenodd)", mma_unit_algorithm(u));
+    if (u->scale != MMA_FMT_NONE) NO("block scales are not realized in RTL (field 'scale')");
+    if (!input_ok(u->a)) NO("input format %s is not realized in RTL (field 'a')", mma_format(u->a)->name);
+    if (!input_ok(u->b)) NO("input format %s is not realized in RTL (field 'b')", mma_format(u->b)->name);
+    if (!acc_ok(u->c)) NO("c format %s is not realized in RTL (field 'c')", mma_format(u->c)->name);
+    if (!acc_ok(u->d)) NO("output format %s is not realized in RTL (field 'd')", mma_format(u->d)->name);
+    if (u->flags & MMA_F_FTZ_SUM) NO("flushing of sums is not realized in RTL (field 'ftz')");
+    if (u->lmax < u->k && u->c != u->d) NO("a chained unit needs c and d of one format (fields 'c', 'd')");
+    int f = u->f + fdelta;
+    if (f < 8 || f > 40) NO("F=%d is outside the RTL's 8..40 (field 'f')", f);
+#undef NO
+    const mma_format_info *fa = mma_format(u->a), *fb = mma_format(u->b);
+    const mma_format_info *fc = mma_format(u->c), *fd = mma_format(u->d);
+    int fused = u->cadd == MMA_CADD_FUSED, ez = fused && !(u->flags & MMA_F_NO_EZERO);
+    const char *n[] = {"A_EB", "A_MB", "A_BIAS", "A_SPEC", "B_EB", "B_MB", "B_BIAS", "B_SPEC",
+                       "C_EB", "C_MB", "C_BIAS", "D_EB", "D_MB", "D_BIAS", "P", "K", "L",
+                       "TREE", "CADD", "F", "F2", "ALIGN", "RHO", "ZERO_POS", "EZERO_EN",
+                       "EZERO", "POVF", "FTZ"};
+    long v[] = {fa->ebits, fa->mbits, fa->bias, spec_of(u->a), fb->ebits, fb->mbits, fb->bias,
+                spec_of(u->b), fc->ebits, fc->mbits, fc->bias, fd->ebits, fd->mbits, fd->bias,
+                u->p, u->k, u->lmax, u->tree == MMA_TREE_EVENODD, u->cadd, f,
+                fused ? 31 : u->f2, fused ? u->align : 0, u->rho,
+                (u->flags & MMA_F_ZERO_POS) != 0, ez, ez ? u->ezero : 0,
+                (u->flags & MMA_F_PROD_OVF) != 0, (u->flags & MMA_F_FTZ_IN) != 0};
+    int cnt = (int)(sizeof v / sizeof v[0]);
+    for (int i = 0; i < cnt && i < max; i++) { names[i] = n[i]; values[i] = v[i]; }
+    return cnt;
+}

@@ -1,0 +1,157 @@
+# mk/rtl.mk: RTL, DPI-C and testbench rules (docs/rtl.md).  Included by the
+# root Makefile, which defines B (the build directory) and builds
+# $(B)/libmmaref.a and $(B)/mmaref.
+#
+#   make tb         every preset: 1,000,000 constrained-random vectors, every
+#                   vector suite of `mmaref gen`, the H100 files of
+#                   vectors/hw/h100/ for the hopper presets, the broken
+#                   variant, the SystemC testbench, lint and Yosys checks
+#   make tb-test    the shorter run of `make test`: 100,000 random vectors
+#                   and 2,000 of every suite per preset, the rest as above
+#   make tb-bench   vectors per second through the Verilator testbench with
+#                   the DPI scoreboard, hopper QGMMA e4m3 preset
+#   make tb-broken  the F-1 variant of the QGMMA preset must show mismatches
+#   make tb-sc      the SystemC testbench (verilator --sc)
+#   make rtl-check  Verilator -Wall lint and Yosys read/synth of every preset,
+#                   and the elaboration errors of bad parameters
+
+B         ?= build
+RTL_B     := $(B)/rtl
+VERILATOR ?= verilator
+YOSYS     ?= yosys
+RTL_CC    ?= cc
+RTL_CXX   ?= g++
+VLTSTD    := $(shell $(VERILATOR) --getenv VERILATOR_ROOT 2>/dev/null)/include/vltstd
+
+RTL_SRC   := rtl/mma_unpack.sv rtl/mma_mul.sv rtl/mma_align.sv rtl/mma_add.sv \
+             rtl/mma_special.sv rtl/mma_round.sv rtl/mma_pack.sv rtl/mma_fda.sv \
+             rtl/mma_fdrda.sv rtl/mma_dpa.sv
+TB_SV     := dpi/mmaref_pkg.sv tb/tb_top.sv
+TBKIT_OBJ := $(RTL_B)/obj/mmaref_dpi.o $(RTL_B)/obj/mmaref_tbkit.o
+MMAPARAMS := $(RTL_B)/mmaparams
+
+# the presets: tag -> instruction
+RTL_PRESETS := qgmma_e4m3 qgmma_e5m2 hgmma_bf16 hgmma_f16 bw_f8_e4m3 ampere_bf16 cdna3_fp8
+I_qgmma_e4m3  := hopper:wgmma.m64n8k32.f32.e4m3.e4m3
+I_qgmma_e5m2  := hopper:wgmma.m64n8k32.f32.e5m2.e5m2
+I_hgmma_bf16  := hopper:wgmma.m64n8k16.f32.bf16.bf16
+I_hgmma_f16   := hopper:wgmma.m64n8k16.f32.f16.f16
+I_bw_f8_e4m3  := blackwell:tcgen05.mma.m128n8k32.kind::f8f6f4.f32.e4m3.e4m3
+I_ampere_bf16 := ampere:mma.m16n8k16.f32.bf16.bf16.f32
+I_cdna3_fp8   := cdna3:v_mfma_f32_16x16x32_fp8_fp8
+HW_PRESETS    := qgmma_e4m3 qgmma_e5m2 hgmma_bf16 hgmma_f16
+SC_TEST_PRESETS := qgmma_e4m3 cdna3_fp8
+
+TB_SUITES     := random normal cancel order precision rounding specials compliance
+TB_N_FULL     ?= 1000000
+TB_N_TEST     ?= 100000
+TB_SUITE_FULL ?= 20000
+TB_SUITE_TEST ?= 2000
+TB_SEED       ?= 1
+TB_BENCH_N    ?= 3000000
+
+VFLAGS := --cc --exe --build -j 2 -O3 --x-assign fast --x-initial fast --no-timing \
+          -Wall -Wno-UNUSEDSIGNAL -Wno-DECLFILENAME -Wno-BLKSEQ
+VCFLAGS := -O2 -march=x86-64-v2
+
+.PHONY: tb tb-test tb-bench tb-broken tb-sc rtl-check tb-bins tb-sc-bins
+
+$(RTL_B)/obj/mmaref_dpi.o: dpi/mmaref_dpi.c dpi/mmaref_tbkit.h model/include/mmaref.h model/include/mmaref_vec.h
+	@mkdir -p $(dir $@)
+	$(RTL_CC) -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -Imodel/include -Idpi -I$(VLTSTD) -c $< -o $@
+
+$(RTL_B)/obj/mmaref_tbkit.o: dpi/mmaref_tbkit.c dpi/mmaref_tbkit.h model/include/mmaref.h
+	@mkdir -p $(dir $@)
+	$(RTL_CC) -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -Imodel/include -c $< -o $@
+
+$(MMAPARAMS): tb/mmaparams.c $(RTL_B)/obj/mmaref_tbkit.o $(B)/libmmaref.a
+	@mkdir -p $(dir $@)
+	$(RTL_CC) -std=c11 -O2 -Wall -Wextra -Werror -Imodel/include -Idpi $< $(RTL_B)/obj/mmaref_tbkit.o $(B)/libmmaref.a -lm -o $@
+
+# one Verilator build per preset, reused by every run of it
+# $(1) tag, $(2) instruction, $(3) extra mmaparams options, $(4) extra verilator options
+define TB_BUILD
+$(RTL_B)/$(1)/Vtb_top: $(RTL_SRC) $(TB_SV) tb/tb_main.cpp $(TBKIT_OBJ) $(B)/libmmaref.a $(MMAPARAMS) mk/rtl.mk
+	@mkdir -p $(RTL_B)/$(1)
+	@echo "  VERILATE $(1): $(2) $(3)"
+	@$(VERILATOR) $(VFLAGS) $(4) --top-module tb_top $$$$($(MMAPARAMS) $(3) '$(2)') \
+	  -Mdir $(RTL_B)/$(1) -CFLAGS "$(VCFLAGS)" \
+	  -LDFLAGS "$(abspath $(TBKIT_OBJ)) $(abspath $(B)/libmmaref.a) -lm" \
+	  $(RTL_SRC) $(TB_SV) $(abspath tb/tb_main.cpp) > $(RTL_B)/$(1)/build.log 2>&1 \
+	  || { tail -40 $(RTL_B)/$(1)/build.log; exit 1; }
+endef
+$(foreach p,$(RTL_PRESETS),$(eval $(call TB_BUILD,$(p),$(I_$(p)),,)))
+$(eval $(call TB_BUILD,qgmma_e4m3_broken,$(I_qgmma_e4m3),--f-delta -1,--trace-fst -DTB_TRACE))
+
+tb-bins: $(foreach p,$(RTL_PRESETS),$(RTL_B)/$(p)/Vtb_top)
+
+# ---- runs -------------------------------------------------------------------
+PAIRS    = $(foreach p,$(1),$(p)='$(I_$(p))')
+
+tb-test: rtl-check tb-bins $(B)/mmaref
+	@sh tb/run.sh random $(RTL_B) $(TB_N_TEST) $(TB_SEED) $(call PAIRS,$(RTL_PRESETS))
+	@sh tb/run.sh suites $(RTL_B) $(B)/mmaref $(TB_SUITE_TEST) $(TB_SEED) "$(TB_SUITES)" $(call PAIRS,$(RTL_PRESETS))
+	@sh tb/run_hw.sh $(RTL_B) $(MMAPARAMS) $(call PAIRS,$(HW_PRESETS))
+	@$(MAKE) --no-print-directory tb-broken
+	@$(MAKE) --no-print-directory tb-sc TB_SC_PRESETS="$(SC_TEST_PRESETS)" TB_SC_N=50000
+
+tb: rtl-check tb-bins $(B)/mmaref
+	@sh tb/run.sh random $(RTL_B) $(TB_N_FULL) $(TB_SEED) $(call PAIRS,$(RTL_PRESETS))
+	@sh tb/run.sh suites $(RTL_B) $(B)/mmaref $(TB_SUITE_FULL) $(TB_SEED) "$(TB_SUITES)" $(call PAIRS,$(RTL_PRESETS))
+	@sh tb/run_hw.sh $(RTL_B) $(MMAPARAMS) $(call PAIRS,$(HW_PRESETS))
+	@$(MAKE) --no-print-directory tb-broken
+	@$(MAKE) --no-print-directory tb-sc TB_SC_PRESETS="$(RTL_PRESETS)" TB_SC_N=200000
+
+# the deliberately broken variant: F one short; mismatches are expected, and
+# the first one is replayed into an FST trace
+tb-broken: $(RTL_B)/qgmma_e4m3_broken/Vtb_top
+	@echo "== qgmma_e4m3_broken (F=12 RTL against the F=13 model): mismatches expected"
+	@$(RTL_B)/qgmma_e4m3_broken/Vtb_top +instr='$(I_qgmma_e4m3)' +n=100000 +seed=$(TB_SEED) \
+	  +allow_param_diff +quiet > $(RTL_B)/qgmma_e4m3_broken/random.log 2>&1; \
+	  grep -E "RTL parameter|vectors, .* mismatches" $(RTL_B)/qgmma_e4m3_broken/random.log; \
+	  n=$$(sed -n 's/^[0-9]* vectors, \([0-9]*\) mismatches$$/\1/p' $(RTL_B)/qgmma_e4m3_broken/random.log); \
+	  test -n "$$n" && test "$$n" -gt 0 || { echo "FAIL: the broken variant was not caught"; exit 1; }
+	@$(RTL_B)/qgmma_e4m3_broken/Vtb_top +instr='$(I_qgmma_e4m3)' +n=100000 +seed=$(TB_SEED) \
+	  +allow_param_diff +quiet +fst=$(RTL_B)/qgmma_e4m3_broken/first_mismatch.fst \
+	  > $(RTL_B)/qgmma_e4m3_broken/fst.log 2>&1; \
+	  grep -E "replayed|dut d=" $(RTL_B)/qgmma_e4m3_broken/fst.log | head -3; \
+	  test -s $(RTL_B)/qgmma_e4m3_broken/first_mismatch.fst || { echo "FAIL: no FST trace"; exit 1; }
+	@echo "PASS: the broken variant is caught"
+
+tb-bench: $(RTL_B)/qgmma_e4m3/Vtb_top
+	@echo "== tb-bench: $(I_qgmma_e4m3), $(TB_BENCH_N) constrained-random vectors (mix), one core"
+	@$(RTL_B)/qgmma_e4m3/Vtb_top +instr='$(I_qgmma_e4m3)' +n=$(TB_BENCH_N) +seed=$(TB_SEED) +mode=mix +quiet \
+	  | sed -n 's/^tb_main: .*: \([0-9]*\) vectors\/s.*/tb-bench: \1 vectors\/s through the Verilator testbench with the DPI scoreboard/p; /vectors, .* mismatches/p'
+	@$(RTL_B)/qgmma_e4m3/Vtb_top +instr='$(I_qgmma_e4m3)' +n=$(TB_BENCH_N) +seed=$(TB_SEED) +mode=mix +quiet +nomodel \
+	  | sed -n 's/^tb_main: .*: \([0-9]*\) vectors\/s.*/tb-bench: \1 vectors\/s without the scoreboard (stimulus and RTL only)/p'
+
+# ---- SystemC testbench (verilator --sc; the model called directly) ---------
+TB_SC_PRESETS ?= $(SC_TEST_PRESETS)
+TB_SC_N       ?= 50000
+SC_ENV := SYSTEMC_INCLUDE=/usr/include SYSTEMC_LIBDIR=/usr/lib/$(shell gcc -print-multiarch 2>/dev/null)
+
+# $(1) tag, $(2) instruction
+define SC_BUILD
+$(RTL_B)/sc_$(1)/Vsc: $(RTL_SRC) tb/sc_main.cpp $(RTL_B)/obj/mmaref_tbkit.o $(B)/libmmaref.a $(MMAPARAMS) mk/rtl.mk
+	@mkdir -p $(RTL_B)/sc_$(1)
+	@echo "  VERILATE --sc $(1): $(2)"
+	@P="$$$$($(MMAPARAMS) '$(2)')"; \
+	  k=$$$$(echo "$$$$P" | sed 's/.*-GK=\([0-9]*\).*/\1/'); \
+	  ab=$$$$(echo "$$$$P" | sed 's/.*-GA_EB=\([0-9]*\) -GA_MB=\([0-9]*\).*/\1 \2/' | awk -v k=$$$$k '{print k*(1+$$$$1+$$$$2)}'); \
+	  bb=$$$$(echo "$$$$P" | sed 's/.*-GB_EB=\([0-9]*\) -GB_MB=\([0-9]*\).*/\1 \2/' | awk -v k=$$$$k '{print k*(1+$$$$1+$$$$2)}'); \
+	  $(SC_ENV) $(VERILATOR) --sc --exe --build -j 2 -O3 --x-assign fast --x-initial fast --no-timing \
+	    -Wno-fatal --top-module mma_dpa $$$$P -o Vsc -Mdir $(RTL_B)/sc_$(1) \
+	    -CFLAGS "-O2 -DTB_AB=$$$$ab -DTB_BB=$$$$bb -I$(abspath model/include) -I$(abspath dpi)" \
+	    -LDFLAGS "$(abspath $(RTL_B)/obj/mmaref_tbkit.o) $(abspath $(B)/libmmaref.a) -lsystemc -lm" \
+	    $(RTL_SRC) $(abspath tb/sc_main.cpp) > $(RTL_B)/sc_$(1)/build.log 2>&1 \
+	  || { tail -40 $(RTL_B)/sc_$(1)/build.log; exit 1; }
+endef
+$(foreach p,$(RTL_PRESETS),$(eval $(call SC_BUILD,$(p),$(I_$(p)))))
+
+tb-sc-bins: $(foreach p,$(TB_SC_PRESETS),$(RTL_B)/sc_$(p)/Vsc)
+
+tb-sc: tb-sc-bins
+	@sh tb/run.sh sc $(RTL_B) $(TB_SC_N) $(TB_SEED) $(call PAIRS,$(TB_SC_PRESETS))
+
+rtl-check: $(MMAPARAMS)
+	@VERILATOR=$(VERILATOR) YOSYS=$(YOSYS) sh tb/rtl_check.sh $(MMAPARAMS) $(call PAIRS,$(RTL_PRESETS))

@@ -1,0 +1,170 @@
+// mma_dpa: parametrized dot-product-accumulate unit
+//     d = c + sum_{k<K} a_k * b_k
+// realizing the C model's fused algorithms (FDA / CoFDA, FDRDA / CoFDRDA,
+// GFDRDA / CoGFDRDA).  K products are split into K/L steps of L products;
+// each step's rounded result is the c of the next (chained; L=K: one fused
+// step).  The parameters mirror the model's configuration string (see
+// docs/rtl.md for the preset parameter sets):
+//
+//   A_*, B_*    input formats: EB exponent bits, MB fraction bits, BIAS,
+//               SPEC 0 IEEE / 1 FN (no Inf) / 2 FNUZ / 3 FINITE
+//   C_*, D_*    accumulator and output formats (IEEE-like)
+//   P           fraction bits kept in the output (23 fp32, 13 "e8m13", 10 fp16)
+//   K, L        products in all, products per fused step
+//   TREE        0 fused, 1 even/odd groups (mma_tree)
+//   CADD        0 c fused as a term, 1 RD, 2 RDZ (mma_cadd)
+//   F, F2       fraction bits kept in alignment (F: 8..40), AMD second stage
+//   ALIGN       cut of aligned terms: 0 toward zero, 2 toward -inf
+//   RHO         output rounding: 0 RZ, 1 RNE, 2 RD, 3 RU (mma_rounding)
+//   ZERO_POS    a zero result is +0
+//   EZERO_EN    zero terms take part in emax with exponent EZERO
+//   POVF        products reaching 2^128 overflow to Inf (AMD)
+//   FTZ         subnormal inputs flush to +0
+//   PIPE        0 combinational; 1 output register; 2 input and output registers
+//
+// cov is a coverage observation port (bit map in docs/rtl.md); leave it
+// unconnected in a design, synthesis removes its logic.
+module mma_dpa #(
+  parameter int A_EB = 4, parameter int A_MB = 3, parameter int A_BIAS = 7,   parameter int A_SPEC = 1,
+  parameter int B_EB = 4, parameter int B_MB = 3, parameter int B_BIAS = 7,   parameter int B_SPEC = 1,
+  parameter int C_EB = 8, parameter int C_MB = 23, parameter int C_BIAS = 127,
+  parameter int D_EB = 8, parameter int D_MB = 23, parameter int D_BIAS = 127,
+  parameter int P        = 13,
+  parameter int K        = 32,
+  parameter int L        = 32,
+  parameter int TREE     = 0,
+  parameter int CADD     = 0,
+  parameter int F        = 13,
+  parameter int F2       = 31,
+  parameter int ALIGN    = 0,
+  parameter int RHO      = 0,
+  parameter int ZERO_POS = 1,
+  parameter int EZERO_EN = 0,
+  parameter int EZERO    = 0,
+  parameter int POVF     = 0,
+  parameter int FTZ      = 0,
+  parameter int PIPE     = 0,
+  localparam int AWD = 1 + A_EB + A_MB,
+  localparam int BWD = 1 + B_EB + B_MB,
+  localparam int CWD = 1 + C_EB + C_MB,
+  localparam int DWD = 1 + D_EB + D_MB
+) (
+  input  logic              clk,
+  input  logic              rst_n,
+  input  logic              in_valid,
+  input  logic [K*AWD-1:0]  a,          // a_k at bits [k*AWD +: AWD]
+  input  logic [K*BWD-1:0]  b,
+  input  logic [CWD-1:0]    c,
+  output logic              out_valid,
+  output logic [DWD-1:0]    d,
+  output logic [31:0]       cov
+);
+  // ---- elaboration-time checks: unsupported parameters stop here --------
+  localparam int NS = (L > 0) ? K / L : 1;
+  if (K < 1 || K > 256)                 begin : g_e_k     $error("mma_dpa: parameter K must be 1..256"); end
+  if (L < 1 || (K % L) != 0)            begin : g_e_l     $error("mma_dpa: parameter L must divide K"); end
+  if (F < 8 || F > 40)                  begin : g_e_f     $error("mma_dpa: parameter F must be 8..40"); end
+  if (TREE != 0 && TREE != 1)           begin : g_e_tree  $error("mma_dpa: parameter TREE must be 0 (fused) or 1 (evenodd)"); end
+  if (CADD < 0 || CADD > 2)             begin : g_e_cadd  $error("mma_dpa: parameter CADD must be 0 (fused), 1 (rd) or 2 (rdz)"); end
+  if (TREE == 1 && CADD == 0)           begin : g_e_tc    $error("mma_dpa: parameter TREE=1 (evenodd) needs CADD=1 or 2"); end
+  if (CADD != 0 && (F2 < F || F2 > 40)) begin : g_e_f2    $error("mma_dpa: parameter F2 must be F..40"); end
+  if (CADD != 0 && ALIGN != 0)          begin : g_e_al2   $error("mma_dpa: parameter ALIGN must be 0 (RZ) when CADD is RD/RDZ (AMD products are cut toward zero)"); end
+  if (CADD != 0 && EZERO_EN != 0)       begin : g_e_ez2   $error("mma_dpa: parameter EZERO_EN must be 0 when CADD is RD/RDZ"); end
+  if (ALIGN != 0 && ALIGN != 2)         begin : g_e_align $error("mma_dpa: parameter ALIGN must be 0 (RZ) or 2 (RD)"); end
+  if (RHO < 0 || RHO > 3)               begin : g_e_rho   $error("mma_dpa: parameter RHO must be 0..3"); end
+  if (P < 1 || P > D_MB)                begin : g_e_p     $error("mma_dpa: parameter P must be 1..D_MB"); end
+  if (D_EB + D_MB + 1 > 32 || D_EB < 5) begin : g_e_d     $error("mma_dpa: parameter D_EB/D_MB: the output must be an IEEE-like format of 16 to 32 bits (fp32, fp16, bf16)"); end
+  if (C_EB + C_MB + 1 > 32 || C_EB < 5) begin : g_e_c     $error("mma_dpa: parameter C_EB/C_MB: c must be fp32, fp16 or bf16"); end
+  if (A_EB + A_MB + 1 > 16)             begin : g_e_a     $error("mma_dpa: parameter A_EB/A_MB: inputs of up to 16 bits (fp16, bf16, fp8, fp6, fp4)"); end
+  if (B_EB + B_MB + 1 > 16)             begin : g_e_b     $error("mma_dpa: parameter B_EB/B_MB: inputs of up to 16 bits"); end
+  if (PIPE < 0 || PIPE > 2)             begin : g_e_pipe  $error("mma_dpa: parameter PIPE must be 0, 1 or 2"); end
+
+  localparam int EBM0 = (A_EB > B_EB) ? A_EB : B_EB;
+  localparam int EBM1 = (C_EB > D_EB) ? C_EB : D_EB;
+  localparam int EW   = ((EBM0 > EBM1) ? EBM0 : EBM1) + 3;
+
+  // ---- optional input register ----------------------------------------
+  logic [K*AWD-1:0] a_i;
+  logic [K*BWD-1:0] b_i;
+  logic [CWD-1:0]   c_i;
+  logic             v_i;
+  if (PIPE >= 2) begin : g_pin
+    always_ff @(posedge clk) begin
+      a_i <= a;
+      b_i <= b;
+      c_i <= c;
+    end
+    always_ff @(posedge clk or negedge rst_n)
+      if (!rst_n) v_i <= 1'b0; else v_i <= in_valid;
+  end else begin : g_nopin
+    assign a_i = a;
+    assign b_i = b;
+    assign c_i = c;
+    assign v_i = in_valid;
+  end
+
+  // ---- the chained steps ------------------------------------------------
+  for (genvar s = 0; s < NS; s++) begin : g_s
+    logic [DWD-1:0] y;
+    logic [31:0]    cv;
+    localparam int SC_EB   = (s == 0) ? C_EB   : D_EB;
+    localparam int SC_MB   = (s == 0) ? C_MB   : D_MB;
+    localparam int SC_BIAS = (s == 0) ? C_BIAS : D_BIAS;
+    localparam int SCW     = 1 + SC_EB + SC_MB;
+    logic [SCW-1:0] cin;
+    if (s == 0) begin : g_c0
+      assign cin = c_i;
+    end else begin : g_cn
+      assign cin = g_s[s-1].y;
+    end
+    if (CADD == 0) begin : g_nv
+      mma_fda #(
+        .A_EB(A_EB), .A_MB(A_MB), .A_BIAS(A_BIAS), .A_SPEC(A_SPEC),
+        .B_EB(B_EB), .B_MB(B_MB), .B_BIAS(B_BIAS), .B_SPEC(B_SPEC),
+        .C_EB(SC_EB), .C_MB(SC_MB), .C_BIAS(SC_BIAS),
+        .D_EB(D_EB), .D_MB(D_MB), .D_BIAS(D_BIAS), .P(P), .L(L), .F(F),
+        .ALIGN(ALIGN), .RHO(RHO), .ZERO_POS(ZERO_POS), .EZERO_EN(EZERO_EN),
+        .EZERO(EZERO), .POVF(POVF), .FTZ(FTZ), .EW(EW)
+      ) u_step (
+        .a(a_i[s*L*AWD +: L*AWD]), .b(b_i[s*L*BWD +: L*BWD]), .c(cin), .d(y), .cov(cv));
+    end else begin : g_amd
+      mma_fdrda #(
+        .A_EB(A_EB), .A_MB(A_MB), .A_BIAS(A_BIAS), .A_SPEC(A_SPEC),
+        .B_EB(B_EB), .B_MB(B_MB), .B_BIAS(B_BIAS), .B_SPEC(B_SPEC),
+        .C_EB(SC_EB), .C_MB(SC_MB), .C_BIAS(SC_BIAS),
+        .D_EB(D_EB), .D_MB(D_MB), .D_BIAS(D_BIAS), .P(P), .L(L),
+        .TREE(TREE), .CADD(CADD), .F(F), .F2(F2), .RHO(RHO),
+        .ZERO_POS(ZERO_POS), .POVF(POVF), .FTZ(FTZ), .EW(EW)
+      ) u_step (
+        .a(a_i[s*L*AWD +: L*AWD]), .b(b_i[s*L*BWD +: L*BWD]), .c(cin), .d(y), .cov(cv));
+    end
+  end
+
+  // coverage over the steps: flags OR-ed, largest shift, last step's lead
+  logic [NS*32-1:0] cvs;
+  for (genvar s = 0; s < NS; s++) begin : g_cvs
+    assign cvs[s*32 +: 32] = g_s[s].cv;
+  end
+  logic [31:0] cov_c;
+  always_comb begin
+    cov_c = cvs[(NS-1)*32 +: 32];
+    for (int s = 0; s < NS - 1; s++) begin
+      cov_c[31:16] = cov_c[31:16] | cvs[s*32+16 +: 16];
+      if (cvs[s*32 +: 8] > cov_c[7:0]) cov_c[7:0] = cvs[s*32 +: 8];
+    end
+  end
+
+  // ---- optional output register -----------------------------------------
+  if (PIPE >= 1) begin : g_pout
+    always_ff @(posedge clk) begin
+      d   <= g_s[NS-1].y;
+      cov <= cov_c;
+    end
+    always_ff @(posedge clk or negedge rst_n)
+      if (!rst_n) out_valid <= 1'b0; else out_valid <= v_i;
+  end else begin : g_nopout
+    assign d         = g_s[NS-1].y;
+    assign cov       = cov_c;
+    assign out_valid = v_i;
+  end
+endmodule

@@ -1,0 +1,146 @@
+// mma_fda: one fused dot-product-accumulate step (NVIDIA FDA; the C model's
+// mma_alg_fused() loop body):
+//   d = round( c + sum_{k<L} a_k*b_k )
+// with c and the L exact products aligned to the largest exponent, each cut
+// to F fraction bits (ALIGN: 0 toward zero, 2 toward -inf), added exactly,
+// then normalized and rounded to P fraction bits of the output (RHO).
+//
+// Formats: *_EB exponent bits, *_MB fraction bits, *_BIAS, *_SPEC (see
+// mma_unpack).  c and d are IEEE-like (SPEC 0).
+module mma_fda #(
+  parameter int A_EB = 4, parameter int A_MB = 3, parameter int A_BIAS = 7,   parameter int A_SPEC = 1,
+  parameter int B_EB = 4, parameter int B_MB = 3, parameter int B_BIAS = 7,   parameter int B_SPEC = 1,
+  parameter int C_EB = 8, parameter int C_MB = 23, parameter int C_BIAS = 127,
+  parameter int D_EB = 8, parameter int D_MB = 23, parameter int D_BIAS = 127,
+  parameter int P        = 13,
+  parameter int L        = 32,
+  parameter int F        = 13,
+  parameter int ALIGN    = 0,
+  parameter int RHO      = 0,
+  parameter int ZERO_POS = 1,
+  parameter int EZERO_EN = 0,
+  parameter int EZERO    = 0,
+  parameter int POVF     = 0,
+  parameter int FTZ      = 0,
+  parameter int EW       = 11,
+  localparam int AWD = 1 + A_EB + A_MB,
+  localparam int BWD = 1 + B_EB + B_MB,
+  localparam int CWD = 1 + C_EB + C_MB,
+  localparam int DWD = 1 + D_EB + D_MB
+) (
+  input  logic [L*AWD-1:0]  a,
+  input  logic [L*BWD-1:0]  b,
+  input  logic [CWD-1:0]    c,
+  output logic [DWD-1:0]    d,
+  output logic [31:0]       cov
+);
+  localparam int N   = L + 1;                       // terms: L products and c
+  localparam int PF  = A_MB + B_MB;                 // product fraction bits
+  localparam int TF  = (PF > C_MB) ? PF : C_MB;     // common fraction bits
+  localparam int TW  = TF + 2;                      // significands < 4
+  localparam int AW  = TW - TF + F + 1;             // aligned term width (signed)
+  localparam int SW  = AW + $clog2(N);              // sum width (signed)
+  localparam int LW  = EW + 3;                      // rounding exponent width
+
+  logic [N-1:0]     t_sgn, t_zero, t_inf, t_nan;
+  logic [N*EW-1:0]  t_exp;
+  logic [N*TW-1:0]  t_sig;
+  logic [L-1:0]     zinf, nan_in;
+
+  // ---- products --------------------------------------------------------
+  for (genvar k = 0; k < L; k++) begin : g_p
+    logic                 as, az, ai, an, bs, bz, bi, bn;
+    logic signed [EW-1:0] ae, be, pe;
+    logic [A_MB:0]        am;
+    logic [B_MB:0]        bm;
+    logic [PF+1:0]        pm;
+
+    mma_unpack #(.EB(A_EB), .MB(A_MB), .BIAS(A_BIAS), .SPEC(A_SPEC), .FTZ(FTZ), .EW(EW)) u_ua (
+      .x(a[k*AWD +: AWD]), .sgn(as), .zero(az), .inf(ai), .nan(an), .exp(ae), .sig(am));
+    mma_unpack #(.EB(B_EB), .MB(B_MB), .BIAS(B_BIAS), .SPEC(B_SPEC), .FTZ(FTZ), .EW(EW)) u_ub (
+      .x(b[k*BWD +: BWD]), .sgn(bs), .zero(bz), .inf(bi), .nan(bn), .exp(be), .sig(bm));
+    mma_mul #(.MBA(A_MB), .MBB(B_MB), .EW(EW), .POVF(POVF)) u_mul (
+      .a_sgn(as), .a_zero(az), .a_inf(ai), .a_nan(an), .a_exp(ae), .a_sig(am),
+      .b_sgn(bs), .b_zero(bz), .b_inf(bi), .b_nan(bn), .b_exp(be), .b_sig(bm),
+      .p_sgn(t_sgn[k]), .p_zero(t_zero[k]), .p_inf(t_inf[k]), .p_nan(t_nan[k]),
+      .p_exp(pe), .p_sig(pm));
+    assign t_exp[k*EW +: EW] = pe;
+    assign t_sig[k*TW +: TW] = TW'(pm) << (TF - PF);
+    assign zinf[k]   = (ai & bz) | (bi & az);
+    assign nan_in[k] = an | bn;
+  end
+
+  // ---- c -----------------------------------------------------------------
+  logic                 cs, cz, ci, cn;
+  logic signed [EW-1:0] ce;
+  logic [C_MB:0]        cm;
+  mma_unpack #(.EB(C_EB), .MB(C_MB), .BIAS(C_BIAS), .SPEC(0), .FTZ(FTZ), .EW(EW)) u_uc (
+    .x(c), .sgn(cs), .zero(cz), .inf(ci), .nan(cn), .exp(ce), .sig(cm));
+  assign t_sgn[L]             = cs;
+  assign t_zero[L]            = cz;
+  assign t_inf[L]             = ci;
+  assign t_nan[L]             = cn;
+  assign t_exp[L*EW +: EW]    = ce;
+  assign t_sig[L*TW +: TW]    = TW'(cm) << (TF - C_MB);
+
+  // ---- specials ------------------------------------------------------------
+  logic sp_nan, sp_inf, sp_neg, sp_conf;
+  mma_special #(.N(N)) u_sp (
+    .t_nan(t_nan), .t_inf(t_inf), .t_sgn(t_sgn),
+    .nan(sp_nan), .inf(sp_inf), .inf_neg(sp_neg), .cov_conflict(sp_conf));
+
+  // ---- max exponent, alignment, addition ---------------------------------
+  logic signed [EW-1:0] emax;
+  logic                 any, lost;
+  logic [N*AW-1:0]      t_al;
+  logic [7:0]           dmax;
+  mma_align #(.N(N), .EW(EW), .TW(TW), .TF(TF), .F(F), .CUT(ALIGN),
+              .EZERO_EN(EZERO_EN), .EZERO(EZERO)) u_al (
+    .t_sgn(t_sgn), .t_zero(t_zero), .t_exp(t_exp), .t_sig(t_sig),
+    .emax(emax), .any(any), .t_al(t_al), .cov_dmax(dmax), .cov_lost(lost));
+
+  logic signed [SW-1:0] s;
+  mma_add #(.N(N), .W(AW)) u_add (.t(t_al), .s(s));
+
+  // ---- normalize, round, pack --------------------------------------------
+  logic                 neg;
+  logic [SW-1:0]        mag;
+  logic signed [LW-1:0] lsb, qlsb, lead;
+  logic [P+1:0]         q;
+  logic                 inexact, c_ovf, c_sub, c_zero;
+
+  assign neg = s[SW-1];
+  assign mag = any ? (neg ? SW'(-s) : SW'(s)) : '0;
+  assign lsb = LW'(emax) - LW'(F);
+
+  mma_round #(.MW(SW), .LW(LW), .P(P), .EMIN(1 - D_BIAS), .RHO(RHO)) u_rnd (
+    .neg(neg), .mag(mag), .lsb(lsb), .q(q), .qlsb(qlsb), .inexact(inexact), .lead(lead));
+
+  mma_pack #(.EB(D_EB), .MB(D_MB), .BIAS(D_BIAS), .P(P), .RHO(RHO),
+             .ZERO_POS(ZERO_POS), .LW(LW)) u_pk (
+    .nan(sp_nan), .inf(sp_inf), .inf_neg(sp_neg), .neg(neg), .q(q), .qlsb(qlsb),
+    .y(d), .cov_ovf(c_ovf), .cov_sub(c_sub), .cov_zero(c_zero));
+
+  // ---- coverage observation (see docs/rtl.md) ----------------------------
+  logic fin, nz;
+  logic signed [LW-1:0] rel;
+  assign fin = ~sp_nan & ~sp_inf;
+  assign nz  = mag != '0;
+  assign rel = lead - LW'(emax);
+  assign cov[7:0]   = dmax;
+  assign cov[15:8]  = (fin & nz) ? ((rel > 127) ? 8'sd127 : (rel < -128) ? -8'sd128 : rel[7:0]) : 8'd0;
+  assign cov[16]    = |nan_in | cn;
+  assign cov[17]    = |zinf;
+  assign cov[18]    = sp_conf;
+  assign cov[19]    = sp_inf;
+  assign cov[20]    = sp_nan;
+  assign cov[21]    = fin & lost;
+  assign cov[22]    = fin & any & ~nz;
+  assign cov[23]    = fin & ~any;
+  assign cov[24]    = fin & nz & inexact;
+  assign cov[25]    = fin & nz & q[P+1];
+  assign cov[26]    = c_sub;
+  assign cov[27]    = c_ovf;
+  assign cov[28]    = fin & nz & c_zero;
+  assign cov[31:29] = '0;
+endmodule
