@@ -202,6 +202,11 @@ START_TEST(sfma_order)
     /* NaN payload passes through, quieted */
     uint64_t an[1] = {0x7ff0000000000123ull};
     ck_assert_uint_eq(dot(&u, 0, 1, an, b), 0x7ff8000000000123ull);
+    /* H100 DMMA: the accumulator's NaN wins; 0*Inf gives 0xfff8000000000000 */
+    uint64_t an2[2] = {0x7ff0000000000001ull, 0x7ff0000000000002ull};
+    ck_assert_uint_eq(dot(&u, 0, 2, an2, b), 0x7ff8000000000001ull);
+    uint64_t ai[1] = {0x7ff0000000000000ull}, bz[1] = {0};
+    ck_assert_uint_eq(dot(&u, 0, 1, ai, bz), 0xfff8000000000000ull);
 }
 END_TEST
 

@@ -34,8 +34,10 @@ static float f32_from(mma_fmt f, uint64_t bits)
     return v.neg ? -x : x;
 }
 
-/* SFMA: NaN payloads pass through quieted (DMMA, BRIEF 4b); the first NaN
- * in operand order a, b, c wins. */
+/* SFMA: NaN payloads pass through quieted (DMMA, BRIEF 4b).  H100 DMMA
+ * (vectors/hw/h100): the accumulator's NaN wins over a NaN in a_k or b_k,
+ * and an invalid operation (0*Inf, Inf-Inf) gives 0xfff8000000000000. */
+#define DMMA_DEFAULT_NAN 0xfff8000000000000ull
 uint64_t mma_alg_fma(const mma_unit *u, uint64_t c, const uint64_t *a,
                      const uint64_t *b)
 {
@@ -44,12 +46,12 @@ uint64_t mma_alg_fma(const mma_unit *u, uint64_t c, const uint64_t *a,
         for (int k = 0; k < u->k; k++) {
             double x = f64_of(a[k]), y = f64_of(b[k]);
             if (isnan(x) || isnan(y) || isnan(d)) {
-                uint64_t nb = isnan(x) ? a[k] : isnan(y) ? b[k] : bits_of_f64(d);
+                uint64_t nb = isnan(d) ? bits_of_f64(d) : isnan(x) ? a[k] : b[k];
                 d = f64_of(mma_quiet(MMA_FMT_FP64, nb));
                 continue;
             }
             d = fma(x, y, d);
-            if (isnan(d)) d = f64_of(mma_canonical_nan(MMA_FMT_FP64));
+            if (isnan(d)) d = f64_of(DMMA_DEFAULT_NAN);
         }
         return bits_of_f64(d);
     }
@@ -57,7 +59,7 @@ uint64_t mma_alg_fma(const mma_unit *u, uint64_t c, const uint64_t *a,
     for (int k = 0; k < u->k; k++) {
         float x = f32_of(a[k]), y = f32_of(b[k]);
         if (isnan(x) || isnan(y) || isnan(d)) {
-            uint64_t nb = isnan(x) ? a[k] : isnan(y) ? b[k] : bits_of_f32(d);
+            uint64_t nb = isnan(d) ? bits_of_f32(d) : isnan(x) ? a[k] : b[k];
             d = f32_of(mma_quiet(MMA_FMT_FP32, nb));
             continue;
         }
