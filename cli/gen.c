@@ -121,15 +121,18 @@ static int set_term(G *g, int j, int neg, int t, int frac)
         g->v->c = frac && t >= mma_format(u->c)->emin ? enc(u->c, neg, t, cli_rng_next(g->r)) : pow2(u->c, neg, t);
         return 1;
     }
-    int ea = t / 2, eb = t - ea;
     int lo_a = mma_format(u->a)->emin, hi_a = emax_of(u->a);
     int lo_b = mma_format(u->b)->emin, hi_b = emax_of(u->b);
-    if (ea < lo_a) ea = lo_a;
-    if (ea > hi_a) ea = hi_a;
-    eb = t - ea;
-    if (eb < lo_b) { eb = lo_b; ea = t - eb; }
-    if (eb > hi_b) { eb = hi_b; ea = t - eb; }
-    if (ea < lo_a - mma_format(u->a)->mbits || ea > hi_a || eb < lo_b || eb > hi_b) return 0;
+    int sa = lo_a - mma_format(u->a)->mbits, sb = lo_b - mma_format(u->b)->mbits;  /* subnormal floors */
+    /* split t = ea + eb with both reachable (subnormals allowed), closest to t/2 */
+    int ea = INT32_MIN / 2, eb = 0, best = 1 << 30;
+    for (int x = sa; x <= hi_a; x++) {
+        int y = t - x;
+        if (y < sb || y > hi_b) continue;
+        int dist = abs(2 * x - t);
+        if (dist < best) { best = dist; ea = x; eb = y; }
+    }
+    if (best == 1 << 30) return 0;
     g->v->a[j] = frac && ea >= lo_a ? enc(u->a, neg, ea, cli_rng_next(g->r)) : pow2(u->a, neg, ea);
     g->v->b[j] = pow2(u->b, 0, eb);
     return g->v->a[j] != 0 || t < -1000;
@@ -378,6 +381,46 @@ static void s_specials(G *g, long i)
     }
 }
 
+/* Where do zero terms sit when the maximum exponent is found?  c = 0 and
+ * every product zero but two: a big one on (RZ) or half-way between (RNE)
+ * points of the output's subnormal grid, and a tiny negative one that a
+ * zero term's exponent E (ezero) would cut but the big term alone would
+ * keep.  The result moves by one unit between the two hypotheses.  Formats
+ * whose products cannot reach the output's subnormal range fall back to
+ * the specials suite (there ezero cannot matter). */
+static void s_ezero(G *g, long i)
+{
+    const mma_unit *u = g->u;
+    const mma_format_info *fd = mma_format(u->d), *fa = mma_format(u->a);
+    int f = u->f ? u->f : 24;
+    int E = (u->flags & MMA_F_NO_EZERO) ? fd->emin - 7 : u->ezero;
+    int grid = fd->emin - u->p;
+    int rne = u->rho == MMA_RNE;
+    int nbmax = fa->mbits;
+    while (nbmax > 0 && grid - (rne ? 1 : 0) + nbmax >= E - 1) nbmax--;
+    int ebig_lo = grid - (rne ? 1 : 0);
+    if (ebig_lo < prod_emin(u) || u->k < 2 || E - f - 1 < ebig_lo - f) { s_specials(g, i); return; }
+    fill_zero(g);
+    int nb = (int)cli_rng_below(g->r, (uint64_t)nbmax + 1);
+    uint64_t odd = ((cli_rng_next(g->r) & (((uint64_t)1 << nb) - 1)) | ((uint64_t)1 << nb) | 1);
+    int ebig = ebig_lo + nb;                 /* paper exponent of the big product */
+    int ea = ebig / 2, eb = ebig - ea;
+    if (ea < fa->emin) { ea = fa->emin; eb = ebig - ea; }
+    int j = (int)cli_rng_below(g->r, (uint64_t)u->k);
+    uint64_t m = nb ? (odd - ((uint64_t)1 << nb)) << (fa->mbits - nb) : 0;
+    if (u->a == MMA_FMT_TF32) m <<= 13;
+    g->v->a[j] = enc(u->a, 0, ea, m);
+    g->v->b[j] = pow2(u->b, 0, eb);
+    int tlo = ebig - f, thi = E - f - 1;
+    if (tlo < prod_emin(u) - fa->mbits - mma_format(u->b)->mbits) tlo = prod_emin(u) - fa->mbits - mma_format(u->b)->mbits;
+    if (thi < tlo) thi = tlo;
+    int t = tlo + (int)cli_rng_below(g->r, (uint64_t)(thi - tlo + 1));
+    int j2 = (j + 1 + (int)cli_rng_below(g->r, (uint64_t)u->k - 1)) % u->k;
+    set_term(g, j2, 1, t, 0);
+    g->v->c = zero(u->c, (int)(cli_rng_next(g->r) & 1));
+    scales(g, 0);
+}
+
 typedef void (*suite_fn)(G *, long);
 static const struct { const char *name; suite_fn fn; const char *what; } suites[] = {
     {"random", s_random, "uniform random bit patterns in every field"},
@@ -387,6 +430,7 @@ static const struct { const char *name; suite_fn fn; const char *what; } suites[
     {"precision", s_precision, "-1 + 1 + eps at every position (fraction bits kept)"},
     {"rounding", s_rounding, "sums at 1 + {0.25, 0.5, 0.75, 1.5} ulp and negatives (rounding, ties)"},
     {"specials", s_specials, "subnormals, signed zeros, Inf, NaN payloads, 0*Inf, overflow, tf32 low bits, scale NaN"},
+    {"ezero", s_ezero, "c = 0, one big and one tiny product near the output's subnormal grid: where zero terms sit in emax"},
     {"compliance", NULL, "all of the above in fixed proportions"},
 };
 

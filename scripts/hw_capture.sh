@@ -12,15 +12,14 @@ plan=$1
 W=${WORK:-/tmp/hwcap}
 OUTD=${OUT:-$W/outpack}
 rm -rf "$W"; mkdir -p "$W/in" "$W/out" "$OUTD"
-make -s -j"$(nproc)" build/mmaref >/dev/null
-B=build/mmaref
-suites="order precision rounding specials random normal cancel"
+B=${MMAREF:-hwbuild/mmaref}   # a static build, carried with the harness
+suites=${SUITES:-"order precision rounding specials ezero random normal cancel"}
 grep -v '^#' "$plan" | while read -r instr count; do
   [ -n "$instr" ] || continue
   q=${instr#*:}
-  $B gen "$instr" --suite compliance --count "$count" --seed 1 -o "$W/in/$q.compliance.vec" &
+  [ "$count" = 0 ] || $B gen "$instr" --suite compliance --count "$count" --seed 1 -o "$W/in/$q.compliance.vec" &
   for s in $suites; do
-    case $s in random|normal|cancel) n=2000 ;; *) n=4000 ;; esac
+    case $s in random|normal|cancel) n=2000 ;; *) n=${DIRECTED:-4000} ;; esac
     $B gen "$instr" --suite "$s" --count $n --seed 1 -o "$W/in/$q.$s.vec" &
   done
   wait
