@@ -16,6 +16,7 @@ static int usage(FILE *f)
         "  gen <instr|config> --suite S --count N --seed S [--shard i/n] -o out.vec\n"
         "  metrics <instr|config>... --dist D --count N --seed S   error statistics against the exact result\n"
         "  gemm <instr> --k K --mode tc|promote|twostage [--nc N]   GEMM-depth accumulation study\n"
+        "  bench [instr...] [--threads N] [--seconds S]   dot products per second\n"
         "  version\n");
     return f == stderr ? 2 : 0;
 }
@@ -179,6 +180,7 @@ int main(int argc, char **argv)
     if (!strcmp(c, "gen")) return cmd_gen(argc - 2, argv + 2);
     if (!strcmp(c, "metrics")) return cmd_metrics(argc - 2, argv + 2);
     if (!strcmp(c, "gemm")) return cmd_gemm(argc - 2, argv + 2);
+    if (!strcmp(c, "bench")) return cmd_bench(argc - 2, argv + 2);
     if (!strcmp(c, "version") || !strcmp(c, "--version")) { printf("mmaref %s\n", MMAREF_VERSION); return 0; }
     if (!strcmp(c, "help") || !strcmp(c, "--help") || !strcmp(c, "-h")) return usage(stdout);
     fprintf(stderr, "mmaref: unknown command '%s'\n", c);
