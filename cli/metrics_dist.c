@@ -1,0 +1,246 @@
+/* Input distributions for the metrics (docs/accuracy.md, "Distributions").
+ * A draw is real-valued (or raw words for `bits`) and depends only on
+ * (seed, distribution, vector index, k); each unit then quantizes the same
+ * draw into its own formats, so units with the same input formats see the
+ * same encodings. */
+#include "metrics.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *names[MX_NDIST] = {"normal", "uniform", "llm", "cancel", "bits"};
+
+const char *mx_dist_name(mx_dist d) { return names[d]; }
+const char *mx_dist_list(void) { return "normal uniform llm cancel bits"; }
+
+int mx_dist_parse(const char *s, mx_dist *d)
+{
+    for (int i = 0; i < MX_NDIST; i++)
+        if (!strcmp(s, names[i])) { *d = (mx_dist)i; return 0; }
+    return -1;
+}
+
+int mx_gen_init(mx_gen *g, mx_dist d, double scale, int k, uint64_t seed,
+                int zero_c, mma_fmt quant)
+{
+    memset(g, 0, sizeof *g);
+    g->dist = d;
+    g->scale = scale;
+    g->k = k;
+    g->seed = seed;
+    g->zero_c = zero_c;
+    g->quant = quant;
+    mx_tables_init();
+    mx_rng_init();
+    if (d == MX_LLM) {
+        /* outlier channels: a property of the "model", fixed by the seed
+         * (about 1 in 128 channels, at least one), 20x to 100x louder */
+        g->outlier = calloc((size_t)k, 1);
+        g->gain = calloc((size_t)k, sizeof *g->gain);
+        if (!g->outlier || !g->gain) return -1;
+        cli_rng r;
+        cli_rng_seed(&r, seed ^ 0x6c6c6d0000000000ull, ~(uint64_t)0);
+        int any = 0;
+        for (int i = 0; i < k; i++) {
+            g->outlier[i] = cli_rng_below(&r, 128) == 0;
+            any |= g->outlier[i];
+        }
+        if (!any) g->outlier[cli_rng_below(&r, (uint64_t)k)] = 1;
+        for (int i = 0; i < k; i++) g->gain[i] = g->outlier[i] ? 20.0 + 80.0 * mx_uniform(&r) : 1.0;
+    }
+    return 0;
+}
+
+void mx_gen_free(mx_gen *g)
+{
+    free(g->outlier);
+    free(g->gain);
+    g->outlier = NULL;
+    g->gain = NULL;
+}
+
+mx_draw *mx_draw_new(int k)
+{
+    mx_draw *d = calloc(1, sizeof *d);
+    if (!d) return NULL;
+    d->k = k;
+    d->a = calloc((size_t)k, sizeof *d->a);
+    d->b = calloc((size_t)k, sizeof *d->b);
+    d->wa = calloc((size_t)k, sizeof *d->wa);
+    d->wb = calloc((size_t)k, sizeof *d->wb);
+    d->wsa = calloc((size_t)k, sizeof *d->wsa);
+    d->wsb = calloc((size_t)k, sizeof *d->wsb);
+    if (!d->a || !d->b || !d->wa || !d->wb || !d->wsa || !d->wsb) { mx_draw_free(d); return NULL; }
+    return d;
+}
+
+void mx_draw_free(mx_draw *d)
+{
+    if (!d) return;
+    free(d->a); free(d->b); free(d->wa); free(d->wb); free(d->wsa); free(d->wsb);
+    free(d);
+}
+
+void mx_draw_vector(const mx_gen *g, uint64_t i, mx_draw *d)
+{
+    cli_rng r;
+    cli_rng_seed(&r, g->seed ^ ((uint64_t)(g->dist + 1) << 56), i);
+    int k = g->k;
+    double s = g->scale;
+    switch (g->dist) {
+    case MX_NORMAL:
+        for (int j = 0; j < k; j++) { d->a[j] = s * mx_normal(&r); d->b[j] = s * mx_normal(&r); }
+        d->c = mx_normal(&r);
+        break;
+    case MX_UNIFORM:
+        for (int j = 0; j < k; j++) {
+            d->a[j] = s * (2 * mx_uniform(&r) - 1);
+            d->b[j] = s * (2 * mx_uniform(&r) - 1);
+        }
+        d->c = mx_normal(&r);
+        break;
+    case MX_LLM:
+        for (int j = 0; j < k; j++) { d->a[j] = mx_student3(&r) * g->gain[j]; d->b[j] = mx_normal(&r); }
+        d->c = mx_normal(&r);
+        break;
+    case MX_CANCEL:
+        for (int j = 0; j < k; j++) { d->a[j] = s * mx_normal(&r); d->b[j] = s * mx_normal(&r); }
+        for (int j = 0; j < k / 2; j++)
+            if (mx_rng_next(&r) & 1) { d->a[j + k / 2] = -d->a[j]; d->b[j + k / 2] = d->b[j]; }
+        /* c will be -(sum of products) * (1 + eta), |eta| = 2^-(4..24) */
+        d->c = ldexp(mx_rng_next(&r) & 1 ? 1.0 : -1.0, -(4 + (int)cli_rng_below(&r, 21)));
+        break;
+    case MX_BITS:
+        for (int j = 0; j < k; j++) { d->wa[j] = mx_rng_next(&r); d->wb[j] = mx_rng_next(&r); }
+        for (int j = 0; j < k; j++) { d->wsa[j] = mx_rng_next(&r); d->wsb[j] = mx_rng_next(&r); }
+        d->wc = mx_rng_next(&r);
+        break;
+    default:
+        break;
+    }
+}
+
+mx_enc *mx_enc_new(int k)
+{
+    mx_enc *e = calloc(1, sizeof *e);
+    if (!e) return NULL;
+    e->k = k;
+    e->a = calloc((size_t)k, 8);
+    e->b = calloc((size_t)k, 8);
+    e->sa = calloc((size_t)k, 8);
+    e->sb = calloc((size_t)k, 8);
+    if (!e->a || !e->b || !e->sa || !e->sb) { mx_enc_free(e); return NULL; }
+    return e;
+}
+
+void mx_enc_free(mx_enc *e)
+{
+    if (!e) return;
+    free(e->a); free(e->b); free(e->sa); free(e->sb);
+    free(e);
+}
+
+static uint64_t wmask(mma_fmt f)
+{
+    int w = mma_format(f)->width;
+    return w == 64 ? ~(uint64_t)0 : ((uint64_t)1 << w) - 1;
+}
+
+/* value -> encoding in f, through the --quant format first when given */
+static inline uint64_t q2(const mx_gen *g, mma_fmt f, double v)
+{
+    if (g->quant != MMA_FMT_NONE) v = mx_value(g->quant, mx_quantize(g->quant, v));
+    return mx_quantize(f, v);
+}
+
+/* narrow formats get per-vector absmax scaling into their range (llm) */
+static double absmax_gain(mma_fmt f, const double *v, int k)
+{
+    double fm = mx_fmt_max(f);
+    if (fm > 65504.0) return 1.0;
+    double m = 0;
+    for (int j = 0; j < k; j++) if (fabs(v[j]) > m) m = fabs(v[j]);
+    return m > 0 ? fm / m : 1.0;
+}
+
+/* block scales (MX: OCP shared exponent; NVFP4: amax/6 in ue4m3) */
+static void block_quant(const mx_gen *g, const mma_unit *u, mma_fmt f, const double *v,
+                        uint64_t *out, uint64_t *sc)
+{
+    int nb = g->k / u->block;
+    for (int bi = 0; bi < nb; bi++) {
+        const double *x = v + bi * u->block;
+        double m = 0;
+        for (int j = 0; j < u->block; j++) if (fabs(x[j]) > m) m = fabs(x[j]);
+        double inv;
+        if (u->scale == MMA_FMT_UE8M0) {
+            int e = -127;
+            if (m > 0) { int ex; frexp(m, &ex); e = ex - 1 - mx_fmt_emax(f); }
+            if (e < -127) e = -127;
+            if (e > 127) e = 127;
+            sc[bi] = (uint64_t)(e + 127);
+            inv = ldexp(1.0, -e);
+        } else {
+            double s = m / mx_fmt_max(f);
+            sc[bi] = mx_quantize(u->scale, s);
+            double sv = mx_value(u->scale, sc[bi]);
+            if (!(sv > 0)) { sc[bi] = mx_quantize(u->scale, 1.0); sv = 1.0; }
+            inv = 1.0 / sv;
+        }
+        for (int j = 0; j < u->block; j++) out[bi * u->block + j] = q2(g, f, x[j] * inv);
+    }
+}
+
+void mx_encode_draw(const mx_gen *g, const mma_unit *u, const mx_draw *d, mx_enc *e)
+{
+    int k = g->k;
+    int scaled = u->scale != MMA_FMT_NONE;
+    if (g->dist == MX_BITS) {
+        uint64_t ma = wmask(u->a), mb = wmask(u->b);
+        for (int j = 0; j < k; j++) { e->a[j] = d->wa[j] & ma; e->b[j] = d->wb[j] & mb; }
+        if (scaled) {
+            uint64_t ms = wmask(u->scale);
+            for (int j = 0; j < k / u->block; j++) { e->sa[j] = d->wsa[j] & ms; e->sb[j] = d->wsb[j] & ms; }
+        }
+        e->c = g->zero_c ? 0 : d->wc & wmask(u->c);
+        return;
+    }
+    if (scaled) {
+        block_quant(g, u, u->a, d->a, e->a, e->sa);
+        block_quant(g, u, u->b, d->b, e->b, e->sb);
+    } else if (g->dist == MX_LLM) {
+        double ga = absmax_gain(u->a, d->a, k), gb = absmax_gain(u->b, d->b, k);
+        for (int j = 0; j < k; j++) { e->a[j] = q2(g, u->a, d->a[j] * ga); e->b[j] = q2(g, u->b, d->b[j] * gb); }
+    } else if (g->quant == MMA_FMT_NONE) {
+        /* local copies: the stores to e->a cannot alias them */
+        const mx_qtab qa = mx_qtabs[u->a], qb = mx_qtabs[u->b];
+        if (qa.t && qb.t)
+            for (int j = 0; j < k; j++) { e->a[j] = mx_quantize_q(&qa, u->a, d->a[j]); e->b[j] = mx_quantize_q(&qb, u->b, d->b[j]); }
+        else
+            for (int j = 0; j < k; j++) { e->a[j] = mx_quantize(u->a, d->a[j]); e->b[j] = mx_quantize(u->b, d->b[j]); }
+    } else {
+        for (int j = 0; j < k; j++) { e->a[j] = q2(g, u->a, d->a[j]); e->b[j] = q2(g, u->b, d->b[j]); }
+    }
+    if (g->zero_c) { e->c = 0; return; }
+    /* c from the quantized products: the scale of a partial sum (normal,
+     * uniform, llm) or minus their sum, perturbed (cancel) */
+    double s = 0, s2 = 0;
+    const double *va = mx_vtab[u->a], *vb = mx_vtab[u->b];
+    if (va && vb && !scaled) {
+        uint64_t ma = mx_wmask[u->a], mb = mx_wmask[u->b];
+        for (int j = 0; j < k; j++) {
+            double p = va[e->a[j] & ma] * vb[e->b[j] & mb];
+            s += p;
+            s2 += p * p;
+        }
+    } else
+        for (int j = 0; j < k; j++) {
+            double p = mx_value(u->a, e->a[j]) * mx_value(u->b, e->b[j]);
+            if (scaled) p *= mx_value(u->scale, e->sa[j / u->block]) * mx_value(u->scale, e->sb[j / u->block]);
+            s += p;
+            s2 += p * p;
+        }
+    double c = g->dist == MX_CANCEL ? -s * (1.0 + d->c) : d->c * sqrt(s2);
+    e->c = mx_quantize(u->c, c);
+}

@@ -1,0 +1,32 @@
+# mk/metrics.mk: error metrics and the accumulator study (cli/metrics*.c,
+# cli/gemm.c; docs/accuracy.md).  Included by the root Makefile, which
+# defines B, CC, CFLAGS, WARN, CLI_OBJ and builds $(B)/mmaref.
+#
+#   make metrics-test   (part of make test, about 30 s on 2 cores) the exact
+#                       reference against GNU MPFR and the model, then the
+#                       command-level checks of tests/metrics/run.sh
+#   make metrics-bench  metric evaluations per second per core, K=32 FP8
+#
+# The mmaref command needs no extra library; the MPFR test links these:
+MPFR_LIBS ?= -lmpfr -lgmp
+METRICS_B := $(B)/tests/metrics
+METRICS_OBJ := $(filter-out $(B)/cli/main.o,$(CLI_OBJ))
+
+.PHONY: metrics-test metrics-bench
+
+$(METRICS_B)/test_exact: tests/metrics/test_exact.c $(METRICS_OBJ) $(B)/libmmaref.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(WARN) -Imodel/include -Icli $< $(METRICS_OBJ) $(B)/libmmaref.a $(MPFR_LIBS) -lm -lpthread -o $@
+
+$(METRICS_B)/bench_metrics: tests/metrics/bench_metrics.c $(METRICS_OBJ) $(B)/libmmaref.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(WARN) -Imodel/include -Icli $< $(METRICS_OBJ) $(B)/libmmaref.a $(MPFR_LIBS) -lm -lpthread -o $@
+
+metrics-test: $(METRICS_B)/test_exact $(B)/mmaref
+	$(METRICS_B)/test_exact 1000
+	sh tests/metrics/run.sh $(B)/mmaref
+
+metrics-bench: $(METRICS_B)/bench_metrics $(B)/mmaref
+	$(METRICS_B)/bench_metrics
+
+EXTRA_TESTS += metrics-test
