@@ -8,9 +8,11 @@
 #include <time.h>
 #include <unistd.h>
 
+/* Inputs packed densely (c, a[k], b[k], scales per vector), as a caller
+ * streaming operands would hold them. */
 typedef struct {
     const mma_unit *u;
-    const mma_vec *v;
+    const uint64_t *c, *a, *b, *sa, *sb;
     long n, reps;
     uint64_t sink;
 } job;
@@ -25,11 +27,11 @@ static double now(void)
 static void *work(void *p)
 {
     job *j = p;
-    int s = mma_unit_nscales(j->u);
+    int s = mma_unit_nscales(j->u), k = j->u->k;
     uint64_t x = 0;
     for (long r = 0; r < j->reps; r++)
         for (long i = 0; i < j->n; i++)
-            x ^= mma_dot(j->u, j->v[i].c, j->v[i].a, j->v[i].b, s ? j->v[i].sa : NULL, s ? j->v[i].sb : NULL);
+            x ^= mma_dot(j->u, j->c[i], j->a + i * k, j->b + i * k, s ? j->sa + i * s : NULL, s ? j->sb + i * s : NULL);
     j->sink = x;
     return NULL;
 }
@@ -59,14 +61,16 @@ static mma_vec *inputs(const char *instr, long n)
 
 int cmd_bench(int argc, char **argv)
 {
-    long n = 20000;
+    long n = 4096;
     double secs = 1.0;
+    long fixed_reps = 0;     /* fixed work, for cycle counting with perf stat */
     int threads = (int)sysconf(_SC_NPROCESSORS_ONLN);
     const char *list[64];
     int nl = 0;
     for (int i = 0; i < argc; i++) {
         if (!strcmp(argv[i], "--threads") && i + 1 < argc) threads = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--seconds") && i + 1 < argc) secs = atof(argv[++i]);
+        else if (!strcmp(argv[i], "--reps") && i + 1 < argc) fixed_reps = atol(argv[++i]);
         else if (argv[i][0] == '-') { fprintf(stderr, "mmaref bench: unknown option '%s'\n", argv[i]); return 2; }
         else if (nl < 64) list[nl++] = argv[i];
     }
@@ -84,8 +88,27 @@ int cmd_bench(int argc, char **argv)
         if (cli_unit(list[li], &u)) return 2;
         mma_vec *v = inputs(list[li], n);
         if (!v) { fprintf(stderr, "mmaref bench: cannot make inputs for %s\n", list[li]); return 2; }
+        int k = u.k, ns = mma_unit_nscales(&u) ? mma_unit_nscales(&u) : 1;
+        uint64_t *buf = malloc(sizeof(uint64_t) * (size_t)n * (size_t)(1 + 2 * k + 2 * ns));
+        uint64_t *pc = buf, *pa = pc + n, *pb = pa + n * k, *psa = pb + n * k, *psb = psa + n * ns;
+        for (long i = 0; i < n; i++) {
+            pc[i] = v[i].c;
+            memcpy(pa + i * k, v[i].a, sizeof(uint64_t) * (size_t)k);
+            memcpy(pb + i * k, v[i].b, sizeof(uint64_t) * (size_t)k);
+            memcpy(psa + i * ns, v[i].sa, sizeof(uint64_t) * (size_t)ns);
+            memcpy(psb + i * ns, v[i].sb, sizeof(uint64_t) * (size_t)ns);
+        }
+        free(v);
         /* calibrate the repetitions to about `secs` on one core */
-        job j = {&u, v, n, 1, 0};
+        job j = {&u, pc, pa, pb, psa, psb, n, 1, 0};
+        if (fixed_reps) {
+            j.reps = fixed_reps;
+            double f0 = now();
+            work(&j);
+            printf("%-66s %14.0f %14s %8d\n", list[li], (double)n * (double)j.reps / (now() - f0), "-", 1);
+            free(buf);
+            continue;
+        }
         double t0 = now();
         work(&j);
         double t1 = now() - t0;
@@ -102,7 +125,7 @@ int cmd_bench(int argc, char **argv)
         double all = (double)n * (double)j.reps * nt / (now() - t0);
         printf("%-66s %14.0f %14.0f %8d\n", list[li], one, all, nt);
         fflush(stdout);
-        free(v);
+        free(buf);
     }
     return 0;
 }

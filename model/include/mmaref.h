@@ -120,6 +120,8 @@ typedef struct {
     int interleave;     /* 0: step s takes products s*lmax..; n > 0: runs of
                            n consecutive k go round-robin to the steps       */
     unsigned flags;     /* MMA_F_*                                           */
+    int impl;           /* set by mma_unit_parse: which code path computes
+                           it (0: decide on every call, for hand-made units) */
 } mma_unit;
 
 /* Parse an instruction name ("hopper:wgmma.m64n8k32.f32.e4m3.e4m3") or a

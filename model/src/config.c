@@ -198,7 +198,9 @@ int mma_config_parse(const char *text, mma_unit *u, char *err, size_t len)
     }
     if (u->ezero == EZ_NONE) u->flags |= MMA_F_NO_EZERO;
     if (u->tree == MMA_TREE_PAIRWISE) u->flags |= MMA_F_FTZ_IN | MMA_F_FTZ_SUM;
-    return mma_unit_finish(u, given, err, len);
+    int rc = mma_unit_finish(u, given, err, len);
+    if (rc == 0) u->impl = mma_unit_impl(u);
+    return rc;
 }
 
 #define APPEND(...) do { int w_ = snprintf(buf + n, n < len ? len - n : 0, __VA_ARGS__); if (w_ > 0) n += (size_t)w_; } while (0)

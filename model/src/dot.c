@@ -1,9 +1,16 @@
 /* One dot product and one tile: dispatch to the unit's algorithm. */
 #include "internal.h"
 
+int mma_unit_impl(const mma_unit *u)
+{
+    return u->tree == MMA_TREE_FUSED && u->cadd == MMA_CADD_FUSED && !u->interleave &&
+           mma_fast_fused_ok(u) ? 2 : 1;
+}
+
 uint64_t mma_dot(const mma_unit *u, uint64_t c, const uint64_t *a,
                  const uint64_t *b, const uint64_t *sa, const uint64_t *sb)
 {
+    if (u->impl == 2 || (u->impl == 0 && mma_unit_impl(u) == 2)) return mma_fast_fused(u, c, a, b);
     switch (u->tree) {
     case MMA_TREE_FUSED:
         if (u->cadd == MMA_CADD_FUSED || u->cadd == MMA_CADD_AFTER) return mma_alg_fused(u, c, a, b, sa, sb);
