@@ -14,6 +14,13 @@
 #define EZ_LOW (INT32_MIN / 4)
 
 static uint64_t *tables[MMA_FMT_COUNT];
+/* The same operands biased for the product loop: significand in bits
+ * 0..31, exponent + 1024 in bits 32..43, Inf/NaN in bit 48, sign in bit 63,
+ * so that adding two entries adds the exponents (with the product's bias
+ * 2048), and xors the signs; the significands are multiplied apart. */
+static uint64_t *btables[MMA_FMT_COUNT];
+static uint64_t bstore16[2][65536];
+#define B_SPEC ((uint64_t)1 << 48)
 static uint64_t store8[9][256];
 static uint64_t store16[2][65536];
 
@@ -44,6 +51,14 @@ __attribute__((constructor)) static void build_tables(void)
     }
     tables[MMA_FMT_FP16] = store16[0];
     tables[MMA_FMT_BF16] = store16[1];
+    for (int t = 0; t < 2; t++)
+        for (int b = 0; b < 65536; b++) {
+            uint64_t x = store16[t][b];
+            bstore16[t][b] = (uint64_t)(uint32_t)x | (uint64_t)(uint32_t)(ent_e(x) + 1024) << 32 |
+                             ((x & T_SPEC) ? B_SPEC : 0) | ((x & T_NEG) ? (uint64_t)1 << 63 : 0);
+        }
+    btables[MMA_FMT_FP16] = bstore16[0];
+    btables[MMA_FMT_BF16] = bstore16[1];
 }
 
 /* A product, packed: bits 0..31 significand, 32..43 exponent + 2048 (0 for a
@@ -144,6 +159,7 @@ uint64_t mma_fast_fused(const mma_unit *u, uint64_t c, const uint64_t *a,
     const mma_format_info *fa = mma_format(u->a), *fbi = mma_format(u->b);
     const uint64_t *ta = tables[u->a], *tb = tables[u->b], *tc = tables[u->c];
     const uint64_t *pt = fa->width <= 8 && fbi->width <= 8 ? pair_table(u->a, u->b) : NULL;
+    const uint64_t *bta = btables[u->a], *btb = btables[u->b];
     const int fbp = fa->mbits + fbi->mbits;
     const int f = u->f, L = u->lmax;
     const int pre = f > fbp ? f - fbp : 0, base = fbp - f + pre;
@@ -163,6 +179,20 @@ uint64_t mma_fast_fused(const mma_unit *u, uint64_t c, const uint64_t *a,
                 uint64_t ef = x & P_EMASK;
                 emf = ef > emf ? ef : emf;
             }
+        } else if (bta && btb) {
+            for (int j = 0; j < L; j++) {
+                uint64_t x = bta[a[k0 + j] & 0xffff], y = btb[b[k0 + j] & 0xffff];
+                uint32_t s = (uint32_t)x * (uint32_t)y;
+                uint64_t hi = (x + y) & ~(uint64_t)0xffffffffu;    /* e sum, sign xor, specials */
+                any |= (x | y) & B_SPEC;
+                uint64_t v = (hi & ~(uint64_t)(B_SPEC | (B_SPEC << 1))) | s;
+                v = s ? v : P_ZERO;
+                p[j] = v;
+                any |= v;
+                uint64_t ef = v & P_EMASK;
+                emf = ef > emf ? ef : emf;
+            }
+            if (any & B_SPEC) any |= P_SPEC;
         } else {
             for (int j = 0; j < L; j++) {
                 uint64_t x = pack_product(ta[a[k0 + j]], tb[b[k0 + j]]);
