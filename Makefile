@@ -69,6 +69,7 @@ test: deps test-unit test-cli test-vectors test-sanitize $(EXTRA_TESTS)
 demo: all
 	sh scripts/demo.sh $(B)/mmaref
 
+EXTRA_BENCH ?= metrics-bench tb-bench
 bench: all
 	sh scripts/bench.sh $(B)/mmaref $(EXTRA_BENCH)
 

@@ -21,8 +21,18 @@ struct mma_vec_reader {
     const char *extra_ptr[MMA_VEC_MAX_HEADER];
     char *buf;
     size_t cap;
-    char pending[64];  /* not used: lines are read whole */
+    int nf;                          /* fields per line                  */
+    unsigned char digits[2 * MMA_MAX_K + 2 * MMA_VEC_MAX_SCALES + 2];
 };
+
+/* hex digit values; 0xff for anything else */
+static unsigned char hexv[256];
+__attribute__((constructor)) static void init_hexv(void)
+{
+    for (int i = 0; i < 256; i++) hexv[i] = 0xff;
+    for (int i = 0; i < 10; i++) hexv['0' + i] = (unsigned char)i;
+    for (int i = 0; i < 6; i++) { hexv['a' + i] = (unsigned char)(10 + i); hexv['A' + i] = (unsigned char)(10 + i); }
+}
 
 static int ends_with(const char *s, const char *suf)
 {
@@ -167,6 +177,15 @@ mma_vec_reader *mma_vec_open(const char *path, const char *instr, char *err, siz
     }
     char want[128];
     mma_vec_fields(&r->u, want, sizeof want);
+    {
+        const mma_unit *u = &r->u;
+        int ns = mma_unit_nscales(u), n = 0;
+        r->digits[n++] = (unsigned char)mma_format(u->c)->hexdigits;
+        for (int i = 0; i < u->k; i++) r->digits[n++] = (unsigned char)mma_format(u->a)->hexdigits;
+        for (int i = 0; i < u->k; i++) r->digits[n++] = (unsigned char)mma_format(u->b)->hexdigits;
+        for (int i = 0; i < 2 * ns; i++) r->digits[n++] = (unsigned char)mma_format(u->scale)->hexdigits;
+        r->digits[n++] = (unsigned char)mma_format(u->d)->hexdigits;
+    }
     r->has_d = 1;
     if (*fields && strcmp(fields, want)) {
         size_t wl = strlen(want);
@@ -230,48 +249,75 @@ static const char *field_name(const mma_unit *u, int i, char *buf, size_t len)
     return "d";
 }
 
+/* The slow, precise diagnosis of a bad line (only run on error). */
+static void diagnose(mma_vec_reader *r, int nf, char *err, size_t len)
+{
+    const mma_unit *u = &r->u;
+    int s = mma_unit_nscales(u);
+    const char *p = r->buf;
+    for (int i = 0; i < nf; i++) {
+        uint64_t dummy = 0;
+        int digits = r->digits[i];
+        int rc = field(&p, digits, &dummy);
+        char fb[32];
+        const char *fn = field_name(u, i, fb, sizeof fb);
+        if (rc == -1) { snprintf(err, len, "%s:%ld: field %s: missing (line has %d fields, %d expected)", r->path, r->line, fn, i, nf); return; }
+        if (rc == -2) { snprintf(err, len, "%s:%ld: field %s: not hexadecimal", r->path, r->line, fn); return; }
+        if (rc == -3) { snprintf(err, len, "%s:%ld: field %s: wrong width (%d hex digits expected)", r->path, r->line, fn, digits); return; }
+        mma_fmt f = i == 0 ? u->c : i <= u->k ? u->a : i <= 2 * u->k ? u->b : i <= 2 * u->k + 2 * s ? u->scale : u->d;
+        int w = mma_format(f)->width;
+        if (w < 64 && (dummy >> w)) {
+            snprintf(err, len, "%s:%ld: field %s: value 0x%llx does not fit %d bits", r->path, r->line, fn,
+                     (unsigned long long)dummy, w);
+            return;
+        }
+    }
+    snprintf(err, len, "%s:%ld: field %d: extra field (%d expected)", r->path, r->line, nf + 1, nf);
+}
+
 int mma_vec_next(mma_vec_reader *r, mma_vec *v, char *err, size_t len)
 {
     const mma_unit *u = &r->u;
     int s = mma_unit_nscales(u);
     int nf = 1 + 2 * u->k + 2 * s + (r->has_d ? 1 : 0);
+    uint64_t vals[2 * MMA_MAX_K + 2 * MMA_VEC_MAX_SCALES + 2];
     for (;;) {
         if (read_line(r) < 0) return 0;
-        const char *p = r->buf;
+        const unsigned char *p = (const unsigned char *)r->buf;
         while (*p == ' ' || *p == '\t') p++;
         if (!*p || *p == '#') continue;
         v->line = r->line;
-        v->d = 0;
-        for (int i = 0; i < nf; i++) {
-            uint64_t *dst; int digits;
-            if (i == 0) { dst = &v->c; digits = mma_format(u->c)->hexdigits; }
-            else if (i <= u->k) { dst = &v->a[i - 1]; digits = mma_format(u->a)->hexdigits; }
-            else if (i <= 2 * u->k) { dst = &v->b[i - 1 - u->k]; digits = mma_format(u->b)->hexdigits; }
-            else if (i <= 2 * u->k + s) { dst = &v->sa[i - 1 - 2 * u->k]; digits = mma_format(u->scale)->hexdigits; }
-            else if (i <= 2 * u->k + 2 * s) { dst = &v->sb[i - 1 - 2 * u->k - s]; digits = mma_format(u->scale)->hexdigits; }
-            else { dst = &v->d; digits = mma_format(u->d)->hexdigits; }
-            int rc = field(&p, digits, dst);
-            if (rc) {
-                char fb[32];
-                const char *fn = field_name(u, i, fb, sizeof fb);
-                if (rc == -1) snprintf(err, len, "%s:%ld: field %s: missing (line has %d fields, %d expected)", r->path, r->line, fn, i, nf);
-                else if (rc == -2) snprintf(err, len, "%s:%ld: field %s: not hexadecimal", r->path, r->line, fn);
-                else snprintf(err, len, "%s:%ld: field %s: wrong width (%d hex digits expected)", r->path, r->line, fn, digits);
-                return -1;
+        int ok = 1;
+        for (int i = 0; i < nf && ok; i++) {
+            while (*p == ' ' || *p == '\t') p++;
+            int dg = r->digits[i];
+            uint64_t x = 0;
+            for (int j = 0; j < dg; j++) {
+                unsigned char h = hexv[p[j]];
+                if (h == 0xff) { ok = 0; break; }
+                x = (x << 4) | h;
             }
-            uint64_t w = (uint64_t)mma_format(i == 0 ? u->c : i <= u->k ? u->a : i <= 2 * u->k ? u->b : i <= 2 * u->k + 2 * s ? u->scale : u->d)->width;
-            if (w < 64 && (*dst >> w)) {
-                char fb[32];
-                snprintf(err, len, "%s:%ld: field %s: value 0x%llx does not fit %llu bits", r->path, r->line,
-                         field_name(u, i, fb, sizeof fb), (unsigned long long)*dst, (unsigned long long)w);
-                return -1;
-            }
+            if (!ok) break;
+            p += dg;
+            if (*p && *p != ' ' && *p != '\t') { ok = 0; break; }
+            vals[i] = x;
         }
-        while (*p == ' ' || *p == '\t') p++;
-        if (*p) {
-            snprintf(err, len, "%s:%ld: field %d: extra field (%d expected)", r->path, r->line, nf + 1, nf);
-            return -1;
+        if (ok) { while (*p == ' ' || *p == '\t') p++; if (*p) ok = 0; }
+        /* widths: a field may not exceed its format's bits */
+        if (ok) {
+            const mma_format_info *fc = mma_format(u->c), *fa = mma_format(u->a), *fbi = mma_format(u->b);
+            if (fc->width < 64 && (vals[0] >> fc->width)) ok = 0;
+            for (int k = 0; ok && k < u->k; k++)
+                if ((fa->width < 64 && (vals[1 + k] >> fa->width)) || (fbi->width < 64 && (vals[1 + u->k + k] >> fbi->width))) ok = 0;
+            for (int i = 0; ok && i < 2 * s; i++)
+                if (vals[1 + 2 * u->k + i] >> mma_format(u->scale)->width) ok = 0;
+            if (ok && r->has_d && mma_format(u->d)->width < 64 && (vals[nf - 1] >> mma_format(u->d)->width)) ok = 0;
         }
+        if (!ok) { diagnose(r, nf, err, len); return -1; }
+        v->c = vals[0];
+        for (int k = 0; k < u->k; k++) { v->a[k] = vals[1 + k]; v->b[k] = vals[1 + u->k + k]; }
+        for (int i = 0; i < s; i++) { v->sa[i] = vals[1 + 2 * u->k + i]; v->sb[i] = vals[1 + 2 * u->k + s + i]; }
+        v->d = r->has_d ? vals[nf - 1] : 0;
         return 1;
     }
 }
