@@ -109,7 +109,7 @@ static void print_metrics(FILE *f, mx_outfmt of, const run_ctx *x, long count, u
 {
     static const char *cols[] = {"unit", "out", "n", "special", "sp_diff", "max_ulp", "mean_ulp",
                                  "p50_ulp", "p90_ulp", "p99_ulp", "p99.9_ulp", "bias_ulp",
-                                 "max_rel", "mean_rel", "not_cr", "ne_fp32"};
+                                 "max_rel", "mean_rel", "rel_inf", "not_cr", "ne_fp32"};
     enum { NC = sizeof cols / sizeof cols[0] };
     const char *dn = mx_dist_name(x->gen.dist);
     if (of == MX_OUT_JSON) {
@@ -140,8 +140,9 @@ static void print_metrics(FILE *f, mx_outfmt of, const run_ctx *x, long count, u
         v[11] = t->n ? t->sum_sulp / n : NAN;
         v[12] = t->n > t->relinf ? t->max_rel : NAN;
         v[13] = t->n > t->relinf ? t->sum_rel / (double)(t->n - t->relinf) : NAN;
-        v[14] = t->n ? (double)t->notcr / n : NAN;
-        v[15] = t->n ? (double)t->nefp32 / n : NAN;
+        v[14] = (double)t->relinf;
+        v[15] = t->n ? (double)t->notcr / n : NAN;
+        v[16] = t->n ? (double)t->nefp32 / n : NAN;
         const char *out = mma_format(x->u[j].d)->name;
         char outs[32];
         if (x->u[j].p != mma_format(x->u[j].d)->mbits) snprintf(outs, sizeof outs, "%s(p=%d)", out, x->u[j].p);
@@ -154,7 +155,7 @@ static void print_metrics(FILE *f, mx_outfmt of, const run_ctx *x, long count, u
             fprintf(f, ",\"out\":\"%s\"", outs);
             for (int c = 2; c < NC; c++) {
                 if (v[c] != v[c]) fprintf(f, ",\"%s\":null", cols[c]);
-                else if (c <= 4) fprintf(f, ",\"%s\":%ld", cols[c], (long)v[c]);
+                else if (c <= 4 || c == 14) fprintf(f, ",\"%s\":%ld", cols[c], (long)v[c]);
                 else fprintf(f, ",\"%s\":%.9g", cols[c], v[c]);
             }
             fprintf(f, "}");
@@ -164,7 +165,7 @@ static void print_metrics(FILE *f, mx_outfmt of, const run_ctx *x, long count, u
             fprintf(f, ",%s,%s,%.17g,%d,%ld,%llu", outs, dn, scale, x->k, count, (unsigned long long)seed);
             for (int c = 2; c < NC; c++) {
                 if (v[c] != v[c]) fprintf(f, ",");
-                else if (c <= 4) fprintf(f, ",%ld", (long)v[c]);
+                else if (c <= 4 || c == 14) fprintf(f, ",%ld", (long)v[c]);
                 else fprintf(f, ",%.9g", v[c]);
             }
             fputc('\n', f);
@@ -173,7 +174,7 @@ static void print_metrics(FILE *f, mx_outfmt of, const run_ctx *x, long count, u
             char **row = cells + (size_t)(j + 1) * NC;
             row[0] = mx_fmt("%s", r->label);
             row[1] = mx_fmt("%s", outs);
-            for (int c = 2; c < NC; c++) row[c] = c <= 4 ? mx_fmt("%ld", (long)v[c]) : mx_fmt("%s", mx_g(v[c], b));
+            for (int c = 2; c < NC; c++) row[c] = c <= 4 || c == 14 ? mx_fmt("%ld", (long)v[c]) : mx_fmt("%s", mx_g(v[c], b));
         }
     }
     if (of == MX_OUT_JSON) fprintf(f, "]}\n");
@@ -181,7 +182,8 @@ static void print_metrics(FILE *f, mx_outfmt of, const run_ctx *x, long count, u
         mx_table_print(f, cells, x->nu + 1, NC);
         fprintf(f, "# ulp: of the output format at the exact value; special: exact or output not finite (excluded;\n"
                    "# sp_diff: of those, output kind differs from RNE(exact)); not_cr: fraction != RNE(exact);\n"
-                   "# ne_fp32: fraction != sequential FP32 fmaf reference; bias: mean signed error\n");
+                   "# ne_fp32: fraction != sequential FP32 fmaf reference; bias: mean signed error;\n"
+                   "# rel: |error|/|exact|, over results with exact != 0 (rel_inf: exact 0, output not 0)\n");
     }
     for (int i = 0; i < (x->nu + 1) * NC; i++) free(cells[i]);
     free(cells);

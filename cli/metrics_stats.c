@@ -128,36 +128,59 @@ void mx_row_finish(mx_row *r)
     percentiles(r->e_rel, r->count, r->prel);
 }
 
+/* Two blocks per row (gnuplot indexes 2r and 2r+1):
+ *  - signed error, linear bins over +-(the 99th percentile of |error|), so
+ *    that the few results with a near-zero exact value (huge ulp errors) do
+ *    not flatten the rest; the results outside are counted in the header;
+ *  - log2 |error| in quarter-octave bins from 2^-12 to 2^40 ulp (exact
+ *    results counted in the header), for comparing units of very different
+ *    accuracy on one axis. */
+#define LOG_LO (-12)
+#define LOG_HI 40
+#define LOG_BINS ((LOG_HI - LOG_LO) * 4)
 void mx_write_hist(FILE *f, mx_row *rows, int nrows, int bins)
 {
     if (bins < 1) bins = 1;
-    long *h = calloc((size_t)bins, sizeof *h);
+    long *h = calloc((size_t)bins, sizeof *h), lg[LOG_BINS];
     if (!h) return;
     for (int ri = 0; ri < nrows; ri++) {
         mx_row *r = &rows[ri];
-        double m = 0;
-        long n = 0;
-        for (long i = 0; i < r->count; i++) {
-            float x = r->e_ulp[i];
-            if (x != x) continue;
-            if (fabsf(x) > m) m = fabsf(x);
-            n++;
-        }
-        if (m == 0) m = 0.5;
+        double m = r->pulp[2], mx = 0;
+        long n = 0, out = 0, zero = 0;
+        if (!(m > 0)) m = 0.5;
         memset(h, 0, (size_t)bins * sizeof *h);
+        memset(lg, 0, sizeof lg);
         double w = 2 * m / bins;
         for (long i = 0; i < r->count; i++) {
             float x = r->e_ulp[i];
             if (x != x) continue;
+            n++;
+            double a = fabsf(x);
+            if (a > mx) mx = a;
+            if (a == 0) zero++;
+            else {
+                int e;
+                double fr = frexp(a, &e);            /* a = fr * 2^e, fr in [0.5, 1) */
+                long lb = (long)((e - 1 - LOG_LO) * 4) + (fr >= 0.8408964 ? 3 : fr >= 0.7071068 ? 2 : fr >= 0.5946036 ? 1 : 0);
+                if (lb < 0) lb = 0;
+                if (lb >= LOG_BINS) lb = LOG_BINS - 1;
+                lg[lb]++;
+            }
+            if (a > m) { out++; continue; }
             long b = (long)floor((x + m) / w);
             if (b < 0) b = 0;
             if (b >= bins) b = bins - 1;
             h[b]++;
         }
-        fprintf(f, "# unit %d: %s%s%s\n# max |error| %.6g ulp over %ld results\n# bin_centre_ulp count fraction\n",
-                ri + 1, r->label, r->mode[0] ? " " : "", r->mode, m, n);
+        const char *sp = r->mode[0] ? " " : "";
+        fprintf(f, "# unit %d: %s%s%s: signed error\n# %ld results; range +-%.6g ulp (99th percentile of |error|); %ld beyond it (max %.6g)\n"
+                   "# bin_centre_ulp count fraction_of_all\n", ri + 1, r->label, sp, r->mode, n, m, out, mx);
         for (int b = 0; b < bins; b++)
             fprintf(f, "%.6g %ld %.6g\n", -m + (b + 0.5) * w, h[b], n ? (double)h[b] / (double)n : 0.0);
+        fprintf(f, "\n\n# unit %d: %s%s%s: log2 |error|\n# %ld results, %ld exact (error 0)\n# log2_ulp_bin_centre count fraction_of_all\n",
+                ri + 1, r->label, sp, r->mode, n, zero);
+        for (int b = 0; b < LOG_BINS; b++)
+            fprintf(f, "%.4g %ld %.6g\n", LOG_LO + (b + 0.5) / 4.0, lg[b], n ? (double)lg[b] / (double)n : 0.0);
         fprintf(f, "\n\n");
     }
     free(h);

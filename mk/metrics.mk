@@ -6,13 +6,15 @@
 #                       reference against GNU MPFR and the model, then the
 #                       command-level checks of tests/metrics/run.sh
 #   make metrics-bench  metric evaluations per second per core, K=32 FP8
+#   make plots          regenerates docs/accuracy_*.png (gnuplot) and the
+#                       measured tables of docs/accuracy.md (about a minute)
 #
 # The mmaref command needs no extra library; the MPFR test links these:
 MPFR_LIBS ?= -lmpfr -lgmp
 METRICS_B := $(B)/tests/metrics
 METRICS_OBJ := $(filter-out $(B)/cli/main.o,$(CLI_OBJ))
 
-.PHONY: metrics-test metrics-bench
+.PHONY: metrics-test metrics-bench plots
 
 $(METRICS_B)/test_exact: tests/metrics/test_exact.c $(METRICS_OBJ) $(B)/libmmaref.a
 	@mkdir -p $(dir $@)
@@ -28,5 +30,8 @@ metrics-test: $(METRICS_B)/test_exact $(B)/mmaref
 
 metrics-bench: $(METRICS_B)/bench_metrics $(B)/mmaref
 	$(METRICS_B)/bench_metrics
+
+plots: $(B)/mmaref
+	PLOT_WORK=$(B)/plots sh scripts/plots/plots.sh $(B)/mmaref docs
 
 EXTRA_TESTS += metrics-test

@@ -104,8 +104,9 @@ lines=$($M metrics $HOP $BW $EX --count 2000 | grep -c -e "^hopper:" -e "^blackw
 
 # 10. histogram: one block per unit, counts add up to the finite results
 $M metrics $HOP $EX --count 3000 --hist "$T/h.dat" --hist-bins 31 > /dev/null
-tot=$(awk '!/^#/ && NF == 3 { s += $2 } END { print s }' "$T/h.dat")
-[ "$tot" = 6000 ] && pass "histogram: 2 x 3000 results binned" || fail "histogram total $tot"
+tot=$(awk '/signed error/ { lin = 1 } /log2/ { lin = 0 } lin && !/^#/ && NF == 3 { s += $2 } /beyond it/ { s += $(NF - 4) } END { print s }' "$T/h.dat")
+tlog=$(awk '/log2/ { lg = 1 } /signed error/ { lg = 0 } lg && !/^#/ && NF == 3 { s += $2 } /exact \(error 0\)/ { s += $(NF - 3) } END { print s }' "$T/h.dat")
+[ "$tot" = 6000 ] && [ "$tlog" = 6000 ] && pass "histogram: 2 x 3000 results binned (linear and log2), none lost" || fail "histogram totals $tot $tlog"
 
 # 11. metrics --gemm is gemm
 $M metrics --gemm promote $HOP --k 1024 --nc 32 --count 40 --seed 2 --csv > "$T/alias.csv"
