@@ -34,7 +34,18 @@ double mx_exp(double x);                 /* IEEE + - * / and sqrt only, so  */
 double mx_log(double x);                 /* same on every machine            */
 void mx_rng_init(void);                  /* before any draw (tables)         */
 double mx_uniform(cli_rng *r);           /* [0, 1), 53 bits                  */
-double mx_normal(cli_rng *r);            /* N(0,1), 256-layer ziggurat       */
+/* N(0,1), 256-layer ziggurat: the first layer test inline, the rest in
+ * mx_normal_slow() */
+extern double mx_zx[257], mx_zf[257];
+double mx_normal_slow(cli_rng *r, uint64_t bits);
+static inline double mx_normal(cli_rng *r)
+{
+    uint64_t bits = mx_rng_next(r);
+    int i = (int)(bits & 0xff);
+    double x = ((double)(bits >> 11) * 0x1p-52 - 1.0) * mx_zx[i];
+    if (__builtin_fabs(x) < mx_zx[i + 1]) return x;
+    return mx_normal_slow(r, bits);
+}
 double mx_student3(cli_rng *r);          /* Student t with 3 degrees         */
 
 /* ---- formats: decoding, rounding, encoding (metrics_exact.c) ---------- */

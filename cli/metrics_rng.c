@@ -52,7 +52,9 @@ static double open01(cli_rng *r)
 
 #define ZIG_R 3.6541528853610088
 #define ZIG_V 0.00492867323399
-static double zx[257], zf[257];
+double mx_zx[257], mx_zf[257];
+#define zx mx_zx
+#define zf mx_zf
 static pthread_once_t zig_once = PTHREAD_ONCE_INIT;
 
 static double pdf(double x) { return mx_exp(-0.5 * x * x); }
@@ -68,10 +70,11 @@ static void zig_init(void)
 
 void mx_rng_init(void) { pthread_once(&zig_once, zig_init); }
 
-double mx_normal(cli_rng *r)
+/* the rejection part of the ziggurat (about 1 draw in 100); the common
+ * case is mx_normal() in metrics.h */
+double mx_normal_slow(cli_rng *r, uint64_t bits)
 {
     for (;;) {
-        uint64_t bits = mx_rng_next(r);
         int i = (int)(bits & 0xff);
         double u = (double)(bits >> 11) * 0x1p-52 - 1.0;  /* [-1, 1) */
         double x = u * zx[i];
@@ -85,6 +88,7 @@ double mx_normal(cli_rng *r)
             return u < 0 ? t - ZIG_R : ZIG_R - t;
         }
         if (zf[i + 1] + (zf[i] - zf[i + 1]) * mx_uniform(r) < pdf(x)) return x;
+        bits = mx_rng_next(r);
     }
 }
 
