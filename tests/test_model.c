@@ -279,6 +279,29 @@ START_TEST(seed001_swamping)
 }
 END_TEST
 
+/* Generic-unit options: subnormal inputs flushed (ftz=in) and IEEE default
+ * NaN (nan=ieee) in the fused tree. */
+START_TEST(generic_options)
+{
+    mma_unit f = U("fused,a=fp16,k=2,f=25,ftz=in");
+    mma_unit n = U("fused,a=fp16,k=2,f=25");
+    /* a subnormal fp32 c (2^-149) alone: kept, or flushed to +0 */
+    uint64_t z[2] = {0, 0};
+    ck_assert_uint_eq(mma_dot(&n, 0x00000001, z, z, NULL, NULL), 0x00000001);
+    ck_assert_uint_eq(mma_dot(&f, 0x00000001, z, z, NULL, NULL), 0);
+    uint64_t a2[2] = {0x0200 /* 2^-15 subnormal */, 0}, b2[2] = {0x3c00, 0};
+    ck_assert_uint_eq(mma_dot(&n, 0, a2, b2, NULL, NULL), 0x38000000);     /* 2^-15 */
+    ck_assert_uint_eq(mma_dot(&f, 0, a2, b2, NULL, NULL), 0);              /* flushed */
+    mma_unit ie = U("fused,a=fp16,k=2,f=25,nan=ieee");
+    uint64_t an[2] = {0x7e00, 0}, one[2] = {0x3c00, 0};
+    ck_assert_uint_eq(mma_dot(&ie, 0, an, one, NULL, NULL), 0x7fc00000);
+    ck_assert_uint_eq(mma_dot(&n, 0, an, one, NULL, NULL), 0x7fffffff);
+    mma_unit bad;
+    char err[256];
+    ck_assert_int_eq(mma_unit_parse("evenodd,a=e4m3fnuz,k=16,f=24,cadd=rd,ftz=in", &bad, err, sizeof err), -1);
+}
+END_TEST
+
 /* Every catalogue entry parses by name, its configuration string reads back
  * to the same unit, and it computes 0 . 0 + 0 = +0. */
 START_TEST(catalogue_roundtrip)
@@ -382,6 +405,7 @@ static Suite *suite(void)
     tcase_add_test(t, gfdrda);
     tcase_add_test(t, gdfs);
     tcase_add_test(t, seed001_swamping);
+    tcase_add_test(t, generic_options);
     tcase_add_test(t, catalogue_roundtrip);
     tcase_add_test(t, shape_freedom);
     tcase_add_test(t, bad_names);

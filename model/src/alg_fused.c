@@ -5,10 +5,22 @@
  * step's rounded result being the c of the next. */
 #include "internal.h"
 
+/* An operand, flushed to +0 when subnormal if the unit flushes inputs. */
+static mma_term operand(const mma_unit *u, mma_fmt f, uint64_t bits)
+{
+    mma_term t = mma_term_of(f, bits);
+    if ((u->flags & MMA_F_FTZ_IN) && t.cls == MMA_FINITE && t.sig >> t.fb == 0) {
+        t.cls = MMA_ZERO;
+        t.sig = 0;
+        t.neg = 0;
+    }
+    return t;
+}
+
 static mma_term product(const mma_unit *u, int k, const uint64_t *a,
                         const uint64_t *b, const uint64_t *sa, const uint64_t *sb)
 {
-    mma_term p = mma_term_mul(mma_term_of(u->a, a[k]), mma_term_of(u->b, b[k]));
+    mma_term p = mma_term_mul(operand(u, u->a, a[k]), operand(u, u->b, b[k]));
     if (u->scale != MMA_FMT_NONE) {
         int blk = k / u->block;
         mma_term s = mma_term_mul(mma_term_of(u->scale, sa[blk]),
@@ -54,8 +66,12 @@ uint64_t mma_alg_fused(const mma_unit *u, uint64_t c, const uint64_t *a,
     for (int step = 0; step < u->k / u->lmax; step++) {
         int n = 0;
         for (int j = 0; j < u->lmax; j++) t[n++] = product(u, kindex(u, step, j), a, b, sa, sb);
-        t[n++] = mma_term_of(cf, c);
-        if (!mma_terms_special(t, n, u->d, &c)) {
+        t[n++] = operand(u, cf, c);
+        if (mma_terms_special(t, n, u->d, &c)) {
+            /* without canonical NaNs: the IEEE default quiet NaN */
+            if (!(u->flags & MMA_F_NAN_CANON) && mma_is_nan(u->d, c))
+                c = mma_inf(u->d, 0) | ((uint64_t)1 << (mma_format(u->d)->mbits - 1));
+        } else {
             mma_fixed s = mma_fused_sum(t, n, u->f, u->align, u->ezero, zeros_part);
             uint64_t mag = s.s < 0 ? (uint64_t)-s.s : (uint64_t)s.s;
             c = mma_round_pack(u->d, u->p, u->rho, s.s < 0, s.empty ? 0 : mag,

@@ -197,6 +197,10 @@ int mma_config_parse(const char *text, mma_unit *u, char *err, size_t len)
         if (bad) return errf(err, len, "configuration: field '%s' has a bad value '%s'", k, v);
     }
     if (u->ezero == EZ_NONE) u->flags |= MMA_F_NO_EZERO;
+    if ((u->flags & MMA_F_FTZ_IN) && !(u->tree == MMA_TREE_FUSED && (u->cadd == MMA_CADD_FUSED || u->cadd == MMA_CADD_AFTER)))
+        return errf(err, len, "configuration: field 'ftz' is supported by tree 'fused' (pairwise always flushes)");
+    if ((u->flags & MMA_F_FTZ_SUM) && u->tree != MMA_TREE_PAIRWISE)
+        return errf(err, len, "configuration: ftz=in+sum belongs to tree 'pairwise'");
     if (u->tree == MMA_TREE_PAIRWISE) u->flags |= MMA_F_FTZ_IN | MMA_F_FTZ_SUM;
     int rc = mma_unit_finish(u, given, err, len);
     if (rc == 0) u->impl = mma_unit_impl(u);
@@ -225,6 +229,7 @@ int mma_unit_config(const mma_unit *u, char *buf, size_t len)
         if (u->flags & MMA_F_NO_EZERO) APPEND(",ezero=none");
         else APPEND(",ezero=%d", u->ezero);
     }
+    if ((u->flags & MMA_F_FTZ_IN) && u->tree != MMA_TREE_PAIRWISE) APPEND(",ftz=in");
     if (u->flags & MMA_F_PROD_OVF) APPEND(",povf=1");
     APPEND(",nan=%s", (u->flags & MMA_F_NAN_CANON) ? ((u->flags & MMA_F_NAN_ANY) ? "canon+any" : "canon")
                       : (u->flags & MMA_F_NAN_ANY) ? "any" : "ieee");
