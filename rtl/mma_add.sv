@@ -1,17 +1,12 @@
-// mma_add: exact multi-operand addition of N signed W-bit terms (the
-// fixed-point adder of the fused sum).  SW = W + clog2(N) bits cannot
-// overflow.
+// mma_add: one node of the multi-operand adder tree (the exact fixed-point
+// addition of the C model's mma_fused_sum()): two signed W-bit operands,
+// a W+1-bit sum that cannot overflow.
 module mma_add #(
-  parameter int N  = 33,
-  parameter int W  = 16,
-  localparam int SW = W + $clog2(N)
+  parameter int W = 16
 ) (
-  input  logic [N*W-1:0]        t,
-  output logic signed [SW-1:0]  s
+  input  logic signed [W-1:0]  a,
+  input  logic signed [W-1:0]  b,
+  output logic signed [W:0]    s
 );
-  always_comb begin
-    s = '0;
-    for (int i = 0; i < N; i++)
-      s = s + SW'($signed(t[i*W +: W]));
-  end
+  assign s = (W+1)'(a) + (W+1)'(b);
 endmodule

@@ -5,6 +5,11 @@
 // to F fraction bits (ALIGN: 0 toward zero, 2 toward -inf), added exactly,
 // then normalized and rounded to P fraction bits of the output (RHO).
 //
+// Structure: per term (generate block g_t) unpack and exact multiply, a
+// balanced tree of mma_emax nodes for the maximum exponent, per term
+// mma_align, a balanced tree of mma_add nodes for the exact sum, then
+// mma_round and mma_pack, with mma_special deciding NaN / Inf.
+//
 // Formats: *_EB exponent bits, *_MB fraction bits, *_BIAS, *_SPEC (see
 // mma_unpack).  c and d are IEEE-like (SPEC 0).
 module mma_fda #(
@@ -39,49 +44,58 @@ module mma_fda #(
   localparam int TF  = (PF > C_MB) ? PF : C_MB;     // common fraction bits
   localparam int TW  = TF + 2;                      // significands < 4
   localparam int AW  = TW - TF + F + 1;             // aligned term width (signed)
-  localparam int SW  = AW + $clog2(N);              // sum width (signed)
+  localparam int LG  = $clog2(N);                   // tree depth (N >= 2)
+  localparam int M   = 1 << LG;                     // tree leaves
+  localparam int SW  = AW + LG;                     // sum width (signed)
   localparam int LW  = EW + 3;                      // rounding exponent width
+  localparam logic [EW-1:0] FLIP   = {1'b1, {(EW-1){1'b0}}};   // offset form
+  localparam logic [EW-1:0] UEZERO = EW'(EZERO) ^ FLIP;
 
-  logic [N-1:0]     t_sgn, t_zero, t_inf, t_nan;
-  logic [N*EW-1:0]  t_exp;
-  logic [N*TW-1:0]  t_sig;
-  logic [L-1:0]     zinf, nan_in;
+  logic [N-1:0] t_sgn, t_inf, t_nan;
+  logic [L-1:0] zinf, nan_in;
 
-  // ---- products --------------------------------------------------------
-  for (genvar k = 0; k < L; k++) begin : g_p
-    logic                 as, az, ai, an, bs, bz, bi, bn;
-    logic signed [EW-1:0] ae, be, pe;
-    logic [A_MB:0]        am;
-    logic [B_MB:0]        bm;
-    logic [PF+1:0]        pm;
-
-    mma_unpack #(.EB(A_EB), .MB(A_MB), .BIAS(A_BIAS), .SPEC(A_SPEC), .FTZ(FTZ), .EW(EW)) u_ua (
-      .x(a[k*AWD +: AWD]), .sgn(as), .zero(az), .inf(ai), .nan(an), .exp(ae), .sig(am));
-    mma_unpack #(.EB(B_EB), .MB(B_MB), .BIAS(B_BIAS), .SPEC(B_SPEC), .FTZ(FTZ), .EW(EW)) u_ub (
-      .x(b[k*BWD +: BWD]), .sgn(bs), .zero(bz), .inf(bi), .nan(bn), .exp(be), .sig(bm));
-    mma_mul #(.MBA(A_MB), .MBB(B_MB), .EW(EW), .POVF(POVF)) u_mul (
-      .a_sgn(as), .a_zero(az), .a_inf(ai), .a_nan(an), .a_exp(ae), .a_sig(am),
-      .b_sgn(bs), .b_zero(bz), .b_inf(bi), .b_nan(bn), .b_exp(be), .b_sig(bm),
-      .p_sgn(t_sgn[k]), .p_zero(t_zero[k]), .p_inf(t_inf[k]), .p_nan(t_nan[k]),
-      .p_exp(pe), .p_sig(pm));
-    assign t_exp[k*EW +: EW] = pe;
-    assign t_sig[k*TW +: TW] = TW'(pm) << (TF - PF);
-    assign zinf[k]   = (ai & bz) | (bi & az);
-    assign nan_in[k] = an | bn;
+  // ---- the terms: products (k < L) and c (k = L) ---------------------------
+  for (genvar k = 0; k < N; k++) begin : g_t
+    logic                 sgn, zero;
+    logic [EW-1:0]        ue;       // exponent, offset form
+    logic [TW-1:0]        sig;      // TF fraction bits
+    logic                 part;     // takes part in emax
+    if (k < L) begin : g_prod
+      logic                 as, az, ai, an, bs, bz, bi, bn, pz, pi, pn;
+      logic signed [EW-1:0] ae, be, pe;
+      logic [A_MB:0]        am;
+      logic [B_MB:0]        bm;
+      logic [PF+1:0]        pm;
+      mma_unpack #(.EB(A_EB), .MB(A_MB), .BIAS(A_BIAS), .SPEC(A_SPEC), .FTZ(FTZ), .EW(EW)) u_ua (
+        .x(a[k*AWD +: AWD]), .sgn(as), .zero(az), .inf(ai), .nan(an), .exp(ae), .sig(am));
+      mma_unpack #(.EB(B_EB), .MB(B_MB), .BIAS(B_BIAS), .SPEC(B_SPEC), .FTZ(FTZ), .EW(EW)) u_ub (
+        .x(b[k*BWD +: BWD]), .sgn(bs), .zero(bz), .inf(bi), .nan(bn), .exp(be), .sig(bm));
+      mma_mul #(.MBA(A_MB), .MBB(B_MB), .EW(EW), .POVF(POVF)) u_mul (
+        .a_sgn(as), .a_zero(az), .a_inf(ai), .a_nan(an), .a_exp(ae), .a_sig(am),
+        .b_sgn(bs), .b_zero(bz), .b_inf(bi), .b_nan(bn), .b_exp(be), .b_sig(bm),
+        .p_sgn(sgn), .p_zero(pz), .p_inf(pi), .p_nan(pn), .p_exp(pe), .p_sig(pm));
+      assign zero      = pz;
+      assign ue        = pe ^ FLIP;
+      assign sig       = TW'(pm) << (TF - PF);
+      assign t_inf[k]  = pi;
+      assign t_nan[k]  = pn;
+      assign zinf[k]   = (ai & bz) | (bi & az);
+      assign nan_in[k] = an | bn;
+    end else begin : g_c
+      logic                 cz, ci, cn;
+      logic signed [EW-1:0] ce;
+      logic [C_MB:0]        cm;
+      mma_unpack #(.EB(C_EB), .MB(C_MB), .BIAS(C_BIAS), .SPEC(0), .FTZ(FTZ), .EW(EW)) u_uc (
+        .x(c), .sgn(sgn), .zero(cz), .inf(ci), .nan(cn), .exp(ce), .sig(cm));
+      assign zero     = cz;
+      assign ue       = ce ^ FLIP;
+      assign sig      = TW'(cm) << (TF - C_MB);
+      assign t_inf[k] = ci;
+      assign t_nan[k] = cn;
+    end
+    assign part     = ~zero | (EZERO_EN != 0);
+    assign t_sgn[k] = sgn;
   end
-
-  // ---- c -----------------------------------------------------------------
-  logic                 cs, cz, ci, cn;
-  logic signed [EW-1:0] ce;
-  logic [C_MB:0]        cm;
-  mma_unpack #(.EB(C_EB), .MB(C_MB), .BIAS(C_BIAS), .SPEC(0), .FTZ(FTZ), .EW(EW)) u_uc (
-    .x(c), .sgn(cs), .zero(cz), .inf(ci), .nan(cn), .exp(ce), .sig(cm));
-  assign t_sgn[L]             = cs;
-  assign t_zero[L]            = cz;
-  assign t_inf[L]             = ci;
-  assign t_nan[L]             = cn;
-  assign t_exp[L*EW +: EW]    = ce;
-  assign t_sig[L*TW +: TW]    = TW'(cm) << (TF - C_MB);
 
   // ---- specials ------------------------------------------------------------
   logic sp_nan, sp_inf, sp_neg, sp_conf;
@@ -89,18 +103,57 @@ module mma_fda #(
     .t_nan(t_nan), .t_inf(t_inf), .t_sgn(t_sgn),
     .nan(sp_nan), .inf(sp_inf), .inf_neg(sp_neg), .cov_conflict(sp_conf));
 
-  // ---- max exponent, alignment, addition ---------------------------------
-  logic signed [EW-1:0] emax;
-  logic                 any, lost;
-  logic [N*AW-1:0]      t_al;
-  logic [7:0]           dmax;
-  mma_align #(.N(N), .EW(EW), .TW(TW), .TF(TF), .F(F), .CUT(ALIGN),
-              .EZERO_EN(EZERO_EN), .EZERO(EZERO)) u_al (
-    .t_sgn(t_sgn), .t_zero(t_zero), .t_exp(t_exp), .t_sig(t_sig),
-    .emax(emax), .any(any), .t_al(t_al), .cov_dmax(dmax), .cov_lost(lost));
+  // ---- maximum exponent: tree of mma_emax nodes ----------------------------
+  for (genvar lv = 0; lv <= LG; lv++) begin : g_em
+    for (genvar j = 0; j < (M >> lv); j++) begin : g_n
+      logic          an;
+      logic [EW-1:0] ue;
+      if (lv == 0) begin : g_leaf
+        if (j < N) begin : g_in
+          assign an = g_t[j].part;
+          assign ue = g_t[j].zero ? UEZERO : g_t[j].ue;
+        end else begin : g_pad
+          assign an = 1'b0;
+          assign ue = '0;
+        end
+      end else begin : g_node
+        mma_emax #(.EW(EW)) u_em (
+          .a_any(g_em[lv-1].g_n[2*j].an), .a_e(g_em[lv-1].g_n[2*j].ue),
+          .b_any(g_em[lv-1].g_n[2*j+1].an), .b_e(g_em[lv-1].g_n[2*j+1].ue),
+          .any(an), .e(ue));
+      end
+    end
+  end
+  logic [EW-1:0] uemax;
+  logic          any;
+  assign uemax = g_em[LG].g_n[0].ue;
+  assign any   = g_em[LG].g_n[0].an;
 
+  // ---- alignment and exact sum: tree of mma_add nodes ----------------------
+  logic [N-1:0] cuts;
+  for (genvar lv = 0; lv <= LG; lv++) begin : g_sum
+    for (genvar j = 0; j < (M >> lv); j++) begin : g_n
+      logic signed [AW+lv-1:0] s;
+      logic [7:0]              dm;     // largest shift below this node
+      if (lv == 0) begin : g_leaf
+        if (j < N) begin : g_in
+          mma_align #(.EW(EW), .TW(TW), .TF(TF), .F(F), .CUT(ALIGN)) u_al (
+            .uemax(uemax), .sgn(g_t[j].sgn), .zero(g_t[j].zero), .uexp(g_t[j].ue),
+            .sig(g_t[j].sig), .al(s), .cut(cuts[j]), .dsat(dm));
+        end else begin : g_pad
+          assign s  = '0;
+          assign dm = '0;
+        end
+      end else begin : g_node
+        mma_add #(.W(AW+lv-1)) u_add (
+          .a(g_sum[lv-1].g_n[2*j].s), .b(g_sum[lv-1].g_n[2*j+1].s), .s(s));
+        assign dm = (g_sum[lv-1].g_n[2*j].dm > g_sum[lv-1].g_n[2*j+1].dm) ?
+                    g_sum[lv-1].g_n[2*j].dm : g_sum[lv-1].g_n[2*j+1].dm;
+      end
+    end
+  end
   logic signed [SW-1:0] s;
-  mma_add #(.N(N), .W(AW)) u_add (.t(t_al), .s(s));
+  assign s = g_sum[LG].g_n[0].s;
 
   // ---- normalize, round, pack --------------------------------------------
   logic                 neg;
@@ -111,7 +164,7 @@ module mma_fda #(
 
   assign neg = s[SW-1];
   assign mag = any ? (neg ? SW'(-s) : SW'(s)) : '0;
-  assign lsb = LW'(emax) - LW'(F);
+  assign lsb = LW'($signed(uemax ^ FLIP)) - LW'(F);
 
   mma_round #(.MW(SW), .LW(LW), .P(P), .EMIN(1 - D_BIAS), .RHO(RHO)) u_rnd (
     .neg(neg), .mag(mag), .lsb(lsb), .q(q), .qlsb(qlsb), .inexact(inexact), .lead(lead));
@@ -126,15 +179,15 @@ module mma_fda #(
   logic signed [LW-1:0] rel;
   assign fin = ~sp_nan & ~sp_inf;
   assign nz  = mag != '0;
-  assign rel = lead - LW'(emax);
-  assign cov[7:0]   = dmax;
+  assign rel = lead - LW'($signed(uemax ^ FLIP));
+  assign cov[7:0]   = any ? g_sum[LG].g_n[0].dm : 8'd0;
   assign cov[15:8]  = (fin & nz) ? ((rel > 127) ? 8'sd127 : (rel < -128) ? -8'sd128 : rel[7:0]) : 8'd0;
-  assign cov[16]    = |nan_in | cn;
+  assign cov[16]    = |nan_in | g_t[L].g_c.cn;
   assign cov[17]    = |zinf;
   assign cov[18]    = sp_conf;
   assign cov[19]    = sp_inf;
   assign cov[20]    = sp_nan;
-  assign cov[21]    = fin & lost;
+  assign cov[21]    = fin & |cuts;
   assign cov[22]    = fin & any & ~nz;
   assign cov[23]    = fin & ~any;
   assign cov[24]    = fin & nz & inexact;

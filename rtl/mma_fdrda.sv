@@ -9,6 +9,8 @@
 // emax = max(e_dot, e_c) with round-down: the dot part at F2+1 fraction bits,
 // c at F bits; with CADD=2 (RDZ) c is dropped when e_c < emax - F - 1.  The
 // sum is rounded down to F2 fraction bits, then rounded (RHO) to P bits.
+// The groups use the same blocks as mma_fda: per product unpack and exact
+// multiply, trees of mma_emax and mma_add nodes around per-product mma_align.
 module mma_fdrda #(
   parameter int A_EB = 4, parameter int A_MB = 3, parameter int A_BIAS = 8,   parameter int A_SPEC = 2,
   parameter int B_EB = 4, parameter int B_MB = 3, parameter int B_BIAS = 8,   parameter int B_SPEC = 2,
@@ -44,28 +46,31 @@ module mma_fdrda #(
   localparam int PF  = A_MB + B_MB;
   localparam int TW  = PF + 2;
   localparam int AW  = 2 + F + 1;                   // aligned product width
-  localparam int NG  = (TREE == 1) ? L / 2 : L;     // products per group
-  localparam int GW  = AW + $clog2(NG);             // group sum width
+  localparam int G   = (TREE == 1) ? 2 : 1;         // product groups
+  localparam int NG  = L / G;                       // products per group
+  localparam int LG  = (NG > 1) ? $clog2(NG) : 0;   // group tree depth
+  localparam int M   = 1 << LG;
+  localparam int GW  = AW + LG;                     // group sum width
   localparam int DW0 = (TREE == 1) ? GW + 1 : GW;   // dot sum width (F fraction bits)
-  localparam int G   = F2 + 1 - F;                  // extra fraction bits of the c step
-  localparam int XW  = DW0 + G;                     // dot at F2+1 fraction bits
+  localparam int G2  = F2 + 1 - F;                  // extra fraction bits of the c step
+  localparam int XW  = DW0 + G2;                    // dot at F2+1 fraction bits
   localparam int CW2 = F + 3;                       // c cut at F bits: |c| < 2, signed
   localparam int CS0 = C_MB + 2 + ((F > C_MB) ? F - C_MB : 0);
   localparam int CSW = (CS0 > CW2) ? CS0 : CW2;     // signed c before the cut
-  localparam int SW2 = ((XW > CW2 + G) ? XW : CW2 + G) + 1;
+  localparam int SW2 = ((XW > CW2 + G2) ? XW : CW2 + G2) + 1;
   localparam int LW  = EW + 3;
+  localparam logic [EW-1:0] FLIP = {1'b1, {(EW-1){1'b0}}};   // offset form
 
-  logic [L-1:0]     p_sgn, p_zero, p_inf, p_nan, zinf, nan_in;
-  logic [L*EW-1:0]  p_exp;
-  logic [L*TW-1:0]  p_sig;
+  logic [L-1:0] p_sgn, p_inf, p_nan, zinf, nan_in, cuts;
 
   // ---- products --------------------------------------------------------
   for (genvar k = 0; k < L; k++) begin : g_p
-    logic                 as, az, ai, an, bs, bz, bi, bn;
+    logic                 as, az, ai, an, bs, bz, bi, bn, zero;
     logic signed [EW-1:0] ae, be, pe;
     logic [A_MB:0]        am;
     logic [B_MB:0]        bm;
     logic [PF+1:0]        pm;
+    logic [EW-1:0]        ue;
     mma_unpack #(.EB(A_EB), .MB(A_MB), .BIAS(A_BIAS), .SPEC(A_SPEC), .FTZ(FTZ), .EW(EW)) u_ua (
       .x(a[k*AWD +: AWD]), .sgn(as), .zero(az), .inf(ai), .nan(an), .exp(ae), .sig(am));
     mma_unpack #(.EB(B_EB), .MB(B_MB), .BIAS(B_BIAS), .SPEC(B_SPEC), .FTZ(FTZ), .EW(EW)) u_ub (
@@ -73,10 +78,9 @@ module mma_fdrda #(
     mma_mul #(.MBA(A_MB), .MBB(B_MB), .EW(EW), .POVF(POVF)) u_mul (
       .a_sgn(as), .a_zero(az), .a_inf(ai), .a_nan(an), .a_exp(ae), .a_sig(am),
       .b_sgn(bs), .b_zero(bz), .b_inf(bi), .b_nan(bn), .b_exp(be), .b_sig(bm),
-      .p_sgn(p_sgn[k]), .p_zero(p_zero[k]), .p_inf(p_inf[k]), .p_nan(p_nan[k]),
+      .p_sgn(p_sgn[k]), .p_zero(zero), .p_inf(p_inf[k]), .p_nan(p_nan[k]),
       .p_exp(pe), .p_sig(pm));
-    assign p_exp[k*EW +: EW] = pe;
-    assign p_sig[k*TW +: TW] = pm;
+    assign ue        = pe ^ FLIP;
     assign zinf[k]   = (ai & bz) | (bi & az);
     assign nan_in[k] = an | bn;
   end
@@ -94,6 +98,62 @@ module mma_fdrda #(
     .t_nan({cn, p_nan}), .t_inf({ci, p_inf}), .t_sgn({cs, p_sgn}),
     .nan(sp_nan), .inf(sp_inf), .inf_neg(sp_neg), .cov_conflict(sp_conf));
 
+  // ---- groups of products fused apart (F bits, cut toward zero) -----------
+  // group g holds the products k = g + G*j; TREE=0: one group of all L
+  for (genvar g = 0; g < G; g++) begin : g_g
+    // maximum exponent of the group's nonzero products
+    for (genvar lv = 0; lv <= LG; lv++) begin : g_em
+      for (genvar j = 0; j < (M >> lv); j++) begin : g_n
+        logic          an;
+        logic [EW-1:0] ue;
+        if (lv == 0) begin : g_leaf
+          if (j < NG) begin : g_in
+            assign an = ~g_p[g + G*j].zero;
+            assign ue = g_p[g + G*j].ue;
+          end else begin : g_pad
+            assign an = 1'b0;
+            assign ue = '0;
+          end
+        end else begin : g_node
+          mma_emax #(.EW(EW)) u_em (
+            .a_any(g_em[lv-1].g_n[2*j].an), .a_e(g_em[lv-1].g_n[2*j].ue),
+            .b_any(g_em[lv-1].g_n[2*j+1].an), .b_e(g_em[lv-1].g_n[2*j+1].ue),
+            .any(an), .e(ue));
+        end
+      end
+    end
+    logic [EW-1:0] uemax;
+    logic          any;
+    assign uemax = g_em[LG].g_n[0].ue;
+    assign any   = g_em[LG].g_n[0].an;
+    // alignment and exact sum
+    for (genvar lv = 0; lv <= LG; lv++) begin : g_sum
+      for (genvar j = 0; j < (M >> lv); j++) begin : g_n
+        logic signed [AW+lv-1:0] s;
+        logic [7:0]              dm;
+        if (lv == 0) begin : g_leaf
+          if (j < NG) begin : g_in
+            mma_align #(.EW(EW), .TW(TW), .TF(PF), .F(F), .CUT(0)) u_al (
+              .uemax(uemax), .sgn(p_sgn[g + G*j]), .zero(g_p[g + G*j].zero),
+              .uexp(g_p[g + G*j].ue), .sig(g_p[g + G*j].pm), .al(s), .cut(cuts[g + G*j]), .dsat(dm));
+          end else begin : g_pad
+            assign s  = '0;
+            assign dm = '0;
+          end
+        end else begin : g_node
+          mma_add #(.W(AW+lv-1)) u_add (
+            .a(g_sum[lv-1].g_n[2*j].s), .b(g_sum[lv-1].g_n[2*j+1].s), .s(s));
+          assign dm = (g_sum[lv-1].g_n[2*j].dm > g_sum[lv-1].g_n[2*j+1].dm) ?
+                      g_sum[lv-1].g_n[2*j].dm : g_sum[lv-1].g_n[2*j+1].dm;
+        end
+      end
+    end
+    logic signed [GW-1:0] s;
+    logic signed [EW-1:0] emax;
+    assign s    = g_sum[LG].g_n[0].s;
+    assign emax = $signed(uemax ^ FLIP);
+  end
+
   // ---- the dot part: value = sdot * 2^(edot - F) -----------------------------
   logic signed [EW-1:0]  edot;
   logic                  dany, lost;
@@ -101,44 +161,28 @@ module mma_fdrda #(
   logic [7:0]            dmax;
 
   if (TREE == 0) begin : g_fused
-    logic [L*AW-1:0] al;
-    logic signed [GW-1:0] s;
-    mma_align #(.N(L), .EW(EW), .TW(TW), .TF(PF), .F(F), .CUT(0), .EZERO_EN(0), .EZERO(0)) u_al (
-      .t_sgn(p_sgn), .t_zero(p_zero), .t_exp(p_exp), .t_sig(p_sig),
-      .emax(edot), .any(dany), .t_al(al), .cov_dmax(dmax), .cov_lost(lost));
-    mma_add #(.N(L), .W(AW)) u_add (.t(al), .s(s));
-    assign sdot = s;
+    assign edot = g_g[0].emax;
+    assign dany = g_g[0].any;
+    assign sdot = g_g[0].s;
+    assign dmax = g_g[0].any ? g_g[0].g_sum[LG].g_n[0].dm : 8'd0;
+    assign lost = |cuts;
   end else begin : g_evenodd
-    logic [NG-1:0]    es, ez, os, oz;
-    logic [NG*EW-1:0] ee, oe;
-    logic [NG*TW-1:0] em, om;
-    for (genvar j = 0; j < NG; j++) begin : g_split
-      assign es[j] = p_sgn[2*j];         assign os[j] = p_sgn[2*j+1];
-      assign ez[j] = p_zero[2*j];        assign oz[j] = p_zero[2*j+1];
-      assign ee[j*EW +: EW] = p_exp[(2*j)*EW +: EW];
-      assign oe[j*EW +: EW] = p_exp[(2*j+1)*EW +: EW];
-      assign em[j*TW +: TW] = p_sig[(2*j)*TW +: TW];
-      assign om[j*TW +: TW] = p_sig[(2*j+1)*TW +: TW];
-    end
-    logic signed [EW-1:0] e_e, e_o;
-    logic                 any_e, any_o, lost_e, lost_o;
-    logic [NG*AW-1:0]     al_e, al_o;
-    logic [7:0]           dm_e, dm_o;
-    logic signed [GW-1:0] s_e, s_o;
-    mma_align #(.N(NG), .EW(EW), .TW(TW), .TF(PF), .F(F), .CUT(0), .EZERO_EN(0), .EZERO(0)) u_al_e (
-      .t_sgn(es), .t_zero(ez), .t_exp(ee), .t_sig(em),
-      .emax(e_e), .any(any_e), .t_al(al_e), .cov_dmax(dm_e), .cov_lost(lost_e));
-    mma_align #(.N(NG), .EW(EW), .TW(TW), .TF(PF), .F(F), .CUT(0), .EZERO_EN(0), .EZERO(0)) u_al_o (
-      .t_sgn(os), .t_zero(oz), .t_exp(oe), .t_sig(om),
-      .emax(e_o), .any(any_o), .t_al(al_o), .cov_dmax(dm_o), .cov_lost(lost_o));
-    mma_add #(.N(NG), .W(AW)) u_add_e (.t(al_e), .s(s_e));
-    mma_add #(.N(NG), .W(AW)) u_add_o (.t(al_o), .s(s_o));
-
     // join: both group sums cut down (floor) at F bits relative to the
     // larger group exponent
-    logic                 e_big;
+    logic signed [EW-1:0] e_e, e_o;
+    logic                 any_e, any_o, e_big;
+    logic signed [GW-1:0] s_e, s_o;
     logic [EW:0]          de, d_o;
     logic signed [GW-1:0] fe, fo, se_sh, so_sh;
+    logic [7:0]           dm_e, dm_o;
+    assign e_e   = g_g[0].emax;
+    assign e_o   = g_g[1].emax;
+    assign any_e = g_g[0].any;
+    assign any_o = g_g[1].any;
+    assign s_e   = g_g[0].s;
+    assign s_o   = g_g[1].s;
+    assign dm_e  = any_e ? g_g[0].g_sum[LG].g_n[0].dm : 8'd0;
+    assign dm_o  = any_o ? g_g[1].g_sum[LG].g_n[0].dm : 8'd0;
     assign e_big = any_e & (~any_o | (e_e >= e_o));
     assign edot  = e_big ? e_e : e_o;
     assign dany  = any_e | any_o;
@@ -152,7 +196,7 @@ module mma_fdrda #(
     assign fo    = (d_o >= (EW+1)'(GW)) ? $signed({GW{s_o[GW-1]}}) : so_sh;
     assign sdot  = DW0'(fe) + DW0'(fo);
     assign dmax  = (dm_e > dm_o) ? dm_e : dm_o;
-    assign lost  = lost_e | lost_o | (|(s_e & ~({GW{1'b1}} << de))) | (|(s_o & ~({GW{1'b1}} << d_o)));
+    assign lost  = |cuts | (|(s_e & ~({GW{1'b1}} << de))) | (|(s_o & ~({GW{1'b1}} << d_o)));
   end
 
   // ---- the c step ------------------------------------------------------------
@@ -168,7 +212,7 @@ module mma_fdrda #(
   assign dd   = (EW+1)'((EW+1)'(em2) - (EW+1)'(edot));
   assign dc   = (EW+1)'((EW+1)'(em2) - (EW+1)'(ce));
   // dot part: F2+1 fraction bits relative to 2^em2, floor
-  assign xdot = $signed({sdot, {G{1'b0}}});
+  assign xdot = $signed({sdot, {G2{1'b0}}});
   assign xdot_sh = xdot >>> dd;
   assign fdot = ~dany ? '0 : ((dd >= (EW+1)'(XW)) ? $signed({XW{xdot[XW-1]}}) : xdot_sh);
   // c: F fraction bits relative to 2^em2, floor
@@ -182,7 +226,7 @@ module mma_fdrda #(
   assign drop = cz | ((CADD == 2) && ((EW+2)'(ce) < (EW+2)'(em2) - (EW+2)'(F + 1)));
   assign xcs_sh = xcs >>> csh;
   assign fc   = drop ? '0 : ((csh >= (EW+2)'(CSW)) ? $signed({CW2{xcs[CSW-1]}}) : CW2'(xcs_sh));
-  assign s2   = SW2'(fdot) + (SW2'(fc) <<< G);
+  assign s2   = SW2'(fdot) + (SW2'(fc) <<< G2);
 
   // ---- round down to F2 bits, then RHO to P bits, pack -------------------
   logic                 neg;

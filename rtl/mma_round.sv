@@ -35,9 +35,18 @@ module mma_round #(
   logic [WW-1:0]         wv, qw;
   logic                  guard, sticky, inc;
 
+  // leading-one position by halving (log2 steps, no data-dependent branches)
+  localparam int LP = 1 << $clog2(MW);
   always_comb begin
+    logic [LP-1:0] v;
+    logic          hit;
+    v = LP'(mag);
     l = '0;
-    for (int i = 0; i < MW; i++) if (mag[i]) l = LZW'(i);
+    for (int s = LP / 2; s >= 1; s = s / 2) begin
+      hit = (v >> s) != '0;
+      v   = hit ? (v >> s) : v;
+      l   = hit ? l + LZW'(s) : l;
+    end
   end
   assign x    = lsb + LW'(l);
   assign keep = ((x < LW'(EMIN)) ? LW'(EMIN) : x) - LW'(P);

@@ -6,7 +6,7 @@
 # 2. unsupported parameters stop elaboration in both tools with a message
 #    naming the parameter.
 params=$1; shift
-src="rtl/mma_unpack.sv rtl/mma_mul.sv rtl/mma_align.sv rtl/mma_add.sv rtl/mma_special.sv rtl/mma_round.sv rtl/mma_pack.sv rtl/mma_fda.sv rtl/mma_fdrda.sv rtl/mma_dpa.sv"
+src=$(ls rtl/*.sv)
 VERILATOR=${VERILATOR:-verilator}
 YOSYS=${YOSYS:-yosys}
 fail=0

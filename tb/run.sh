@@ -41,6 +41,7 @@ suites)
         done
     done ;;
 sc)
+    export SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1
     n=$1; seed=$2; shift 2
     for pair in "$@"; do
         tag=${pair%%=*}; instr=${pair#*=}
