@@ -386,6 +386,18 @@ START_TEST(exact_small)
 }
 END_TEST
 
+/* fp64 products keep all 106 bits in the exact reference:
+ * (1 + 2^-52)^2 = 1 + 2^-51 + 2^-104, minus (1 + 2^-51) leaves 2^-104. */
+START_TEST(exact_fp64)
+{
+    mma_unit u = U("hopper:mma.m8n8k4.f64.f64.f64.f64");
+    uint64_t a[4] = {0x3ff0000000000001ull, 0, 0, 0}, b[4] = {0x3ff0000000000001ull, 0, 0, 0};
+    mma_exact x;
+    mma_exact_dot(&u, 0xbff0000000000002ull, a, b, NULL, NULL, &x);
+    ck_assert(mma_exact_to_double(&x) == 0x1p-104);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("model");
@@ -410,6 +422,7 @@ static Suite *suite(void)
     tcase_add_test(t, shape_freedom);
     tcase_add_test(t, bad_names);
     tcase_add_test(t, exact_small);
+    tcase_add_test(t, exact_fp64);
     suite_add_tcase(s, t);
     return s;
 }

@@ -23,6 +23,15 @@ void mma_exact_zero(mma_exact *x)
     init_window(x, 1);
 }
 
+static void add_wide(mma_exact *x, int neg, unsigned __int128 sig, int32_t lsb)
+{
+    mma_kacc k;
+    k.lo = x->lo; k.n = x->n;
+    memcpy(k.w, x->w, sizeof(uint64_t) * (size_t)x->n);
+    mma_kacc_add(&k, neg, sig, lsb);
+    memcpy(x->w, k.w, sizeof(uint64_t) * (size_t)x->n);
+}
+
 static void add_term(mma_exact *x, mma_term t)
 {
     if (t.cls == MMA_NAN) { x->cls = MMA_NAN; return; }
@@ -54,7 +63,13 @@ void mma_exact_dot(const mma_unit *u, uint64_t c, const uint64_t *a,
     x->inf_neg = 0;
     init_window(x, u->a == MMA_FMT_FP64 || u->c == MMA_FMT_FP64);
     for (int k = 0; k < u->k; k++) {
-        mma_term p = mma_term_mul(mma_term_of(u->a, a[k]), mma_term_of(u->b, b[k]));
+        mma_term ta = mma_term_of(u->a, a[k]), tb = mma_term_of(u->b, b[k]);
+        mma_term p = mma_term_mul(ta, tb);
+        if (p.cls == MMA_FINITE && (ta.fb + tb.fb > 60)) {
+            /* fp64 products need all 106 bits: multiply in 128 */
+            add_wide(x, p.neg, (unsigned __int128)ta.sig * tb.sig, p.e - p.fb);
+            continue;
+        }
         if (u->scale != MMA_FMT_NONE) {
             mma_term s = mma_term_mul(mma_term_of(u->scale, sa[k / u->block]),
                                       mma_term_of(u->scale, sb[k / u->block]));
