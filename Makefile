@@ -60,6 +60,7 @@ test-sanitize:
 	$(MAKE) --no-print-directory B=$(B)/san CFLAGS="-O1 -g $(SAN)" CLI_LIBS="$(CLI_LIBS) $(SAN)" $(B)/san/mmaref $(B)/san/test_model
 	ASAN_OPTIONS=detect_leaks=1 $(B)/san/test_model
 	sh tests/cli_test.sh $(B)/san/mmaref quick
+	for f in vectors/hw/h100/*.specials.vec.xz vectors/hw/h100/*.ezero.vec.xz; do $(B)/san/mmaref check $$f --show 0 | tail -1 | grep -q ' 0 mismatches$$' || { echo "sanitized check failed: $$f"; exit 1; }; done
 
 -include mk/*.mk
 

@@ -30,7 +30,7 @@ mma_fixed mma_fused_sum(const mma_term *t, int n, int f, mma_rounding cut,
                                          : t[i].e;
         if (e > r.emax) r.emax = e;
     }
-    if (r.emax == INT32_MIN) return r;
+    if (r.emax == INT32_MIN) { r.emax = 0; return r; }   /* empty: value 0 */
     r.empty = 0;
     int32_t lsb = r.emax - f;
     for (int i = 0; i < n; i++)
