@@ -14,7 +14,7 @@ MODEL_HDR := $(wildcard model/include/*.h) model/src/internal.h
 CLI_SRC   := $(wildcard cli/*.c)
 CLI_OBJ   := $(patsubst cli/%.c,$(B)/cli/%.o,$(CLI_SRC))
 
-.PHONY: all lib test demo bench install clean deps test-unit test-cli test-vectors test-sanitize
+.PHONY: all lib test demo bench install clean deps test-unit test-cli test-vectors test-sanitize test-fuzz
 all: lib $(B)/mmaref
 
 # ---- dependencies: Debian packages, installed when root, else listed -----
@@ -62,9 +62,16 @@ test-sanitize:
 	sh tests/cli_test.sh $(B)/san/mmaref quick
 	for f in vectors/hw/h100/*.specials.vec.xz vectors/hw/h100/*.ezero.vec.xz; do $(B)/san/mmaref check $$f --show 0 | tail -1 | grep -q ' 0 mismatches$$' || { echo "sanitized check failed: $$f"; exit 1; }; done
 
+# A bounded fuzz run of the configuration parser and the vector reader,
+# under AddressSanitizer and UBSan.
+test-fuzz:
+	$(MAKE) --no-print-directory B=$(B)/san CFLAGS="-O1 -g $(SAN)" CLI_LIBS="$(CLI_LIBS) $(SAN)" $(B)/san/libmmaref.a
+	$(CC) -O1 -g $(SAN) $(WARN) -Imodel/include tests/fuzz.c $(B)/san/libmmaref.a -lm -o $(B)/san/fuzz
+	$(B)/san/fuzz 30000 1
+
 -include mk/*.mk
 
-test: deps test-unit test-cli test-vectors test-sanitize $(EXTRA_TESTS)
+test: deps test-unit test-cli test-vectors test-sanitize test-fuzz $(EXTRA_TESTS)
 	@echo "make test: all passed"
 
 demo: all

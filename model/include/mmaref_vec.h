@@ -25,6 +25,9 @@ typedef struct mma_vec_reader mma_vec_reader;
 /* Opens path (plain, .xz or .gz); instr overrides the file's '# instr:'.
  * On error returns NULL with a message "file:line: ..." in err. */
 mma_vec_reader *mma_vec_open(const char *path, const char *instr, char *err, size_t len);
+/* The same on an open stream (not closed by mma_vec_close); name is used
+ * in messages. */
+mma_vec_reader *mma_vec_open_stream(FILE *f, const char *name, const char *instr, char *err, size_t len);
 const mma_unit *mma_vec_unit(const mma_vec_reader *r);
 int mma_vec_has_d(const mma_vec_reader *r);
 /* Header lines other than mmavec/arch/instr/k/fields, verbatim ("# key: value"). */

@@ -75,14 +75,14 @@ int mma_unit_finish(mma_unit *u, unsigned given, char *err, size_t len)
     if (!(given & G_NAN) && !ieee) u->flags |= MMA_F_NAN_CANON;
     if (ieee && u->p != di->mbits)
         return errf(err, len, "configuration: tree '%s' rounds to the full output format (p=%d)", tree_names[u->tree], di->mbits);
-    int wide = u->a == MMA_FMT_FP64 || u->b == MMA_FMT_FP64;
+    int wide = u->a == MMA_FMT_FP64 || u->b == MMA_FMT_FP64 || u->c == MMA_FMT_FP64 || u->d == MMA_FMT_FP64;
     if (u->tree == MMA_TREE_FMA) {
         if (!(u->a == d && u->b == d && u->c == d && (d == MMA_FMT_FP64 || d == MMA_FMT_FP32)))
             return errf(err, len, "configuration: tree 'fma' needs a=b=c=d=fp32 or fp64");
         if (u->rho != MMA_RNE) return errf(err, len, "configuration: tree 'fma' rounds to nearest even (round=rne)");
         return 0;
     }
-    if (wide) return errf(err, len, "configuration: fp64 inputs need tree 'fma'");
+    if (wide) return errf(err, len, "configuration: fp64 operands or output need tree 'fma'");
     if (u->tree == MMA_TREE_PAIRWISE) {
         if (u->g <= 0 || u->k % u->g || (u->g & (u->g - 1)))
             return errf(err, len, "configuration: field 'g' must be a power of two dividing k (tree pairwise)");

@@ -34,8 +34,11 @@ void mma_kacc_add(mma_kacc *k, int neg, unsigned __int128 sig, int32_t lsb)
 {
     if (!sig) return;
     int32_t bit = lsb - k->lo;
-    if (bit < 0) {                               /* window too low: caller bug */
-        sig >>= -bit; bit = 0;
+    if (bit < 0) {                 /* below the window (callers size it so
+                                      this cannot happen): drop those bits */
+        if (-bit >= 128) return;
+        sig >>= -bit;
+        bit = 0;
     }
     int i = bit / 64, off = bit % 64;
     uint64_t p0 = (uint64_t)(sig << off);

@@ -12,6 +12,7 @@
 struct mma_vec_reader {
     FILE *f;
     int is_pipe;
+    int borrowed;        /* the caller's stream: not closed here */
     char path[512];
     long line;
     mma_unit u;
@@ -106,6 +107,18 @@ static ssize_t read_line(mma_vec_reader *r)
 
 static void trim(char **s) { while (**s == ' ' || **s == '\t') (*s)++; }
 
+static mma_vec_reader *open_common(mma_vec_reader *r, const char *path, const char *instr, char *err, size_t len);
+
+mma_vec_reader *mma_vec_open_stream(FILE *f, const char *name, const char *instr, char *err, size_t len)
+{
+    mma_vec_reader *r = calloc(1, sizeof *r);
+    if (!r) { snprintf(err, len, "%s: out of memory", name); return NULL; }
+    snprintf(r->path, sizeof r->path, "%s", name);
+    r->f = f;
+    r->borrowed = 1;
+    return open_common(r, name, instr, err, len);
+}
+
 mma_vec_reader *mma_vec_open(const char *path, const char *instr, char *err, size_t len)
 {
     mma_vec_reader *r = calloc(1, sizeof *r);
@@ -125,6 +138,11 @@ mma_vec_reader *mma_vec_open(const char *path, const char *instr, char *err, siz
         r->f = fopen(path, "r");
     }
     if (!r->f) { snprintf(err, len, "%s: cannot open", path); free(r); return NULL; }
+    return open_common(r, path, instr, err, len);
+}
+
+static mma_vec_reader *open_common(mma_vec_reader *r, const char *path, const char *instr, char *err, size_t len)
+{
     char file_instr[512] = "", fields[256] = "";
     int k = -1, magic = 0;
     /* header: leading comment lines */
@@ -325,7 +343,7 @@ int mma_vec_next(mma_vec_reader *r, mma_vec *v, char *err, size_t len)
 void mma_vec_close(mma_vec_reader *r)
 {
     if (!r) return;
-    if (r->f && r->f != stdin) { if (r->is_pipe) pclose(r->f); else fclose(r->f); }
+    if (r->f && r->f != stdin && !r->borrowed) { if (r->is_pipe) pclose(r->f); else fclose(r->f); }
     for (int i = 0; i < r->nextra; i++) free(r->extra[i]);
     free(r->buf);
     free(r);
