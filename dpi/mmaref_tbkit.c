@@ -119,12 +119,14 @@ static void rng_seed(rng *r, uint64_t seed)
         r->s[i] = z ^ (z >> 31);
     }
 }
-/* uniform in [lo, hi] */
+/* uniform in [lo, hi] (multiply-shift, no division) */
 static int rng_range(rng *r, int lo, int hi)
 {
     if (hi <= lo) return lo;
-    return lo + (int)(rng_next(r) % (uint64_t)(hi - lo + 1));
+    return lo + (int)(((unsigned __int128)rng_next(r) * (uint64_t)(hi - lo + 1)) >> 64);
 }
+/* uniform in [-w, w] from the top 24 bits of x */
+static int off_of(uint64_t x, int w) { return (int)(((x >> 40) * (uint64_t)(2 * w + 1)) >> 24) - w; }
 
 /* ---- the generator ----------------------------------------------------------- */
 enum { M_UNIFORM, M_FINITE, M_CLUSTER, M_CANCEL, M_TINY, M_HUGE, M_SPECIAL, M_CARRY, M_MIX, M_COUNT };
@@ -192,10 +194,11 @@ static void gen_cluster(mmaref_tbk_gen *g, uint64_t *c, uint64_t *a, uint64_t *b
     int eb0 = rng_range(&g->r, g->fb.emin - 1, emax_of(&g->fb));
     int zp = rng_range(&g->r, 0, 3);          /* zero density: none, 1/32, 1/8, 1/2 */
     static const int zmask[4] = {0, 31, 7, 1};
-    for (int k = 0; k < g->u.k; k++) {
-        a[k] = rnd_at(g, &g->fa, ea0 + rng_range(&g->r, -wa, wa));
-        b[k] = rnd_at(g, &g->fb, eb0 + rng_range(&g->r, -wb, wb));
-        if (zp && (rng_next(&g->r) & (uint64_t)zmask[zp]) == 0) a[k] = enc(&g->fa, (int)(rng_next(&g->r) & 1), 0, 0);
+    for (int k = 0; k < g->u.k; k++) {   /* one random word per operand */
+        uint64_t ra = rng_next(&g->r), rb = rng_next(&g->r);
+        a[k] = enc(&g->fa, (int)(ra & 1), field_of(&g->fa, ea0 + off_of(ra, wa)), ra >> 8);
+        b[k] = enc(&g->fb, (int)(rb & 1), field_of(&g->fb, eb0 + off_of(rb, wb)), rb >> 8);
+        if (zp && ((ra >> 32) & (uint64_t)zmask[zp]) == 0) a[k] = enc(&g->fa, (int)((ra >> 38) & 1), 0, 0);
     }
     int f = g->u.f > 0 ? g->u.f : 24;
     int ce = ea0 + eb0 + rng_range(&g->r, -(f + 6), 3);
@@ -450,12 +453,30 @@ mmaref_tbk_sb *mmaref_tbk_sb_create(const mma_unit *u, const char *label)
     int qmin = mine - fsum > minlsb ? mine - fsum : minlsb;
     int qout = fd->emin - u->p - (u->rho == MMA_RNE ? 1 : 0);
     if (qmin >= qout) s->impossible[B_EV0 + 12] = 1;
-    /* alignment shifts beyond the exponent range of the terms */
-    int lo = u->cadd == MMA_CADD_FUSED ? (plo < clo ? plo : clo) : plo;
-    int hi = u->cadd == MMA_CADD_FUSED ? (phi > chi ? phi : chi) : phi;
-    if (u->cadd == MMA_CADD_FUSED && !(u->flags & MMA_F_NO_EZERO) && u->ezero > hi) hi = u->ezero;
+    /* alignment shifts beyond the exponent range of the terms: the largest
+     * and the smallest exponent belong to two different terms (one c) */
+    int span = phi - plo;
+    if (u->cadd == MMA_CADD_FUSED) {
+        if (phi - clo > span) span = phi - clo;
+        if (chi - plo > span) span = chi - plo;
+        if (!(u->flags & MMA_F_NO_EZERO)) {
+            if (u->ezero - plo > span) span = u->ezero - plo;
+            if (u->ezero - clo > span) span = u->ezero - clo;
+        }
+    }
     int f = u->f, lows[6] = {0, 1, f / 2 + 1, f + 2, f + 9, 255};
-    for (int i = 0; i < 6; i++) if (lows[i] > hi - lo) s->impossible[B_DM0 + i] = 1;
+    for (int i = 0; i < 6; i++) if (lows[i] > span) s->impossible[B_DM0 + i] = 1;
+    /* output rounding that is always exact: the fused sum has at most
+     * 2 + F + log2(terms) significant bits and its last bit is on the
+     * output grid */
+    if (u->cadd == MMA_CADD_FUSED) {
+        int lg = 0;
+        while ((1 << lg) < u->lmax + 1) lg++;
+        if (2 + u->f + lg <= u->p + 1 && mine - u->f >= fd->emin - u->p) {
+            s->impossible[B_EV0 + 8] = 1;
+            s->impossible[B_EV0 + 9] = 1;
+        }
+    }
     return s;
 }
 
@@ -560,8 +581,8 @@ void mmaref_tbk_sb_report(const mmaref_tbk_sb *s, FILE *f, int quiet)
 {
     fprintf(f, "%ld vectors, %ld mismatches\n", s->n, s->mism);
     if (s->nref)
-        fprintf(f, "  %s%s%ld vectors carried a reference d (vector file): DUT differs on %ld, model differs on %ld\n",
-                s->label, s->label[0] ? ": " : "", s->nref, s->ref_mism, s->model_ref_mism);
+        fprintf(f, "  with the file's d on %ld vectors: the DUT differs on %ld, the model on %ld\n",
+                s->nref, s->ref_mism, s->model_ref_mism);
     for (int i = 0; i < s->nkeep; i++) fputs(s->keep[i], f);
     if (quiet) return;
     int total = 0, got = 0;
@@ -614,6 +635,9 @@ int mmaref_tbk_rtl_params(const mma_unit *u, int fdelta, const char **names, lon
     if (!acc_ok(u->d)) NO("output format %s is not realized in RTL (field 'd')", mma_format(u->d)->name);
     if (u->flags & MMA_F_FTZ_SUM) NO("flushing of sums is not realized in RTL (field 'ftz')");
     if (u->lmax < u->k && u->c != u->d) NO("a chained unit needs c and d of one format (fields 'c', 'd')");
+    if (u->interleave) NO("interleaved steps are not realized in RTL (field 'interleave')");
+    if (u->cadd != MMA_CADD_FUSED && u->cadd != MMA_CADD_RD && u->cadd != MMA_CADD_RDZ)
+        NO("cadd=after (c added by a separate IEEE addition) is not realized in RTL (field 'cadd')");
     int f = u->f + fdelta;
     if (f < 8 || f > 40) NO("F=%d is outside the RTL's 8..40 (field 'f')", f);
 #undef NO
@@ -622,13 +646,14 @@ int mmaref_tbk_rtl_params(const mma_unit *u, int fdelta, const char **names, lon
     int fused = u->cadd == MMA_CADD_FUSED, ez = fused && !(u->flags & MMA_F_NO_EZERO);
     const char *n[] = {"A_EB", "A_MB", "A_BIAS", "A_SPEC", "B_EB", "B_MB", "B_BIAS", "B_SPEC",
                        "C_EB", "C_MB", "C_BIAS", "D_EB", "D_MB", "D_BIAS", "P", "K", "L",
-                       "TREE", "CADD", "F", "F2", "ALIGN", "RHO", "ZERO_POS", "EZERO_EN",
+                       "TREE", "CADD", "F", "F2", "ALIGN", "RHO", "ZERO_POS", "NAN_CANON", "EZERO_EN",
                        "EZERO", "POVF", "FTZ"};
     long v[] = {fa->ebits, fa->mbits, fa->bias, spec_of(u->a), fb->ebits, fb->mbits, fb->bias,
                 spec_of(u->b), fc->ebits, fc->mbits, fc->bias, fd->ebits, fd->mbits, fd->bias,
                 u->p, u->k, u->lmax, u->tree == MMA_TREE_EVENODD, u->cadd, f,
                 fused ? 31 : u->f2, fused ? u->align : 0, u->rho,
-                (u->flags & MMA_F_ZERO_POS) != 0, ez, ez ? u->ezero : 0,
+                (u->flags & MMA_F_ZERO_POS) != 0, !fused || (u->flags & MMA_F_NAN_CANON) != 0,
+                ez, ez ? u->ezero : 0,
                 (u->flags & MMA_F_PROD_OVF) != 0, (u->flags & MMA_F_FTZ_IN) != 0};
     int cnt = (int)(sizeof v / sizeof v[0]);
     for (int i = 0; i < cnt && i < max; i++) { names[i] = n[i]; values[i] = v[i]; }

@@ -40,6 +40,26 @@ I_bw_f8_e4m3  := blackwell:tcgen05.mma.m128n8k32.kind::f8f6f4.f32.e4m3.e4m3
 I_ampere_bf16 := ampere:mma.m16n8k16.f32.bf16.bf16.f32
 I_cdna3_fp8   := cdna3:v_mfma_f32_16x16x32_fp8_fp8
 HW_PRESETS    := qgmma_e4m3 qgmma_e5m2 hgmma_bf16 hgmma_f16
+
+# further units (`make tb`, `make tb-configs`): more catalogue instructions,
+# among them H100-captured ones, and generic configuration strings that
+# reach the parameters the presets leave alone (FP16/BF16 output, RNE/RD/RU,
+# RD alignment, F=8 and F=40, fp4/fp6 inputs, flush-to-zero, IEEE NaN/zero)
+RTL_CONFIGS := ada_qmma_e4m3 qgmma_f16_e4m3 qgmma_e4m3_e5m2 hgmma_f16_f16 volta_f16 \
+               cdna3_bf16 cdna3_bf8_fp8 gen_fp4_fp6 gen_bf16_f40 gen_f16_bf16out \
+               gen_evenodd_rd gen_e2m3_f16
+I_ada_qmma_e4m3   := ada:mma.m16n8k32.f32.e4m3.e4m3.f32
+I_qgmma_f16_e4m3  := hopper:wgmma.m64n8k32.f16.e4m3.e4m3
+I_qgmma_e4m3_e5m2 := hopper:wgmma.m64n8k32.f32.e4m3.e5m2
+I_hgmma_f16_f16   := hopper:wgmma.m64n8k16.f16.f16.f16
+I_volta_f16       := volta:mma.m8n8k4.f32.f16.f16.f32
+I_cdna3_bf16      := cdna3:v_mfma_f32_16x16x16_bf16
+I_cdna3_bf8_fp8   := cdna3:v_mfma_f32_16x16x32_bf8_fp8
+I_gen_fp4_fp6     := fused,a=e2m1,b=e3m2,c=fp32,d=fp32,k=16,f=8,align=rd,round=rne,ezero=none
+I_gen_bf16_f40    := fused,a=bf16,b=bf16,c=fp32,d=fp32,k=8,l=2,f=40,round=rd,ftz=in,nan=ieee,zero=ieee,ezero=none
+I_gen_f16_bf16out := fused,a=fp16,b=fp16,c=fp32,d=bf16,k=16,f=20,round=ru,ezero=-140
+I_gen_evenodd_rd  := evenodd,a=e5m2fnuz,b=e4m3fnuz,c=fp32,d=fp32,k=16,l=8,f=20,f2=30,cadd=rd,round=rne
+I_gen_e2m3_f16    := fused,a=e2m3,b=e2m3,c=fp16,d=fp16,k=32,f=12,align=rd,round=rne,ezero=none
 SC_TEST_PRESETS := qgmma_e4m3 cdna3_fp8
 
 TB_SUITES     := random normal cancel order precision rounding specials compliance
@@ -47,14 +67,15 @@ TB_N_FULL     ?= 1000000
 TB_N_TEST     ?= 100000
 TB_SUITE_FULL ?= 20000
 TB_SUITE_TEST ?= 2000
+TB_N_CONFIG   ?= 200000
 TB_SEED       ?= 1
 TB_BENCH_N    ?= 3000000
 
-VFLAGS := --cc --exe --build -j 2 -O3 --x-assign fast --x-initial fast --no-timing \
+VFLAGS := --cc --exe -O3 --x-assign fast --x-initial fast --no-timing \
           -Wall -Wno-UNUSEDSIGNAL -Wno-DECLFILENAME -Wno-BLKSEQ
 VCFLAGS ?= -O2 -march=native
 
-.PHONY: tb tb-test tb-bench tb-broken tb-sc rtl-check tb-bins tb-sc-bins
+.PHONY: tb tb-test tb-bench tb-broken tb-sc rtl-check tb-bins tb-sc-bins tb-configs tb-config-bins
 
 $(RTL_B)/obj/mmaref_dpi.o: dpi/mmaref_dpi.c dpi/mmaref_tbkit.h model/include/mmaref.h model/include/mmaref_vec.h
 	@mkdir -p $(dir $@)
@@ -68,10 +89,13 @@ $(MMAPARAMS): tb/mmaparams.c $(RTL_B)/obj/mmaref_tbkit.o $(B)/libmmaref.a
 	@mkdir -p $(dir $@)
 	$(RTL_CC) -std=c11 -O2 -Wall -Wextra -Werror -Imodel/include -Idpi $< $(RTL_B)/obj/mmaref_tbkit.o $(B)/libmmaref.a -lm -o $@
 
-# one Verilator build per preset, reused by every run of it
+# one Verilator build per preset, reused by every run of it.  Verilating
+# (SystemVerilog -> C++) depends on the RTL and the parameters; compiling and
+# linking on the C side too, so that a change of the model or of the DPI
+# layer only recompiles what changed and relinks.
 # $(1) tag, $(2) instruction, $(3) extra mmaparams options, $(4) extra verilator options
 define TB_BUILD
-$(RTL_B)/$(1)/Vtb_top: $(RTL_SRC) $(TB_SV) tb/tb_main.cpp $(TBKIT_OBJ) $(B)/libmmaref.a $(MMAPARAMS) mk/rtl.mk
+$(RTL_B)/$(1)/Vtb_top.mk: $(RTL_SRC) $(TB_SV) $(MMAPARAMS) mk/rtl.mk
 	@mkdir -p $(RTL_B)/$(1)
 	@echo "  VERILATE $(1): $(2) $(3)"
 	@$(VERILATOR) $(VFLAGS) $(4) --top-module tb_top $$$$($(MMAPARAMS) $(3) '$(2)') \
@@ -79,11 +103,18 @@ $(RTL_B)/$(1)/Vtb_top: $(RTL_SRC) $(TB_SV) tb/tb_main.cpp $(TBKIT_OBJ) $(B)/libm
 	  -LDFLAGS "$(abspath $(TBKIT_OBJ)) $(abspath $(B)/libmmaref.a) -lm" \
 	  $(RTL_SRC) $(TB_SV) $(abspath tb/tb_main.cpp) > $(RTL_B)/$(1)/build.log 2>&1 \
 	  || { tail -40 $(RTL_B)/$(1)/build.log; exit 1; }
+
+$(RTL_B)/$(1)/Vtb_top: $(RTL_B)/$(1)/Vtb_top.mk tb/tb_main.cpp $(TBKIT_OBJ) $(B)/libmmaref.a
+	@echo "  BUILD    $(1)"
+	@rm -f $$@
+	@$(MAKE) --no-print-directory -C $(RTL_B)/$(1) -f Vtb_top.mk CXX=$(RTL_CXX) >> $(RTL_B)/$(1)/build.log 2>&1 \
+	  || { tail -40 $(RTL_B)/$(1)/build.log; exit 1; }
 endef
-$(foreach p,$(RTL_PRESETS),$(eval $(call TB_BUILD,$(p),$(I_$(p)),,)))
+$(foreach p,$(RTL_PRESETS) $(RTL_CONFIGS),$(eval $(call TB_BUILD,$(p),$(I_$(p)),,)))
 $(eval $(call TB_BUILD,qgmma_e4m3_broken,$(I_qgmma_e4m3),--f-delta -1,--trace-fst -DTB_TRACE))
 
 tb-bins: $(foreach p,$(RTL_PRESETS),$(RTL_B)/$(p)/Vtb_top)
+tb-config-bins: $(foreach p,$(RTL_CONFIGS),$(RTL_B)/$(p)/Vtb_top)
 
 # ---- runs -------------------------------------------------------------------
 PAIRS    = $(foreach p,$(1),$(p)='$(I_$(p))')
@@ -95,12 +126,17 @@ tb-test: rtl-check tb-bins $(B)/mmaref
 	@$(MAKE) --no-print-directory tb-broken
 	@$(MAKE) --no-print-directory tb-sc TB_SC_PRESETS="$(SC_TEST_PRESETS)" TB_SC_N=50000
 
-tb: rtl-check tb-bins $(B)/mmaref
+tb: rtl-check tb-bins tb-config-bins $(B)/mmaref
 	@sh tb/run.sh random $(RTL_B) $(TB_N_FULL) $(TB_SEED) $(call PAIRS,$(RTL_PRESETS))
 	@sh tb/run.sh suites $(RTL_B) $(B)/mmaref $(TB_SUITE_FULL) $(TB_SEED) "$(TB_SUITES)" $(call PAIRS,$(RTL_PRESETS))
-	@sh tb/run_hw.sh $(RTL_B) $(MMAPARAMS) $(call PAIRS,$(HW_PRESETS))
+	@sh tb/run.sh random $(RTL_B) $(TB_N_CONFIG) $(TB_SEED) $(call PAIRS,$(RTL_CONFIGS))
+	@sh tb/run_hw.sh $(RTL_B) $(MMAPARAMS) $(call PAIRS,$(HW_PRESETS) $(RTL_CONFIGS))
 	@$(MAKE) --no-print-directory tb-broken
 	@$(MAKE) --no-print-directory tb-sc TB_SC_PRESETS="$(RTL_PRESETS)" TB_SC_N=200000
+
+tb-configs: tb-config-bins
+	@sh tb/run.sh random $(RTL_B) $(TB_N_CONFIG) $(TB_SEED) $(call PAIRS,$(RTL_CONFIGS))
+	@sh tb/run_hw.sh $(RTL_B) $(MMAPARAMS) $(call PAIRS,$(RTL_CONFIGS))
 
 # the deliberately broken variant: F one short; mismatches are expected, and
 # the first one is replayed into an FST trace

@@ -17,6 +17,7 @@
 //   ALIGN       cut of aligned terms: 0 toward zero, 2 toward -inf
 //   RHO         output rounding: 0 RZ, 1 RNE, 2 RD, 3 RU (mma_rounding)
 //   ZERO_POS    a zero result is +0
+//   NAN_CANON   NaN result 0x7fffffff (1) or the IEEE default 0x7fc00000 (0)
 //   EZERO_EN    zero terms take part in emax with exponent EZERO
 //   POVF        products reaching 2^128 overflow to Inf (AMD)
 //   FTZ         subnormal inputs flush to +0
@@ -39,6 +40,7 @@ module mma_dpa #(
   parameter int ALIGN    = 0,
   parameter int RHO      = 0,
   parameter int ZERO_POS = 1,
+  parameter int NAN_CANON = 1,
   parameter int EZERO_EN = 0,
   parameter int EZERO    = 0,
   parameter int POVF     = 0,
@@ -123,7 +125,7 @@ module mma_dpa #(
         .B_EB(B_EB), .B_MB(B_MB), .B_BIAS(B_BIAS), .B_SPEC(B_SPEC),
         .C_EB(SC_EB), .C_MB(SC_MB), .C_BIAS(SC_BIAS),
         .D_EB(D_EB), .D_MB(D_MB), .D_BIAS(D_BIAS), .P(P), .L(L), .F(F),
-        .ALIGN(ALIGN), .RHO(RHO), .ZERO_POS(ZERO_POS), .EZERO_EN(EZERO_EN),
+        .ALIGN(ALIGN), .RHO(RHO), .ZERO_POS(ZERO_POS), .NAN_CANON(NAN_CANON), .EZERO_EN(EZERO_EN),
         .EZERO(EZERO), .POVF(POVF), .FTZ(FTZ), .EW(EW)
       ) u_step (
         .a(a_i[s*L*AWD +: L*AWD]), .b(b_i[s*L*BWD +: L*BWD]), .c(cin), .d(y), .cov(cv));
@@ -134,7 +136,7 @@ module mma_dpa #(
         .C_EB(SC_EB), .C_MB(SC_MB), .C_BIAS(SC_BIAS),
         .D_EB(D_EB), .D_MB(D_MB), .D_BIAS(D_BIAS), .P(P), .L(L),
         .TREE(TREE), .CADD(CADD), .F(F), .F2(F2), .RHO(RHO),
-        .ZERO_POS(ZERO_POS), .POVF(POVF), .FTZ(FTZ), .EW(EW)
+        .ZERO_POS(ZERO_POS), .NAN_CANON(NAN_CANON), .POVF(POVF), .FTZ(FTZ), .EW(EW)
       ) u_step (
         .a(a_i[s*L*AWD +: L*AWD]), .b(b_i[s*L*BWD +: L*BWD]), .c(cin), .d(y), .cov(cv));
     end

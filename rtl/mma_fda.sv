@@ -23,6 +23,7 @@ module mma_fda #(
   parameter int ALIGN    = 0,
   parameter int RHO      = 0,
   parameter int ZERO_POS = 1,
+  parameter int NAN_CANON = 1,
   parameter int EZERO_EN = 0,
   parameter int EZERO    = 0,
   parameter int POVF     = 0,
@@ -170,7 +171,7 @@ module mma_fda #(
     .neg(neg), .mag(mag), .lsb(lsb), .q(q), .qlsb(qlsb), .inexact(inexact), .lead(lead));
 
   mma_pack #(.EB(D_EB), .MB(D_MB), .BIAS(D_BIAS), .P(P), .RHO(RHO),
-             .ZERO_POS(ZERO_POS), .LW(LW)) u_pk (
+             .ZERO_POS(ZERO_POS), .NAN_CANON(NAN_CANON), .LW(LW)) u_pk (
     .nan(sp_nan), .inf(sp_inf), .inf_neg(sp_neg), .neg(neg), .q(q), .qlsb(qlsb),
     .y(d), .cov_ovf(c_ovf), .cov_sub(c_sub), .cov_zero(c_zero));
 

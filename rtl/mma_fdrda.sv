@@ -24,6 +24,7 @@ module mma_fdrda #(
   parameter int F2       = 31,
   parameter int RHO      = 1,
   parameter int ZERO_POS = 1,
+  parameter int NAN_CANON = 1,
   parameter int POVF     = 1,
   parameter int FTZ      = 0,
   parameter int EW       = 11,
@@ -244,7 +245,7 @@ module mma_fdrda #(
   mma_round #(.MW(F2 + 2), .LW(LW), .P(P), .EMIN(1 - D_BIAS), .RHO(RHO)) u_rnd2 (
     .neg(neg), .mag(q1), .lsb(ql1), .q(q2), .qlsb(ql2), .inexact(inx2), .lead(lead2));
   mma_pack #(.EB(D_EB), .MB(D_MB), .BIAS(D_BIAS), .P(P), .RHO(RHO),
-             .ZERO_POS(ZERO_POS), .LW(LW)) u_pk (
+             .ZERO_POS(ZERO_POS), .NAN_CANON(NAN_CANON), .LW(LW)) u_pk (
     .nan(sp_nan), .inf(sp_inf), .inf_neg(sp_neg), .neg(neg), .q(q2), .qlsb(ql2),
     .y(d), .cov_ovf(c_ovf), .cov_sub(c_sub), .cov_zero(c_zero));
 

@@ -5,7 +5,8 @@
 // Overflow (leading bit above the format's largest exponent): RZ and RNE
 // give Inf (NVIDIA: even under RZ), RD/RU saturate on the side they do not
 // round toward.  A zero result is +0 when ZERO_POS=1, else it carries neg.
-// NaN is the canonical 0 1..1 1..1 (0x7fffffff, 0x7fff).
+// NaN: NAN_CANON=1 the canonical 0 1..1 1..1 (0x7fffffff, 0x7fff, NVIDIA and
+// AMD), NAN_CANON=0 the IEEE default quiet NaN 0 1..1 10..0 (0x7fc00000).
 module mma_pack #(
   parameter int EB       = 8,
   parameter int MB       = 23,
@@ -13,6 +14,7 @@ module mma_pack #(
   parameter int P        = 23,
   parameter int RHO      = 0,
   parameter int ZERO_POS = 1,
+  parameter int NAN_CANON = 1,
   parameter int LW       = 14
 ) (
   input  logic                  nan,
@@ -46,7 +48,7 @@ module mma_pack #(
 
   always_comb begin
     if (nan)
-      y = {1'b0, EONES, {MB{1'b1}}};
+      y = (NAN_CANON != 0) ? {1'b0, EONES, {MB{1'b1}}} : {1'b0, EONES, 1'b1, {(MB-1){1'b0}}};
     else if (inf)
       y = {inf_neg, EONES, {MB{1'b0}}};
     else if (q == '0)

@@ -6,7 +6,7 @@
 # 2. unsupported parameters stop elaboration in both tools with a message
 #    naming the parameter.
 params=$1; shift
-src=$(ls rtl/*.sv)
+src=$(echo rtl/*.sv)
 VERILATOR=${VERILATOR:-verilator}
 YOSYS=${YOSYS:-yosys}
 fail=0

@@ -6,7 +6,7 @@
 # file's captured d.  Exit status 1 on any mismatch.
 rtlb=$1; params=$2; shift 2
 dir=vectors/hw/h100
-fail=0; ran=0; skipped=0
+fail=0; ran=0; skipped=0; total=0
 cfgs=""
 for pair in "$@"; do
     tag=${pair%%=*}; instr=${pair#*=}
@@ -34,10 +34,12 @@ for f in $dir/*.vec $dir/*.vec.gz $dir/*.vec.xz; do
     rc=$?
     printf '== %-12s %-52s ' "$tag" "$(basename "$f")"
     grep -E "vectors, .* mismatches" "$log" | head -1
-    grep -E "reference d" "$log" | head -1
+    grep -E "with the file's d" "$log" | head -1
+    n=$(sed -n 's/^\([0-9]*\) vectors, .*/\1/p' "$log" | head -1)
+    total=$((total + ${n:-0}))
     ran=$((ran + 1))
     if [ $rc -ne 0 ]; then grep -E "^  vector|dut d=" "$log" | head -6; fail=1; fi
 done
-echo "== hardware vector files: $ran run, $skipped for instructions without an RTL preset"
+echo "== hardware vector files: $ran files, $total vectors run; $skipped files of instructions without an RTL unit here"
 [ $fail -eq 0 ] || { echo "FAIL: hardware vector files"; exit 1; }
 exit 0

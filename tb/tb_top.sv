@@ -29,6 +29,7 @@ module tb_top #(
   parameter int ALIGN    = 0,
   parameter int RHO      = 0,
   parameter int ZERO_POS = 1,
+  parameter int NAN_CANON = 1,
   parameter int EZERO_EN = 0,
   parameter int EZERO    = 0,
   parameter int POVF     = 0,
@@ -76,7 +77,7 @@ module tb_top #(
     .C_EB(C_EB), .C_MB(C_MB), .C_BIAS(C_BIAS),
     .D_EB(D_EB), .D_MB(D_MB), .D_BIAS(D_BIAS),
     .P(P), .K(K), .L(L), .TREE(TREE), .CADD(CADD), .F(F), .F2(F2),
-    .ALIGN(ALIGN), .RHO(RHO), .ZERO_POS(ZERO_POS), .EZERO_EN(EZERO_EN),
+    .ALIGN(ALIGN), .RHO(RHO), .ZERO_POS(ZERO_POS), .NAN_CANON(NAN_CANON), .EZERO_EN(EZERO_EN),
     .EZERO(EZERO), .POVF(POVF), .FTZ(FTZ), .PIPE(PIPE)
   ) dut (
     .clk(clk), .rst_n(rst_n), .in_valid(v_r), .a(a_r), .b(b_r), .c(c_r),
@@ -145,7 +146,7 @@ module tb_top #(
     chk("D_EB", D_EB); chk("D_MB", D_MB); chk("D_BIAS", D_BIAS);
     chk("P", P); chk("K", K); chk("L", L); chk("TREE", TREE); chk("CADD", CADD);
     chk("F", F); chk("F2", F2); chk("ALIGN", ALIGN); chk("RHO", RHO);
-    chk("ZERO_POS", ZERO_POS); chk("EZERO_EN", EZERO_EN); chk("EZERO", EZERO);
+    chk("ZERO_POS", ZERO_POS); chk("NAN_CANON", NAN_CANON); chk("EZERO_EN", EZERO_EN); chk("EZERO", EZERO);
     chk("POVF", POVF); chk("FTZ", FTZ);
     if (ndiff != 0 && !$test$plusargs("allow_param_diff")) begin
       tb_exit_status(2);
