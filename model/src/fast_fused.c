@@ -1,17 +1,44 @@
 /* The fused-sum algorithms (FDA, CoFDA) again, specialized for speed: the
- * same arithmetic as alg_fused.c, with operands of 16 bits or fewer decoded
- * through per-format tables built once at load time, and terms aligned
- * branch-free.  Any Inf or NaN operand falls back to alg_fused.c, which
- * owns the special-value rules.  tests/ compare the two on every suite. */
+ * same arithmetic as alg_fused.c.  Any Inf or NaN term sends its step to
+ * alg_fused.c, which owns the special-value rules; tests/test_fastpath.c
+ * compares the paths (and the two kernels below) on every suite.
+ *
+ * What depends only on the unit (formats, F, shifts, rounding constants,
+ * the kernel) is worked out once into a plan, cached by the content of the
+ * unit, so hand-made units (impl 0) are served the same way.  Two kernels
+ * compute a step:
+ *   - scalar: operands of 16 bits or fewer decoded through per-format
+ *     tables (one table gives the packed product of two 8-bit formats);
+ *   - AVX2, chosen at run time: eight products per vector, operands
+ *     decoded arithmetically, each term aligned by one variable shift.
+ * Both end in the same scalar code: c joins, then the rounding (fast_round,
+ * the same function as mma_round_pack with the unit's constants).
+ *
+ * Alignment without branches.  A product term is sig * 2^(e - fbp); in
+ * units of 2^(emax - F) it is M >> sh with M = sig << pre and
+ * sh = emax - e + base (pre = max(F - fbp, 0), base = fbp - F + pre >= 0).
+ * With s = 0 for a positive term and s = -1 (all ones) for a negative one:
+ *   RZ (cut toward zero):  ((M >> sh) ^ s) - s
+ *   RD (cut toward -inf):  ((M + s) >> sh) ^ s      (= ~((M - 1) >> sh))
+ * where a shift by the lane width or more gives 0.  Zero products have
+ * M = 0 and s = 0 and contribute nothing. */
 #include "internal.h"
 
 #include <limits.h>
+#include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define FAST_HAVE_AVX2 1
+#include <immintrin.h>
+#endif
+
+/* ---- operand tables (scalar kernel, accumulator) ----------------------- */
 
 /* table entry: sig in bits 0..31, e (int16) in bits 32..47, flags above */
 #define T_NEG  ((uint64_t)1 << 48)
 #define T_SPEC ((uint64_t)1 << 50)
-#define EZ_LOW (INT32_MIN / 4)
 
 static uint64_t *tables[MMA_FMT_COUNT];
 /* The same operands biased for the product loop: significand in bits
@@ -108,72 +135,233 @@ static int pre_shift(const mma_unit *u)
 int mma_fast_fused_ok(const mma_unit *u)
 {
     /* products hold at most 22 bits; the left pre-shift must keep them
-     * inside 63 bits */
+     * inside 63 bits.  Product overflow (AMD) and flushed inputs stay with
+     * the reference path. */
     return u->tree == MMA_TREE_FUSED && u->cadd == MMA_CADD_FUSED && u->scale == MMA_FMT_NONE &&
-           tables[u->a] && tables[u->b] && u->lmax <= 64 && pre_shift(u) <= 40 &&
-           (u->c == MMA_FMT_FP32 || tables[u->c]) && u->d != MMA_FMT_FP64;
+           !u->interleave && !(u->flags & (MMA_F_PROD_OVF | MMA_F_FTZ_IN)) &&
+           (int)u->a > 0 && u->a < MMA_FMT_COUNT && (int)u->b > 0 && u->b < MMA_FMT_COUNT &&
+           (int)u->c > 0 && u->c < MMA_FMT_COUNT && tables[u->a] && tables[u->b] &&
+           u->lmax >= 1 && u->lmax <= 64 && u->k >= u->lmax && pre_shift(u) <= 40 &&
+           (u->c == MMA_FMT_FP32 || tables[u->c]) &&
+           (u->d == MMA_FMT_FP32 || u->d == MMA_FMT_FP16 || u->d == MMA_FMT_BF16) &&
+           u->p >= 1 && u->p <= mma_format(u->d)->mbits;
 }
 
-/* The alignment of the products with RZ: each term is cut to units of
- * 2^(emax - f) by one right shift (clamped at 63: the term is gone) of its
- * significand pre-shifted left by `pre`, then negated by its sign mask.
- * Small functions keep the loop's state in registers; the common
- * pre-shifts (F minus the products' fraction bits) get constant shifts. */
-static inline int64_t align_rz_body(const uint64_t *p, int L, int64_t eb, int pre)
+/* ---- the plan of a unit ------------------------------------------------ */
+
+#define FAST_EMPTY (-(1 << 24))       /* exponent of nothing: no term sets emax */
+#define V_LOW FAST_EMPTY
+#define KEY_OFF offsetof(mma_unit, a)
+#define KEY_BYTES (sizeof(mma_unit) - KEY_OFF)
+
+typedef struct { const uint64_t *tab; uint64_t mask; int fb; } fast_cfmt;   /* c */
+typedef struct { int width, mb, p, rho, emin, emaxe, zsigned; uint64_t inf, maxf; } fast_out;
+typedef struct { uint32_t mmask, emask, hidden, smask, sval; int mb, sshift, bias; } fast_op;
+/* the same, broadcast for the vector kernel (memory operands) */
+typedef struct { int32_t mm[8], em[8], hid[8], sm[8], sv[8]; int64_t mb[2], ssh[2]; } fast_vop;
+
+typedef struct fast_plan fast_plan;
+typedef uint64_t (*fast_fn)(const fast_plan *, const mma_unit *, uint64_t, const uint64_t *,
+                            const uint64_t *);
+struct fast_plan {
+    uint64_t key[(KEY_BYTES + 7) / 8];   /* the unit's fields from a on  */
+    int mode;                            /* fast_mode_forced when made    */
+    fast_fn fn;
+    int L, steps, f, fbp, pre, base, rd, zeros_part;
+    int32_t ezero;
+    fast_cfmt c1, cd;                    /* c of the first step, of later */
+    fast_out o;
+    /* scalar kernel */
+    const uint64_t *ta, *tb, *pt, *bta, *btb;
+    /* vector kernel */
+    fast_op va, vb;
+    fast_vop ka, kb;
+    int32_t one[8], ezv[8], low[8];
+    int64_t prec[2];
+    int groups, tail, narrow;
+    int32_t bab, ez_rel;                 /* bias_a + bias_b; ezero + bab  */
+};
+
+/* the accumulator operand of a step, decoded: fp32 inline, the other
+ * formats through the tables */
+typedef struct { uint64_t sig; int32_t e; int neg, spec; } fast_c;
+
+static inline __attribute__((always_inline)) fast_c c_decode(const fast_cfmt *cf, uint64_t bits)
+{
+    fast_c r;
+    if (!cf->tab) {
+        uint32_t w = (uint32_t)bits, ef = (w >> 23) & 0xff;
+        r.spec = ef == 0xff;
+        r.sig = (w & 0x7fffff) | (ef ? 0x800000u : 0);
+        r.e = (int32_t)(ef ? ef : 1) - 127;
+        r.neg = (int)(w >> 31);
+    } else {
+        uint64_t x = cf->tab[bits & cf->mask];
+        r.sig = (uint32_t)x;
+        r.e = ent_e(x);
+        r.neg = (x & T_NEG) != 0;
+        r.spec = (x & T_SPEC) != 0;
+    }
+    return r;
+}
+
+/* A step that meets a special value: the reference path, for that step */
+static __attribute__((noinline)) uint64_t special_step(const fast_plan *P, const mma_unit *u, int first,
+                                                      uint64_t acc, const uint64_t *a, const uint64_t *b)
+{
+    mma_unit one = *u;
+    one.k = P->L;
+    one.c = first ? u->c : u->d;
+    one.impl = 1;
+    return mma_alg_fused(&one, acc, a, b, NULL, NULL);
+}
+
+/* emax of the step: ep is the largest product exponent (below FAST_EMPTY / 2
+ * if none; zero products already counted with ezero) */
+static inline __attribute__((always_inline)) int32_t emax_with_c(const fast_plan *P, int32_t ep, const fast_c *c)
+{
+    int32_t e = c->sig ? c->e : P->zeros_part ? P->ezero : FAST_EMPTY;
+    return e > ep ? e : ep;
+}
+
+/* mma_round_pack(d, p, rho, neg, mag, lsb, zsigned) with the constants of d
+ * taken from the plan: the same steps, the same results.  fast_round takes
+ * the common case (a normal result) and leaves the rest to round_general. */
+static __attribute__((noinline)) uint64_t round_general(const fast_out *o, int neg, uint64_t mag, int32_t lsb)
+{
+    uint64_t sign = (uint64_t)neg << (o->width - 1);
+    if (mag == 0) return o->zsigned ? sign : 0;
+    int32_t x = 63 - __builtin_clzll(mag) + lsb;          /* leading-bit exponent */
+    int32_t keep = (x < o->emin ? o->emin : x) - o->p;
+    int32_t sh = keep - lsb;
+    uint64_t q;
+    if (sh <= 0) {
+        q = mag << -sh;
+    } else {
+        uint64_t rem, half;
+        if (sh >= 64) { q = 0; rem = mag; half = sh == 64 ? (uint64_t)1 << 63 : 0; }
+        else { q = mag >> sh; rem = mag & (((uint64_t)1 << sh) - 1); half = (uint64_t)1 << (sh - 1); }
+        if (rem && o->rho != MMA_RZ) {
+            int up;
+            if (o->rho == MMA_RNE) up = sh > 64 ? 0 : rem > half || (rem == half && (q & 1));
+            else if (o->rho == MMA_RD) up = neg;
+            else up = !neg;
+            q += (uint64_t)up;
+        }
+        if (q == 0) return o->zsigned ? sign : 0;
+    }
+    int32_t xq = 63 - __builtin_clzll(q) + keep;           /* q may have carried out */
+    if (xq > o->emaxe) {
+        int to_inf = o->rho == MMA_RZ || o->rho == MMA_RNE || (o->rho == MMA_RD && neg) ||
+                     (o->rho == MMA_RU && !neg);
+        return sign | (to_inf ? o->inf : o->maxf);
+    }
+    uint64_t bexp, frac;
+    if (xq < o->emin) {
+        bexp = 0;
+        frac = q << (o->mb - o->p);
+    } else {
+        bexp = (uint64_t)(xq - o->emin + 1);
+        int32_t shift = (xq - o->p) - keep;
+        uint64_t qq = shift > 0 ? q >> shift : q;
+        frac = (qq & (((uint64_t)1 << o->p) - 1)) << (o->mb - o->p);
+    }
+    return sign | (bexp << o->mb) | frac;
+}
+
+static inline __attribute__((always_inline)) uint64_t fast_round(const fast_out *o, int neg, uint64_t mag, int32_t lsb)
+{
+    if (__builtin_expect(mag == 0, 0)) return round_general(o, neg, mag, lsb);
+    int top = 63 - __builtin_clzll(mag);
+    int32_t x = top + lsb;                                /* leading-bit exponent */
+    if (__builtin_expect((uint32_t)(x - o->emin) >= (uint32_t)(o->emaxe - o->emin), 0))
+        return round_general(o, neg, mag, lsb);           /* not below emaxe: may overflow */
+    int sh = top - o->p;                                  /* bits cut off */
+    uint64_t q;
+    if (__builtin_expect(sh > 0, 1)) {
+        q = mag >> sh;
+        if (o->rho != MMA_RZ) {
+            uint64_t rem = mag & (((uint64_t)1 << sh) - 1), half = (uint64_t)1 << (sh - 1);
+            int up;
+            if (o->rho == MMA_RNE) up = rem > half || (rem == half && (q & 1));
+            else if (o->rho == MMA_RD) up = neg && rem;
+            else up = !neg && rem;
+            q += (uint64_t)up;
+        }
+    } else {
+        q = mag << -sh;
+    }
+    /* q: p+1 bits (hidden bit at p), or 2^(p+1) after a carry, which the
+     * addition carries into the exponent field (x < emaxe: no overflow) */
+    return ((uint64_t)neg << (o->width - 1)) | ((q << (o->mb - o->p)) + ((uint64_t)(x - o->emin) << o->mb));
+}
+
+/* The end of a step: c joins the products' aligned sum, the total is
+ * rounded into d. */
+static inline __attribute__((always_inline)) uint64_t finish(const fast_plan *P, int32_t emax, int64_t sum,
+                                                            const fast_c *c, int fbc)
+{
+    if (emax < FAST_EMPTY / 2) return 0;
+    if (c->sig) {
+        int32_t sh = emax - c->e + fbc - P->f;
+        if (sh <= 0) {
+            int64_t v = (int64_t)(c->sig << -sh);
+            sum += c->neg ? -v : v;
+        } else if (P->rd) {
+            int64_t v = c->neg ? -(int64_t)c->sig : (int64_t)c->sig;
+            sum += v >> (sh > 63 ? 63 : sh);
+        } else {
+            int64_t v = (int64_t)(sh > 63 ? 0 : c->sig >> sh);
+            sum += c->neg ? -v : v;
+        }
+    }
+    uint64_t mag = sum < 0 ? -(uint64_t)sum : (uint64_t)sum;
+    return fast_round(&P->o, sum < 0, mag, emax - P->f);
+}
+
+/* ---- the scalar kernel ------------------------------------------------- */
+
+/* The alignment of the products (packed as above): small functions keep
+ * the loop's state in registers; common pre-shifts get constant shifts. */
+static inline int64_t align_body(const uint64_t *p, int L, int64_t eb, int pre, int rd)
 {
     int64_t sum = 0;
     for (int j = 0; j < L; j++) {
         uint64_t x = p[j];
         int64_t sh = eb - (int64_t)((x >> 32) & 0xfff);
-        sh = sh > 63 ? 63 : sh;
-        uint64_t v = ((uint64_t)(uint32_t)x << pre) >> sh;
-        uint64_t ng = (uint64_t)((int64_t)x >> 63);
-        sum += (int64_t)((v ^ ng) - ng);
+        sh = sh > 63 ? 63 : sh;                 /* 63: the term is gone */
+        uint64_t m = (uint64_t)(uint32_t)x << pre;
+        uint64_t s = (uint64_t)((int64_t)x >> 63);
+        if (!rd) sum += (int64_t)(((m >> sh) ^ s) - s);
+        else sum += (int64_t)(m ? ((m + s) >> sh) ^ s : 0);
     }
     return sum;
 }
 static __attribute__((noinline)) int64_t align_rz(const uint64_t *p, int L, int64_t eb, int pre)
 {
-    return align_rz_body(p, L, eb, pre);
+    return align_body(p, L, eb, pre, 0);
+}
+static __attribute__((noinline)) int64_t align_rd(const uint64_t *p, int L, int64_t eb, int pre)
+{
+    return align_body(p, L, eb, pre, 1);
 }
 #define ALIGN_RZ(PRE) static __attribute__((noinline)) int64_t align_rz_##PRE(const uint64_t *p, int L, int64_t eb) \
-    { return align_rz_body(p, L, eb, PRE); }
+    { return align_body(p, L, eb, PRE, 0); }
 ALIGN_RZ(4) ALIGN_RZ(5) ALIGN_RZ(7) ALIGN_RZ(10) ALIGN_RZ(11)
 #undef ALIGN_RZ
 
-/* fp32 accumulator operand, decoded inline */
-static inline uint64_t entry_f32(uint64_t bits)
+static uint64_t fast_scalar(const fast_plan *P, const mma_unit *u, uint64_t c, const uint64_t *a,
+                            const uint64_t *b)
 {
-    uint32_t w = (uint32_t)bits;
-    uint32_t ef = (w >> 23) & 0xff, m = w & 0x7fffff;
-    if (ef == 0xff) return T_SPEC;
-    uint32_t sig = ef ? m | 0x800000u : m;
-    int32_t e = ef ? (int32_t)ef - 127 : -126;
-    uint64_t x = (uint64_t)sig | ((uint64_t)(uint16_t)(int16_t)e << 32);
-    return (w >> 31) ? x | T_NEG : x;
-}
-
-uint64_t mma_fast_fused(const mma_unit *u, uint64_t c, const uint64_t *a,
-                        const uint64_t *b)
-{
-    const mma_format_info *fa = mma_format(u->a), *fbi = mma_format(u->b);
-    const uint64_t *ta = tables[u->a], *tb = tables[u->b], *tc = tables[u->c];
-    const uint64_t *pt = fa->width <= 8 && fbi->width <= 8 ? pair_table(u->a, u->b) : NULL;
-    const uint64_t *bta = btables[u->a], *btb = btables[u->b];
-    const int fbp = fa->mbits + fbi->mbits;
-    const int f = u->f, L = u->lmax;
-    const int pre = f > fbp ? f - fbp : 0, base = fbp - f + pre;
-    const int zeros_part = !(u->flags & MMA_F_NO_EZERO);
-    const int zsigned = !(u->flags & MMA_F_ZERO_POS);
-    const int rd = u->align == MMA_RD;
-    mma_fmt cf = u->c;
+    const uint64_t *ta = P->ta, *tb = P->tb, *pt = P->pt, *bta = P->bta, *btb = P->btb;
+    const int L = P->L, pre = P->pre;
     uint64_t acc = c;
-    for (int k0 = 0; k0 < u->k; k0 += L) {
+    for (int s = 0; s < P->steps; s++, a += L, b += L) {
         uint64_t p[64];
         uint64_t any = 0, emf = 0;
         if (pt) {
             for (int j = 0; j < L; j++) {
-                uint64_t x = pt[(a[k0 + j] & 0xff) << 8 | (b[k0 + j] & 0xff)];
+                uint64_t x = pt[(a[j] & 0xff) << 8 | (b[j] & 0xff)];
                 p[j] = x;
                 any |= x;
                 uint64_t ef = x & P_EMASK;
@@ -181,12 +369,12 @@ uint64_t mma_fast_fused(const mma_unit *u, uint64_t c, const uint64_t *a,
             }
         } else if (bta && btb) {
             for (int j = 0; j < L; j++) {
-                uint64_t x = bta[a[k0 + j] & 0xffff], y = btb[b[k0 + j] & 0xffff];
-                uint32_t s = (uint32_t)x * (uint32_t)y;
+                uint64_t x = bta[a[j] & 0xffff], y = btb[b[j] & 0xffff];
+                uint32_t sg = (uint32_t)x * (uint32_t)y;
                 uint64_t hi = (x + y) & ~(uint64_t)0xffffffffu;    /* e sum, sign xor, specials */
                 any |= (x | y) & B_SPEC;
-                uint64_t v = (hi & ~(uint64_t)(B_SPEC | (B_SPEC << 1))) | s;
-                v = s ? v : P_ZERO;
+                uint64_t v = (hi & ~(uint64_t)(B_SPEC | (B_SPEC << 1))) | sg;
+                v = sg ? v : P_ZERO;
                 p[j] = v;
                 any |= v;
                 uint64_t ef = v & P_EMASK;
@@ -195,39 +383,27 @@ uint64_t mma_fast_fused(const mma_unit *u, uint64_t c, const uint64_t *a,
             if (any & B_SPEC) any |= P_SPEC;
         } else {
             for (int j = 0; j < L; j++) {
-                uint64_t x = pack_product(ta[a[k0 + j]], tb[b[k0 + j]]);
+                uint64_t x = pack_product(ta[a[j]], tb[b[j]]);
                 p[j] = x;
                 any |= x;
                 uint64_t ef = x & P_EMASK;
                 emf = ef > emf ? ef : emf;
             }
         }
-        uint64_t xc = cf == MMA_FMT_FP32 ? entry_f32(acc) : tc[acc & 0xffff];
-        if ((any & P_SPEC) || (xc & T_SPEC)) {
-            /* specials decide: the reference path owns those rules */
-            mma_unit one = *u;
-            one.k = L;
-            one.c = cf;
-            acc = mma_alg_fused(&one, acc, a + k0, b + k0, NULL, NULL);
-            cf = u->d;
-            tc = tables[cf];
+        const fast_cfmt *cf = s ? &P->cd : &P->c1;
+        fast_c xc = c_decode(cf, acc);
+        if ((any & P_SPEC) || xc.spec) {
+            acc = special_step(P, u, s == 0, acc, a, b);
             continue;
         }
-        int32_t emax = emf ? (int32_t)(emf >> 32) - P_EOFF : EZ_LOW;
-        int anyzero = (any & P_ZERO) != 0;
-        int fbc = cf == MMA_FMT_FP32 ? 23 : mma_format(cf)->mbits;
-        uint32_t sc = (uint32_t)xc;
-        int32_t ec = ent_e(xc);
-        if (sc) emax = ec > emax ? ec : emax; else anyzero = 1;
-        if (anyzero && zeros_part && u->ezero > emax) emax = u->ezero;
+        int32_t ep = emf ? (int32_t)(emf >> 32) - P_EOFF : FAST_EMPTY;
+        if ((any & P_ZERO) && P->zeros_part && P->ezero > ep) ep = P->ezero;
+        int32_t emax = emax_with_c(P, ep, &xc);
         int64_t sum = 0;
-        if (emax != EZ_LOW) {
-            /* units of 2^(emax - f).  Every shift is a right shift of the
-             * pre-shifted significand, clamped at 63 (the term is gone).
-             * RZ cuts the magnitude; RD is an arithmetic shift (floor). */
-            const int64_t eb = (int64_t)emax + P_EOFF + base;
-            if (!rd) {
-                switch (pre) {
+        if (emax >= FAST_EMPTY / 2) {
+            const int64_t eb = (int64_t)emax + P_EOFF + P->base;
+            if (P->rd) sum = align_rd(p, L, eb, pre);
+            else switch (pre) {
                 case 4: sum = align_rz_4(p, L, eb); break;
                 case 5: sum = align_rz_5(p, L, eb); break;
                 case 7: sum = align_rz_7(p, L, eb); break;
@@ -235,35 +411,386 @@ uint64_t mma_fast_fused(const mma_unit *u, uint64_t c, const uint64_t *a,
                 case 11: sum = align_rz_11(p, L, eb); break;
                 default: sum = align_rz(p, L, eb, pre); break;
                 }
-            } else {
-                for (int j = 0; j < L; j++) {
-                    uint64_t x = p[j];
-                    int64_t sh = eb - (int64_t)((x >> 32) & 0xfff);
-                    sh = sh > 63 ? 63 : sh;
-                    int64_t m = (int64_t)(((uint64_t)(uint32_t)x) << pre);
-                    sum += ((x & P_NEG) ? -m : m) >> sh;
-                }
-            }
-            if (sc) {
-                int sh = emax - ec + fbc - f;
-                uint64_t m = sc;
-                int neg = (xc & T_NEG) != 0;
-                if (sh <= 0) {
-                    int64_t v = (int64_t)(m << -sh);
-                    sum += neg ? -v : v;
-                } else if (rd) {
-                    int64_t v = neg ? -(int64_t)m : (int64_t)m;
-                    sum += v >> (sh > 63 ? 63 : sh);
-                } else {
-                    int64_t v = (int64_t)(sh > 63 ? 0 : m >> sh);
-                    sum += neg ? -v : v;
-                }
-            }
         }
-        uint64_t mag = sum < 0 ? (uint64_t)-sum : (uint64_t)sum;
-        acc = mma_round_pack(u->d, u->p, u->rho, sum < 0, emax == EZ_LOW ? 0 : mag, emax - f, zsigned);
-        cf = u->d;
-        tc = tables[cf];
+        acc = finish(P, emax, sum, &xc, cf->fb);
     }
     return acc;
+}
+
+/* ---- the AVX2 kernel --------------------------------------------------- */
+#ifdef FAST_HAVE_AVX2
+#define V_FN static inline __attribute__((always_inline, target("avx2")))
+
+/* eight operands, low 32 bits of each; the lane order (0 1 4 5 2 3 6 7)
+ * is the same for a and b, and a fused sum does not depend on order */
+V_FN __m256i v_load8(const uint64_t *p)
+{
+    __m256 lo = _mm256_castsi256_ps(_mm256_loadu_si256((const __m256i *)p));
+    __m256 hi = _mm256_castsi256_ps(_mm256_loadu_si256((const __m256i *)(p + 4)));
+    return _mm256_castps_si256(_mm256_shuffle_ps(lo, hi, 0x88));
+}
+
+/* the first n (1..7) of eight, zeros after; *valid: all ones in the lanes
+ * loaded */
+static const int64_t v_ramp[16] = {-1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0};
+V_FN __m256i v_load_part(const uint64_t *p, int n, __m256i *valid)
+{
+    __m256i mlo = _mm256_loadu_si256((const __m256i *)(v_ramp + 8 - n));
+    __m256i mhi = _mm256_loadu_si256((const __m256i *)(v_ramp + 12 - n));
+    __m256 lo = _mm256_castsi256_ps(_mm256_maskload_epi64((const long long *)p, mlo));
+    __m256 hi = _mm256_castsi256_ps(_mm256_maskload_epi64((const long long *)(p + 4), mhi));
+    *valid = _mm256_castps_si256(_mm256_shuffle_ps(_mm256_castsi256_ps(mlo), _mm256_castsi256_ps(mhi), 0x88));
+    return _mm256_castps_si256(_mm256_shuffle_ps(lo, hi, 0x88));
+}
+
+#define V_LD(p) _mm256_loadu_si256((const __m256i *)(p))
+#define V_CNT(p) _mm_loadu_si128((const __m128i *)(p))
+
+/* significand (hidden bit included) and max(biased exponent, 1); lanes
+ * that hold Inf or NaN are or'ed into *spec */
+V_FN void v_decode(__m256i x, const fast_vop *k, const int32_t *one, __m256i *sig, __m256i *ex, __m256i *spec)
+{
+    __m256i e = _mm256_and_si256(_mm256_srl_epi32(x, V_CNT(k->mb)), V_LD(k->em));
+    __m256i z = _mm256_cmpeq_epi32(e, _mm256_setzero_si256());
+    *sig = _mm256_or_si256(_mm256_and_si256(x, V_LD(k->mm)), _mm256_andnot_si256(z, V_LD(k->hid)));
+    *ex = _mm256_max_epi32(e, V_LD(one));
+    *spec = _mm256_or_si256(*spec, _mm256_cmpeq_epi32(_mm256_and_si256(x, V_LD(k->sm)), V_LD(k->sv)));
+}
+
+V_FN int32_t v_hmax(__m256i v)
+{
+    __m128i m = _mm_max_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+    m = _mm_max_epi32(m, _mm_shuffle_epi32(m, 0x4e));
+    m = _mm_max_epi32(m, _mm_shuffle_epi32(m, 0xb1));
+    return _mm_cvtsi128_si32(m);
+}
+
+V_FN int64_t v_hsum64(__m256i w)
+{
+    __m128i s = _mm_add_epi64(_mm256_castsi256_si128(w), _mm256_extracti128_si256(w, 1));
+    return _mm_cvtsi128_si64(s) + _mm_extract_epi64(s, 1);
+}
+
+V_FN int64_t v_hsum32(__m256i v)
+{
+    return v_hsum64(_mm256_add_epi64(_mm256_cvtepi32_epi64(_mm256_castsi256_si128(v)),
+                                     _mm256_cvtepi32_epi64(_mm256_extracti128_si256(v, 1))));
+}
+
+/* One step: G groups of eight products, the last one holding `tail`
+ * products when tail > 0.  G and tail are constants in the common
+ * kernels, so that the loops unroll into straight code. */
+V_FN uint64_t v_step(const fast_plan *P, const mma_unit *u, const int first, uint64_t acc, const uint64_t *a,
+                     const uint64_t *b, const int G, const int tail)
+{
+    __m256i SP[8], EP[8], SG[8];
+    const __m256i zero = _mm256_setzero_si256();
+    __m256i spec = zero, emv = V_LD(P->low);
+#pragma GCC unroll 8
+    for (int g = 0; g < G; g++) {
+        __m256i xa, xb, sa, sb, ea, eb, valid = zero;
+        const int part = tail && g == G - 1;
+        if (part) {
+            xa = v_load_part(a + 8 * g, tail, &valid);
+            xb = v_load_part(b + 8 * g, tail, &valid);
+        } else {
+            xa = v_load8(a + 8 * g);
+            xb = v_load8(b + 8 * g);
+        }
+        v_decode(xa, &P->ka, P->one, &sa, &ea, &spec);
+        v_decode(xb, &P->kb, P->one, &sb, &eb, &spec);
+        __m256i sp = _mm256_mullo_epi32(sa, sb);
+        __m256i ep = _mm256_add_epi32(ea, eb);
+        __m256i z = _mm256_cmpeq_epi32(sp, zero);
+        ep = _mm256_blendv_epi8(ep, V_LD(P->ezv), z);
+        if (part) ep = _mm256_blendv_epi8(V_LD(P->low), ep, valid);
+        __m256i sg = _mm256_srai_epi32(_mm256_xor_si256(_mm256_sll_epi32(xa, V_CNT(P->ka.ssh)),
+                                                        _mm256_sll_epi32(xb, V_CNT(P->kb.ssh))), 31);
+        SG[g] = _mm256_andnot_si256(z, sg);
+        SP[g] = sp;
+        EP[g] = ep;
+        emv = _mm256_max_epi32(emv, ep);
+    }
+    const fast_cfmt *cf = first ? &P->c1 : &P->cd;
+    fast_c xc = c_decode(cf, acc);
+    if (__builtin_expect(!_mm256_testz_si256(spec, spec) || xc.spec, 0))
+        return special_step(P, u, first, acc, a, b);
+    int32_t emax = emax_with_c(P, v_hmax(emv) - P->bab, &xc);
+    int64_t sum = 0;
+    if (emax >= FAST_EMPTY / 2) {
+        const __m256i ebv = _mm256_set1_epi32(emax + P->bab + P->base);
+        const __m128i pre = V_CNT(P->prec);
+        __m256i sv = zero;
+        if (P->narrow) {                        /* 32-bit lanes suffice */
+            if (!P->rd) {
+#pragma GCC unroll 8
+                for (int g = 0; g < G; g++) {
+                    __m256i m = _mm256_sll_epi32(SP[g], pre), sh = _mm256_sub_epi32(ebv, EP[g]);
+                    sv = _mm256_add_epi32(sv, _mm256_xor_si256(_mm256_srlv_epi32(m, sh), SG[g]));
+                    sv = _mm256_sub_epi32(sv, SG[g]);
+                }
+            } else {
+#pragma GCC unroll 8
+                for (int g = 0; g < G; g++) {
+                    __m256i m = _mm256_sll_epi32(SP[g], pre), sh = _mm256_sub_epi32(ebv, EP[g]);
+                    sv = _mm256_add_epi32(sv, _mm256_xor_si256(_mm256_srlv_epi32(_mm256_add_epi32(m, SG[g]), sh), SG[g]));
+                }
+            }
+            sum = v_hsum32(sv);
+        } else {                                /* 64-bit lanes */
+            for (int g = 0; g < G; g++) {
+                __m256i sh32 = _mm256_sub_epi32(ebv, EP[g]);
+                for (int h = 0; h < 2; h++) {
+                    __m128i sp4 = h ? _mm256_extracti128_si256(SP[g], 1) : _mm256_castsi256_si128(SP[g]);
+                    __m128i sh4 = h ? _mm256_extracti128_si256(sh32, 1) : _mm256_castsi256_si128(sh32);
+                    __m128i sg4 = h ? _mm256_extracti128_si256(SG[g], 1) : _mm256_castsi256_si128(SG[g]);
+                    __m256i m = _mm256_sll_epi64(_mm256_cvtepu32_epi64(sp4), pre);
+                    __m256i sh = _mm256_cvtepu32_epi64(sh4), s = _mm256_cvtepi32_epi64(sg4);
+                    if (!P->rd) {
+                        sv = _mm256_add_epi64(sv, _mm256_xor_si256(_mm256_srlv_epi64(m, sh), s));
+                        sv = _mm256_sub_epi64(sv, s);
+                    } else {
+                        sv = _mm256_add_epi64(sv, _mm256_xor_si256(_mm256_srlv_epi64(_mm256_add_epi64(m, s), sh), s));
+                    }
+                }
+            }
+            sum = v_hsum64(sv);
+        }
+    }
+    return finish(P, emax, sum, &xc, cf->fb);
+}
+
+#define V_KERNEL(NAME, G, TAIL)                                                                    \
+    static __attribute__((target("avx2"))) uint64_t NAME(const fast_plan *P, const mma_unit *u,   \
+                                                         uint64_t c, const uint64_t *a,           \
+                                                         const uint64_t *b)                       \
+    {                                                                                              \
+        uint64_t acc = v_step(P, u, 1, c, a, b, G, TAIL);                                          \
+        for (int s = 1; s < P->steps; s++) {                                                       \
+            a += P->L;                                                                             \
+            b += P->L;                                                                             \
+            acc = v_step(P, u, 0, acc, a, b, G, TAIL);                                             \
+        }                                                                                          \
+        return acc;                                                                                \
+    }
+V_KERNEL(fast_avx2_g1, 1, 0)
+V_KERNEL(fast_avx2_g2, 2, 0)
+V_KERNEL(fast_avx2_g4, 4, 0)
+V_KERNEL(fast_avx2_gn, P->groups, P->tail)
+#undef V_KERNEL
+
+static int avx2_usable(void)
+{
+    static int r = -1;
+    int v = __atomic_load_n(&r, __ATOMIC_RELAXED);
+    if (v < 0) {
+        __builtin_cpu_init();
+        v = __builtin_cpu_supports("avx2") ? 1 : 0;
+        __atomic_store_n(&r, v, __ATOMIC_RELAXED);
+    }
+    return v;
+}
+#endif
+
+/* ---- plans: made once per unit content, cached ------------------------- */
+
+static int fast_mode_forced;   /* 0: the best kernel; 1: scalar only (tests) */
+
+static inline int key_eq(const fast_plan *P, const mma_unit *u)
+{
+    const unsigned char *s = (const unsigned char *)u + KEY_OFF;
+    if (KEY_BYTES % 8 == 0) {
+        uint64_t d = 0;
+#pragma GCC unroll 32
+        for (size_t i = 0; i < KEY_BYTES / 8; i++) {
+            uint64_t w;
+            memcpy(&w, s + 8 * i, 8);
+            d |= w ^ P->key[i];
+        }
+        return d == 0;
+    }
+    return memcmp(s, P->key, KEY_BYTES) == 0;
+}
+
+static void cfmt_of(fast_cfmt *cf, mma_fmt f)
+{
+    cf->tab = f == MMA_FMT_FP32 ? NULL : tables[f];
+    cf->mask = f == MMA_FMT_FP32 ? 0xffffffffu : ((uint64_t)1 << mma_format(f)->width) - 1;
+    cf->fb = mma_format(f)->mbits;
+}
+
+/* the operand formats that the vector kernel decodes arithmetically */
+static int vec_op(fast_op *o, mma_fmt f)
+{
+    const mma_format_info *fi = mma_format(f);
+    switch (f) {
+    case MMA_FMT_FP16: case MMA_FMT_BF16: case MMA_FMT_E5M2:     /* Inf/NaN: exponent all ones */
+        o->smask = o->sval = (((uint32_t)1 << fi->ebits) - 1) << fi->mbits;
+        break;
+    case MMA_FMT_E4M3:                                           /* NaN: S.1111.111 */
+        o->smask = o->sval = 0x7f;
+        break;
+    case MMA_FMT_E4M3FNUZ: case MMA_FMT_E5M2FNUZ:                /* NaN: 0x80 */
+        o->smask = 0xff;
+        o->sval = 0x80;
+        break;
+    case MMA_FMT_E3M2: case MMA_FMT_E2M3: case MMA_FMT_E2M1:     /* no specials */
+        o->smask = 0;
+        o->sval = 1;
+        break;
+    default:
+        return 0;
+    }
+    if (fi->emin != 1 - fi->bias || !fi->has_sign || fi->width > 16) return 0;
+    o->mb = fi->mbits;
+    o->mmask = ((uint32_t)1 << fi->mbits) - 1;
+    o->emask = ((uint32_t)1 << fi->ebits) - 1;
+    o->hidden = (uint32_t)1 << fi->mbits;
+    o->sshift = 32 - fi->width;
+    o->bias = fi->bias;
+    return 1;
+}
+
+#ifdef FAST_HAVE_AVX2
+static void vop_of(fast_vop *k, const fast_op *o)
+{
+    for (int i = 0; i < 8; i++) {
+        k->mm[i] = (int32_t)o->mmask;
+        k->em[i] = (int32_t)o->emask;
+        k->hid[i] = (int32_t)o->hidden;
+        k->sm[i] = (int32_t)o->smask;
+        k->sv[i] = (int32_t)o->sval;
+    }
+    k->mb[0] = o->mb;
+    k->ssh[0] = o->sshift;
+}
+#endif
+
+static void plan_build(fast_plan *P, const mma_unit *u, int mode)
+{
+    memset(P, 0, sizeof *P);
+    memcpy(P->key, (const unsigned char *)u + KEY_OFF, KEY_BYTES);
+    P->mode = mode;
+    const mma_format_info *fa = mma_format(u->a), *fb = mma_format(u->b), *fd = mma_format(u->d);
+    P->L = u->lmax;
+    P->steps = u->k / u->lmax;
+    P->f = u->f;
+    P->fbp = fa->mbits + fb->mbits;
+    P->pre = u->f > P->fbp ? u->f - P->fbp : 0;
+    P->base = P->fbp - u->f + P->pre;
+    P->rd = u->align == MMA_RD;
+    P->zeros_part = !(u->flags & MMA_F_NO_EZERO);
+    P->ezero = u->ezero;
+    cfmt_of(&P->c1, u->c);
+    cfmt_of(&P->cd, u->d);
+    P->o.zsigned = !(u->flags & MMA_F_ZERO_POS);
+    P->o.width = fd->width;
+    P->o.mb = fd->mbits;
+    P->o.p = u->p;
+    P->o.rho = u->rho;
+    P->o.emin = fd->emin;
+    P->o.emaxe = (1 << (fd->ebits - 1)) - 1;
+    P->o.inf = (((uint64_t)1 << fd->ebits) - 1) << fd->mbits;
+    P->o.maxf = P->o.inf - ((uint64_t)1 << (fd->mbits - u->p));
+    P->ta = tables[u->a];
+    P->tb = tables[u->b];
+    P->pt = fa->width <= 8 && fb->width <= 8 ? pair_table(u->a, u->b) : NULL;
+    P->bta = btables[u->a];
+    P->btb = btables[u->b];
+    P->fn = fast_scalar;
+#ifdef FAST_HAVE_AVX2
+    /* ezero far outside the exponent range would overflow the lanes' int32
+     * arithmetic: such units keep the scalar kernel */
+    if (mode == 0 && (!P->zeros_part || (u->ezero >= -100000 && u->ezero <= 100000)) && vec_op(&P->va, u->a) &&
+        vec_op(&P->vb, u->b) && avx2_usable()) {
+        int lg = 0;
+        P->groups = (P->L + 7) / 8;
+        P->tail = P->L % 8;
+        while ((1 << lg) < P->groups) lg++;
+        P->narrow = (u->f > P->fbp ? u->f : P->fbp) + 2 + lg <= 30;
+        P->bab = P->va.bias + P->vb.bias;
+        P->ez_rel = P->zeros_part ? u->ezero + P->bab : V_LOW;
+        vop_of(&P->ka, &P->va);
+        vop_of(&P->kb, &P->vb);
+        for (int i = 0; i < 8; i++) {
+            P->one[i] = 1;
+            P->ezv[i] = P->ez_rel;
+            P->low[i] = V_LOW;
+        }
+        P->prec[0] = P->pre;
+        P->fn = P->tail ? fast_avx2_gn : P->groups == 1 ? fast_avx2_g1 : P->groups == 2 ? fast_avx2_g2 :
+                P->groups == 4 ? fast_avx2_g4 : fast_avx2_gn;
+    }
+#endif
+}
+
+/* Plans are immutable once published in the table and never freed; when
+ * the table is full a thread rebuilds its own spare plan on each miss. */
+#define PLAN_SLOTS 128
+static fast_plan *plan_tab[PLAN_SLOTS];
+static __thread const fast_plan *tl_last __attribute__((tls_model("initial-exec")));
+static __thread fast_plan *tl_spare __attribute__((tls_model("initial-exec")));
+
+static __attribute__((noinline)) const fast_plan *plan_lookup(const mma_unit *u)
+{
+    int mode = __atomic_load_n(&fast_mode_forced, __ATOMIC_RELAXED);
+    for (int i = 0; i < PLAN_SLOTS; i++) {
+        fast_plan *P = __atomic_load_n(&plan_tab[i], __ATOMIC_ACQUIRE);
+        if (!P) break;
+        if (P->mode == mode && key_eq(P, u)) return tl_last = P;
+    }
+    fast_plan *P = malloc(sizeof *P);
+    if (P) {
+        plan_build(P, u, mode);
+        for (int i = 0; i < PLAN_SLOTS; i++) {
+            fast_plan *seen = NULL;
+            if (__atomic_compare_exchange_n(&plan_tab[i], &seen, P, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+                return tl_last = P;
+            if (seen->mode == mode && key_eq(seen, u)) {   /* another thread was first */
+                free(P);
+                return tl_last = seen;
+            }
+        }
+        free(P);
+    }
+    if (!tl_spare) tl_spare = malloc(sizeof *tl_spare);
+    if (!tl_spare) return tl_last = NULL;
+    plan_build(tl_spare, u, mode);
+    return tl_last = tl_spare;
+}
+
+/* Tests: mode 1 makes plans with the scalar kernel only, 0 with the best
+ * one (affects plans looked up from now on; not for concurrent use). */
+void mma_fast_fused_force(int mode);
+void mma_fast_fused_force(int mode)
+{
+    __atomic_store_n(&fast_mode_forced, mode, __ATOMIC_RELAXED);
+    tl_last = NULL;
+}
+
+/* Tests: the kernel that computes u: 0 the reference, 1 scalar, 2 AVX2. */
+int mma_fast_fused_kernel(const mma_unit *u);
+int mma_fast_fused_kernel(const mma_unit *u)
+{
+    if (!mma_fast_fused_ok(u)) return 0;
+    const fast_plan *P = plan_lookup(u);
+    return !P ? 0 : P->fn == fast_scalar ? 1 : 2;
+}
+
+static __attribute__((noinline)) uint64_t fast_fused_miss(const mma_unit *u, uint64_t c, const uint64_t *a,
+                                                           const uint64_t *b)
+{
+    const fast_plan *P = plan_lookup(u);
+    if (!P) return mma_alg_fused(u, c, a, b, NULL, NULL);
+    return P->fn(P, u, c, a, b);
+}
+
+/* (mma_fast_fused_force clears this thread's last plan, so that the mode
+ * needs no check here) */
+uint64_t mma_fast_fused(const mma_unit *u, uint64_t c, const uint64_t *a,
+                        const uint64_t *b)
+{
+    const fast_plan *P = tl_last;
+    if (__builtin_expect(P && key_eq(P, u), 1)) return P->fn(P, u, c, a, b);
+    return fast_fused_miss(u, c, a, b);
 }

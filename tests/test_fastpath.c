@@ -1,0 +1,219 @@
+/* The fast path of the fused algorithms (model/src/fast_fused.c) against
+ * the reference path (alg_fused.c, forced by impl = 1), bit for bit:
+ *   - every catalogue unit that takes the fast path;
+ *   - configuration strings over F = 8..40, align rz and rd, outputs fp16,
+ *     bf16 and fp32 under every rounding, with operand formats, l, k, c,
+ *     p and ezero varied along;
+ * on every suite of `mmaref gen` (cli/gen.c, run in-process) and on
+ * vectors of random bits (high bits above each format's width included).
+ * Each vector is computed by the best kernel this machine has (AVX2 or
+ * scalar), by the scalar kernel (forced), by a hand-made copy of the unit
+ * (impl 0), and by the reference.
+ *
+ * usage: test_fastpath [count-per-suite] [seed]        (make test-fastpath)
+ */
+#include "cli.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* model/src/fast_fused.c, for tests */
+void mma_fast_fused_force(int mode);
+int mma_fast_fused_kernel(const mma_unit *u);
+
+static const char *suites[] = {"compliance", "random", "normal", "cancel", "order",
+                               "precision", "rounding", "specials", "ezero"};
+#define NSUITES (sizeof suites / sizeof suites[0])
+
+static long n_units, n_vecs, n_bad, n_kernel[3];
+static char tmpdir[256];
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15u;
+static uint64_t rnd(void)
+{
+    uint64_t z = (rng_state += 0x9e3779b97f4a7c15u);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+    return z ^ (z >> 31);
+}
+
+/* one vector through every path; returns 0 if all agree */
+static int check_one(const char *name, const char *what, const mma_unit *u, const mma_unit *ref,
+                     const mma_unit *hand, const mma_vec *v, uint64_t *fast, long i)
+{
+    uint64_t r = mma_dot(ref, v->c, v->a, v->b, NULL, NULL);
+    uint64_t h = mma_dot(hand, v->c, v->a, v->b, NULL, NULL);
+    if (fast[i] == r && h == r) return 0;
+    if (n_bad++ < 20) {
+        fprintf(stderr, "MISMATCH %s (%s) vector %ld: reference %llx, fast %llx, hand-made %llx\n  c=%llx a=",
+                name, what, i, (unsigned long long)r, (unsigned long long)fast[i], (unsigned long long)h,
+                (unsigned long long)v->c);
+        for (int k = 0; k < u->k; k++) fprintf(stderr, "%s%llx", k ? "," : "", (unsigned long long)v->a[k]);
+        fprintf(stderr, " b=");
+        for (int k = 0; k < u->k; k++) fprintf(stderr, "%s%llx", k ? "," : "", (unsigned long long)v->b[k]);
+        fprintf(stderr, "\n");
+    }
+    return 1;
+}
+
+/* all vectors of a set, each kernel in turn (switching kernels per batch
+ * keeps the plan cache warm) */
+static void check_set(const char *name, const char *what, const mma_unit *u, mma_vec *vs, long n)
+{
+    mma_unit ref = *u, hand = *u;
+    ref.impl = 1;
+    hand.impl = 0;
+    uint64_t *best = malloc(sizeof *best * (size_t)(n ? n : 1));
+    uint64_t *scal = malloc(sizeof *scal * (size_t)(n ? n : 1));
+    for (long i = 0; i < n; i++) best[i] = mma_dot(u, vs[i].c, vs[i].a, vs[i].b, NULL, NULL);
+    mma_fast_fused_force(1);
+    for (long i = 0; i < n; i++) scal[i] = mma_dot(u, vs[i].c, vs[i].a, vs[i].b, NULL, NULL);
+    mma_fast_fused_force(0);
+    char w[300];
+    for (long i = 0; i < n; i++) {
+        snprintf(w, sizeof w, "%s, best kernel", what);
+        if (check_one(name, w, u, &ref, &hand, &vs[i], best, i)) continue;
+        snprintf(w, sizeof w, "%s, scalar kernel", what);
+        check_one(name, w, u, &ref, &hand, &vs[i], scal, i);
+    }
+    n_vecs += n;
+    free(best);
+    free(scal);
+}
+
+static mma_vec *gen_suite(const char *name, const char *suite, long count, unsigned seed, long *n)
+{
+    char path[512], cnt[32], sd[32];
+    snprintf(path, sizeof path, "%s/g.vec", tmpdir);
+    snprintf(cnt, sizeof cnt, "%ld", count);
+    snprintf(sd, sizeof sd, "%u", seed);
+    char *argv[] = {(char *)name, "--suite", (char *)suite, "--count", cnt, "--seed", sd, "-o", path};
+    if (cmd_gen(9, argv)) return NULL;
+    char err[512];
+    mma_vec_reader *r = mma_vec_open(path, NULL, err, sizeof err);
+    if (!r) { fprintf(stderr, "%s\n", err); return NULL; }
+    mma_vec *v = malloc(sizeof *v * (size_t)(count ? count : 1));
+    long i = 0;
+    while (i < count && mma_vec_next(r, &v[i], err, sizeof err) == 1) i++;
+    mma_vec_close(r);
+    unlink(path);
+    *n = i;
+    return v;
+}
+
+/* random bits in every field, also above the formats' widths */
+static mma_vec *random_bits(const mma_unit *u, long count)
+{
+    mma_vec *v = calloc((size_t)(count ? count : 1), sizeof *v);
+    for (long i = 0; i < count; i++) {
+        uint64_t keep = (i & 1) ? ~(uint64_t)0 : 0xffffffffu;
+        v[i].c = rnd() & keep;
+        for (int k = 0; k < u->k; k++) {
+            v[i].a[k] = rnd() & keep;
+            v[i].b[k] = rnd() & keep;
+        }
+    }
+    return v;
+}
+
+static int check_unit(const char *name, long count, unsigned seed)
+{
+    mma_unit u;
+    char err[512];
+    if (mma_unit_parse(name, &u, err, sizeof err)) {
+        fprintf(stderr, "FAIL: cannot parse '%s': %s\n", name, err);
+        n_bad++;
+        return -1;
+    }
+    int kern = mma_fast_fused_kernel(&u);
+    if (!kern) return 0;                 /* not on the fast path */
+    n_units++;
+    n_kernel[kern]++;
+    for (size_t s = 0; s < NSUITES; s++) {
+        long n = 0;
+        mma_vec *v = gen_suite(name, suites[s], count, seed + (unsigned)s, &n);
+        if (!v) {
+            fprintf(stderr, "FAIL: gen %s --suite %s\n", name, suites[s]);
+            n_bad++;
+            continue;
+        }
+        check_set(name, suites[s], &u, v, n);
+        free(v);
+    }
+    mma_vec *v = random_bits(&u, count);
+    check_set(name, "random bits", &u, v, count);
+    free(v);
+    return 1;
+}
+
+int main(int argc, char **argv)
+{
+    long count = argc > 1 ? atol(argv[1]) : 120;
+    unsigned seed = argc > 2 ? (unsigned)atol(argv[2]) : 1;
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/mmaref-fastpath-XXXXXX");
+    if (!mkdtemp(tmpdir)) { perror("mkdtemp"); return 2; }
+
+    /* 1. every catalogue unit on the fast path */
+    long cat = 0;
+    for (size_t i = 0;; i++) {
+        mma_catalogue_entry e;
+        mma_unit u;
+        if (mma_catalogue_get(i, &e, &u) < 0) break;
+        if (!mma_fast_fused_kernel(&u)) continue;
+        char name[256];
+        snprintf(name, sizeof name, "%s:%s", e.arch, e.qualifier);
+        if (check_unit(name, count, seed + (unsigned)i * 16) > 0) cat++;
+    }
+    long cat_units = n_units;
+
+    /* 2. configuration strings: F = 8..40, align rz/rd, d fp16/bf16/fp32;
+     * the rest varies from one to the next */
+    static const char *ops[][2] = {
+        {"e4m3", "e4m3"}, {"fp16", "fp16"}, {"bf16", "bf16"}, {"e5m2", "e4m3"}, {"e2m1", "e2m1"},
+        {"e4m3fnuz", "e5m2fnuz"}, {"e3m2", "e2m3"}, {"fp16", "fp16"}, {"e5m2", "e5m2"}, {"bf16", "bf16"},
+        {"e2m3", "e4m3"}, {"e5m2fnuz", "e5m2fnuz"}, {"e4m3", "e2m1"}};
+    static const int kl[][2] = {{32, 32}, {16, 8}, {16, 16}, {8, 8}, {32, 16}, {12, 12}, {4, 4},
+                                {64, 64}, {24, 24}, {8, 4}, {30, 10}, {5, 5}, {64, 32}, {1, 1}};
+    static const char *rnd_names[] = {"rz", "rne", "rd", "ru"};
+    static const char *douts[] = {"fp16", "bf16", "fp32"};
+    static const char *ezs[] = {"", ",ezero=none", ",ezero=-40", ",ezero=3", ",zero=ieee", ",nan=ieee"};
+    int idx = 0;
+    for (int f = 8; f <= 40; f++)
+        for (int al = 0; al < 2; al++)
+            for (int di = 0; di < 3; di++, idx++) {
+                const char *d = douts[di];
+                const char *(*op) = ops[idx % (int)(sizeof ops / sizeof ops[0])];
+                const int *k = kl[(idx / 3) % (int)(sizeof kl / sizeof kl[0])];
+                const char *c = (idx / 7) % 3 == 0 ? "fp32" : (idx / 7) % 3 == 1 ? d : "fp16";
+                int mb = di == 0 ? 10 : di == 1 ? 7 : 23;
+                int p = (idx / 5) % 4 == 0 ? mb - 1 - (idx % 3) : mb;
+                char cfg[512];
+                snprintf(cfg, sizeof cfg, "fused,a=%s,b=%s,c=%s,d=%s,k=%d,l=%d,f=%d,align=%s,round=%s,p=%d%s",
+                         op[0], op[1], c, d, k[0], k[1], f, al ? "rd" : "rz", rnd_names[(idx / 2) % 4], p,
+                         ezs[(idx / 11) % (int)(sizeof ezs / sizeof ezs[0])]);
+                check_unit(cfg, count, seed + 7919u * (unsigned)idx);
+            }
+
+    /* 3. the bench set again with more random-bit vectors (the kernels'
+     * common paths) */
+    static const char *hot[] = {"hopper:wgmma.m64n8k32.f32.e4m3.e4m3", "ampere:mma.m16n8k16.f32.f16.f16.f32",
+                                "ampere:mma.m16n8k16.f32.bf16.bf16.f32", "hopper:wgmma.m64n8k16.f32.bf16.bf16"};
+    for (size_t i = 0; i < sizeof hot / sizeof hot[0]; i++) {
+        mma_unit u;
+        char err[256];
+        if (mma_unit_parse(hot[i], &u, err, sizeof err)) continue;
+        long n = 20 * count;
+        mma_vec *v = random_bits(&u, n);
+        check_set(hot[i], "random bits", &u, v, n);
+        free(v);
+    }
+
+    rmdir(tmpdir);
+    printf("test_fastpath: %ld catalogue units and %ld configurations on the fast path "
+           "(%ld with the AVX2 kernel, %ld scalar only), %ld vectors, %ld mismatches\n",
+           cat_units, n_units - cat_units, n_kernel[2], n_kernel[1], n_vecs, n_bad);
+    (void)cat;
+    return n_bad ? 1 : 0;
+}
