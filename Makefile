@@ -14,11 +14,11 @@ MODEL_HDR := $(wildcard model/include/*.h) model/src/internal.h
 CLI_SRC   := $(wildcard cli/*.c)
 CLI_OBJ   := $(patsubst cli/%.c,$(B)/cli/%.o,$(CLI_SRC))
 
-.PHONY: all lib test demo bench install clean deps test-unit test-cli test-vectors test-sanitize test-fuzz
+.PHONY: all lib test demo bench install clean deps test-unit test-cli test-vectors test-sanitize test-fuzz test-valgrind
 all: lib $(B)/mmaref
 
 # ---- dependencies: Debian packages, installed when root, else listed -----
-DEB_PKGS := build-essential pkg-config check libmpfr-dev libgmp-dev verilator libsystemc-dev yosys gnuplot-nox xz-utils
+DEB_PKGS := build-essential pkg-config check libmpfr-dev libgmp-dev verilator libsystemc-dev yosys gnuplot-nox xz-utils valgrind bc
 deps:
 	@sh scripts/deps.sh $(DEB_PKGS)
 
@@ -62,6 +62,16 @@ test-sanitize:
 	sh tests/cli_test.sh $(B)/san/mmaref quick
 	for f in vectors/hw/h100/*.specials.vec.xz vectors/hw/h100/*.ezero.vec.xz; do $(B)/san/mmaref check $$f --show 0 | tail -1 | grep -q ' 0 mismatches$$' || { echo "sanitized check failed: $$f"; exit 1; }; done
 
+# The unit tests and a generate/check round under valgrind (memcheck).  (Not
+# the fp64 files: valgrind's emulated fma loses the sign of zero results.)
+VALGRIND := valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite
+test-valgrind: $(B)/test_model $(B)/mmaref
+	CK_FORK=no $(VALGRIND) $(B)/test_model
+	$(VALGRIND) $(B)/mmaref gen hopper:wgmma.m64n8k32.f32.e4m3.e4m3 --suite compliance --count 2000 --seed 1 -o $(B)/vg.vec
+	$(VALGRIND) $(B)/mmaref check $(B)/vg.vec > $(B)/vg.out && tail -1 $(B)/vg.out
+	$(VALGRIND) $(B)/mmaref check vectors/hw/h100/wgmma.m64n8k16.f32.bf16.bf16.specials.vec.xz > $(B)/vg.out && tail -1 $(B)/vg.out
+	$(VALGRIND) $(B)/mmaref metrics hopper:wgmma.m64n8k32.f32.e4m3.e4m3 --count 2000 > /dev/null
+
 # A bounded fuzz run of the configuration parser and the vector reader,
 # under AddressSanitizer and UBSan.
 test-fuzz:
@@ -71,7 +81,7 @@ test-fuzz:
 
 -include mk/*.mk
 
-test: deps test-unit test-cli test-vectors test-sanitize test-fuzz $(EXTRA_TESTS)
+test: deps test-unit test-cli test-vectors test-sanitize test-fuzz test-valgrind $(EXTRA_TESTS)
 	@echo "make test: all passed"
 
 demo: all
