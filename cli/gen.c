@@ -276,10 +276,23 @@ static void s_rounding(G *g, long i)
     set_term(g, p1, neg, base, 0);
     int q = (p1 + 1 + (int)cli_rng_below(g->r, (uint64_t)n - 1)) % n;
     set_term(g, q, neg, base - p - fr[which & 3][0], 0);
-    if (fr[which & 3][1] != 99) {
+    if (fr[which & 3][1] != 99 && n > 2) {  /* K=1 has no third position */
         int r = q;
         while (r == q || r == p1) r = (r + 1) % n;
-        if (n > 2) set_term(g, r, neg, base - p - fr[which & 3][1], 0);
+        set_term(g, r, neg, base - p - fr[which & 3][1], 0);
+    }
+    if (u->cadd == MMA_CADD_RD || u->cadd == MMA_CADD_RDZ) {
+        /* AMD c step: c = 2^base and products 0.5 ulp + 2^-F2 (relative to
+         * c): the round-down to F2 bits before the final RNE decides the
+         * tie (paper, FDRDA step 8) */
+        if ((i / 8) % 2 == 0 && u->k >= 2) {
+            if (base - u->f2 - 1 < prod_emin(u)) base = prod_emin(u) + u->f2 + 1 + (int)cli_rng_below(g->r, 3);
+            fill_zero(g);
+            set_term(g, u->k, neg, base, 0);
+            set_term(g, 0, neg, base - p - 1, 0);
+            set_term(g, 1, neg, base - u->f2 - (int)cli_rng_below(g->r, 2), 0);
+            return;
+        }
     }
     if ((i / 8) % 3 == 1 && n > 3) {          /* a 1-ulp "odd" base for ties */
         int r = (q + 1) % n;
