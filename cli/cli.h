@@ -30,6 +30,10 @@ int cmd_bench(int argc, char **argv);
 typedef struct { uint64_t s[4]; } cli_rng;
 void cli_rng_seed(cli_rng *r, uint64_t seed, uint64_t stream);
 uint64_t cli_rng_next(cli_rng *r);
-static inline uint64_t cli_rng_below(cli_rng *r, uint64_t n) { return n ? cli_rng_next(r) % n : 0; }
+/* uniform in [0, n): the high half of a 64x64 product (no division) */
+static inline uint64_t cli_rng_below(cli_rng *r, uint64_t n)
+{
+    return (uint64_t)(((unsigned __int128)cli_rng_next(r) * n) >> 64);
+}
 
 #endif

@@ -9,17 +9,27 @@
 typedef struct { const mma_unit *u; cli_rng *r; mma_vec *v; } G;
 
 /* ---- encodings ------------------------------------------------------- */
-static int emax_of(mma_fmt f)
+/* format facts, copied once (the generator asks for them per element) */
+static mma_format_info fcache[MMA_FMT_COUNT];
+static int femax[MMA_FMT_COUNT];
+
+static void fcache_init(void)
 {
-    const mma_format_info *fi = mma_format(f);
-    int top = (1 << fi->ebits) - 1;
-    if (fi->has_inf) top--;                    /* IEEE: all-ones is Inf/NaN */
-    return top - fi->bias;
+    for (int f = 1; f < MMA_FMT_COUNT; f++) {
+        const mma_format_info *fi = mma_format((mma_fmt)f);
+        fcache[f] = *fi;
+        int top = (1 << fi->ebits) - 1;
+        if (fi->has_inf) top--;                /* IEEE: all-ones is Inf/NaN */
+        femax[f] = top - fi->bias;
+    }
 }
+
+#define FI(f) (&fcache[f])
+static inline int emax_of(mma_fmt f) { return femax[f]; }
 
 static uint64_t enc(mma_fmt f, int neg, int e, uint64_t m)
 {
-    const mma_format_info *fi = mma_format(f);
+    const mma_format_info *fi = FI(f);
     int mb = f == MMA_FMT_TF32 ? 23 : fi->mbits;
     uint64_t mmask = ((uint64_t)1 << mb) - 1;
     if (f == MMA_FMT_TF32) m &= ~(uint64_t)0x1fff;
@@ -38,7 +48,7 @@ static uint64_t enc(mma_fmt f, int neg, int e, uint64_t m)
 /* +-2^e, subnormal if needed, 0 if below the format's range */
 static uint64_t pow2(mma_fmt f, int neg, int e)
 {
-    const mma_format_info *fi = mma_format(f);
+    const mma_format_info *fi = FI(f);
     int mb = fi->mbits;
     if (e >= fi->emin) return enc(f, neg, e, 0);
     if (e < fi->emin - mb) return 0;
@@ -51,49 +61,47 @@ static uint64_t pow2(mma_fmt f, int neg, int e)
 
 static uint64_t rnd_bits(G *g, mma_fmt f)
 {
-    int w = mma_format(f)->width;
+    int w = FI(f)->width;
     uint64_t x = cli_rng_next(g->r);
     return w == 64 ? x : x & (((uint64_t)1 << w) - 1);
 }
 
-/* Significand bits: all random, or only the top `sigbits` random and the
- * rest zero (sigbits < 0: all random).  Few random bits keep hardware
- * vector files small without weakening what the sums probe: alignment
- * and cancellation are driven by the exponents. */
-static uint64_t rnd_sig(G *g, mma_fmt f, int sigbits)
-{
-    int mb = f == MMA_FMT_TF32 ? 23 : mma_format(f)->mbits;
-    uint64_t m = cli_rng_next(g->r) & (((uint64_t)1 << mb) - 1);
-    if (sigbits < 0 || sigbits >= mb) return m;
-    return (m >> (mb - sigbits)) << (mb - sigbits);
-}
-
+/* Significand bits of rnd_fin: all random, or only the top `g_sigbits`
+ * random and the rest zero (-1: all random).  Few random bits keep hardware
+ * vector files small without weakening what the sums probe: alignment and
+ * cancellation are driven by the exponents. */
 static int g_sigbits = -1;     /* per-vector significand mode of s_normal */
 
 static uint64_t rnd_fin(G *g, mma_fmt f, int elo, int ehi)
 {
-    const mma_format_info *fi = mma_format(f);
+    const mma_format_info *fi = FI(f);
+    int top = emax_of(f);
     if (elo < fi->emin) elo = fi->emin;
-    if (ehi > emax_of(f)) ehi = emax_of(f);
+    if (ehi > top) ehi = top;
     if (ehi < elo) ehi = elo;
-    int e = elo + (int)cli_rng_below(g->r, (uint64_t)(ehi - elo + 1));
-    return enc(f, (int)(cli_rng_next(g->r) & 1), e, rnd_sig(g, f, g_sigbits));
+    /* one draw: exponent from the high half, sign and significand below */
+    uint64_t x = cli_rng_next(g->r);
+    int e = elo + (int)(((x >> 32) * (uint64_t)(ehi - elo + 1)) >> 32);
+    int mb = f == MMA_FMT_TF32 ? 23 : fi->mbits;
+    uint64_t m = x & (((uint64_t)1 << mb) - 1);
+    if (g_sigbits >= 0 && g_sigbits < mb) m = (m >> (mb - g_sigbits)) << (mb - g_sigbits);
+    return enc(f, (int)((x >> 31) & 1), e, m);
 }
 
 static uint64_t zero(mma_fmt f, int neg)
 {
-    if (!neg || f == MMA_FMT_E4M3FNUZ || f == MMA_FMT_E5M2FNUZ || !mma_format(f)->has_sign) return 0;
-    return (uint64_t)1 << (mma_format(f)->width - 1);
+    if (!neg || f == MMA_FMT_E4M3FNUZ || f == MMA_FMT_E5M2FNUZ || !FI(f)->has_sign) return 0;
+    return (uint64_t)1 << (FI(f)->width - 1);
 }
 
-static int has_inf(mma_fmt f) { return mma_format(f)->has_inf; }
+static int has_inf(mma_fmt f) { return FI(f)->has_inf; }
 static int has_nan(mma_fmt f)
 {
     return f != MMA_FMT_E3M2 && f != MMA_FMT_E2M3 && f != MMA_FMT_E2M1;
 }
 static uint64_t nan_of(G *g, mma_fmt f)
 {
-    const mma_format_info *fi = mma_format(f);
+    const mma_format_info *fi = FI(f);
     if (f == MMA_FMT_E4M3FNUZ || f == MMA_FMT_E5M2FNUZ) return 0x80;
     if (f == MMA_FMT_E4M3) return cli_rng_next(g->r) & 1 ? 0xff : 0x7f;
     uint64_t e = (((uint64_t)1 << fi->ebits) - 1);
@@ -117,13 +125,13 @@ static int set_term(G *g, int j, int neg, int t, int frac)
 {
     const mma_unit *u = g->u;
     if (j == u->k) {
-        if (t < mma_format(u->c)->emin - mma_format(u->c)->mbits || t > emax_of(u->c)) return 0;
-        g->v->c = frac && t >= mma_format(u->c)->emin ? enc(u->c, neg, t, cli_rng_next(g->r)) : pow2(u->c, neg, t);
+        if (t < FI(u->c)->emin - FI(u->c)->mbits || t > emax_of(u->c)) return 0;
+        g->v->c = frac && t >= FI(u->c)->emin ? enc(u->c, neg, t, cli_rng_next(g->r)) : pow2(u->c, neg, t);
         return 1;
     }
-    int lo_a = mma_format(u->a)->emin, hi_a = emax_of(u->a);
-    int lo_b = mma_format(u->b)->emin, hi_b = emax_of(u->b);
-    int sa = lo_a - mma_format(u->a)->mbits, sb = lo_b - mma_format(u->b)->mbits;  /* subnormal floors */
+    int lo_a = FI(u->a)->emin, hi_a = emax_of(u->a);
+    int lo_b = FI(u->b)->emin, hi_b = emax_of(u->b);
+    int sa = lo_a - FI(u->a)->mbits, sb = lo_b - FI(u->b)->mbits;  /* subnormal floors */
     /* split t = ea + eb with both reachable (subnormals allowed), closest to t/2 */
     int ea = INT32_MIN / 2, eb = 0, best = 1 << 30;
     for (int x = sa; x <= hi_a; x++) {
@@ -139,7 +147,7 @@ static int set_term(G *g, int j, int neg, int t, int frac)
 }
 
 static int prod_emax(const mma_unit *u) { return emax_of(u->a) + emax_of(u->b); }
-static int prod_emin(const mma_unit *u) { return mma_format(u->a)->emin + mma_format(u->b)->emin; }
+static int prod_emin(const mma_unit *u) { return FI(u->a)->emin + FI(u->b)->emin; }
 
 static void scales(G *g, int wild)
 {
@@ -211,7 +219,7 @@ static void s_cancel(G *g, long i)
             if (t > emax_of(u->c)) t = emax_of(u->c);
             if (set_term(g, x, 0, t, 0)) set_term(g, u->k, 1, t, 0);
         } else {
-            g->v->a[y] = g->v->a[x] ^ ((uint64_t)1 << (mma_format(u->a)->width - 1));
+            g->v->a[y] = g->v->a[x] ^ ((uint64_t)1 << (FI(u->a)->width - 1));
             g->v->b[y] = g->v->b[x];
             if (u->a == MMA_FMT_E4M3FNUZ || u->a == MMA_FMT_E5M2FNUZ) {
                 if (g->v->a[x] == 0 || g->v->a[x] == 0x80) g->v->a[y] = g->v->a[x] = 0x08;
@@ -310,7 +318,7 @@ static void s_specials(G *g, long i)
     int pos = (int)((i / 14) % n);
     s_normal(g, i);
     int k = pos < u->k ? pos : (int)cli_rng_below(g->r, (uint64_t)u->k);
-    const mma_format_info *fa = mma_format(u->a), *fc = mma_format(u->c);
+    const mma_format_info *fa = FI(u->a), *fc = FI(u->c);
     switch (kind) {
     case 0:  /* subnormal inputs */
         g->v->a[k] = (cli_rng_next(g->r) & ((((uint64_t)1 << fa->mbits) - 1) << (u->a == MMA_FMT_TF32 ? 13 : 0))) | 1u << (u->a == MMA_FMT_TF32 ? 13 : 0);
@@ -330,7 +338,7 @@ static void s_specials(G *g, long i)
         if (cli_rng_next(g->r) & 1) { g->v->a[k] = rnd_fin(g, u->a, 0, 3); g->v->b[k] = zero(u->b, 1); }
         break;
     case 3:  /* Inf in one position */
-        if (pos == u->k && has_inf(u->c)) g->v->c = mma_format(u->c)->width == 64 ? 0x7ff0000000000000ull | (cli_rng_next(g->r) & 1) << 63 : enc(u->c, 0, 0, 0) | (((uint64_t)1 << fc->ebits) - 1) << fc->mbits | ((cli_rng_next(g->r) & 1) << (fc->width - 1));
+        if (pos == u->k && has_inf(u->c)) g->v->c = FI(u->c)->width == 64 ? 0x7ff0000000000000ull | (cli_rng_next(g->r) & 1) << 63 : enc(u->c, 0, 0, 0) | (((uint64_t)1 << fc->ebits) - 1) << fc->mbits | ((cli_rng_next(g->r) & 1) << (fc->width - 1));
         else if (has_inf(u->a)) { g->v->a[k] = (((uint64_t)1 << fa->ebits) - 1) << (u->a == MMA_FMT_TF32 ? 23 : fa->mbits) | ((cli_rng_next(g->r) & 1) << (fa->width - 1)); }
         break;
     case 4:  /* 0 * Inf */
@@ -342,7 +350,7 @@ static void s_specials(G *g, long i)
             int k2 = (k + 1) % u->k;
             g->v->a[k] = inf; g->v->a[k2] = inf | ((uint64_t)1 << (fa->width - 1));
             g->v->b[k] = rnd_fin(g, u->b, 0, 2); g->v->b[k2] = rnd_fin(g, u->b, 0, 2);
-            g->v->b[k] &= ~((uint64_t)1 << (mma_format(u->b)->width - 1)); g->v->b[k2] = g->v->b[k];
+            g->v->b[k] &= ~((uint64_t)1 << (FI(u->b)->width - 1)); g->v->b[k2] = g->v->b[k];
         }
         break;
     case 6:  /* NaN with payloads, in a, b or c */
@@ -404,7 +412,7 @@ static void s_specials(G *g, long i)
 static void s_ezero(G *g, long i)
 {
     const mma_unit *u = g->u;
-    const mma_format_info *fd = mma_format(u->d), *fa = mma_format(u->a);
+    const mma_format_info *fd = FI(u->d), *fa = FI(u->a);
     int f = u->f ? u->f : 24;
     int E = (u->flags & MMA_F_NO_EZERO) ? fd->emin - 7 : u->ezero;
     int grid = fd->emin - u->p;
@@ -425,7 +433,7 @@ static void s_ezero(G *g, long i)
     g->v->a[j] = enc(u->a, 0, ea, m);
     g->v->b[j] = pow2(u->b, 0, eb);
     int tlo = ebig - f, thi = E - f - 1;
-    if (tlo < prod_emin(u) - fa->mbits - mma_format(u->b)->mbits) tlo = prod_emin(u) - fa->mbits - mma_format(u->b)->mbits;
+    if (tlo < prod_emin(u) - fa->mbits - FI(u->b)->mbits) tlo = prod_emin(u) - fa->mbits - FI(u->b)->mbits;
     if (thi < tlo) thi = tlo;
     int t = tlo + (int)cli_rng_below(g->r, (uint64_t)(thi - tlo + 1));
     int j2 = (j + 1 + (int)cli_rng_below(g->r, (uint64_t)u->k - 1)) % u->k;
@@ -485,6 +493,7 @@ int cmd_gen(int argc, char **argv)
     if (si < 0) { fprintf(stderr, "mmaref gen: unknown suite '%s' (mmaref gen --list-suites)\n", suite); return 2; }
     mma_unit u;
     if (cli_unit(instr, &u)) return 2;
+    fcache_init();
     suite_fn fn = suites[si].fn ? suites[si].fn : s_compliance;
     cli_out o;
     if (cli_out_open(&o, out)) return 2;

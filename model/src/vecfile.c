@@ -26,13 +26,22 @@ struct mma_vec_reader {
     unsigned char digits[2 * MMA_MAX_K + 2 * MMA_VEC_MAX_SCALES + 2];
 };
 
-/* hex digit values; 0xff for anything else */
+/* hex digit values (0xff for anything else), and pairs of digits read as
+ * one 16-bit load (0xffff for a pair that is not two hex digits) */
 static unsigned char hexv[256];
+static uint16_t hex2[65536];
 __attribute__((constructor)) static void init_hexv(void)
 {
     for (int i = 0; i < 256; i++) hexv[i] = 0xff;
     for (int i = 0; i < 10; i++) hexv['0' + i] = (unsigned char)i;
     for (int i = 0; i < 6; i++) { hexv['a' + i] = (unsigned char)(10 + i); hexv['A' + i] = (unsigned char)(10 + i); }
+    for (int x = 0; x < 256; x++)
+        for (int y = 0; y < 256; y++) {
+            unsigned char bx[2] = {(unsigned char)x, (unsigned char)y};
+            uint16_t key;
+            memcpy(&key, bx, 2);
+            hex2[key] = hexv[x] == 0xff || hexv[y] == 0xff ? 0xffff : (uint16_t)(hexv[x] << 4 | hexv[y]);
+        }
 }
 
 static int ends_with(const char *s, const char *suf)
@@ -310,10 +319,18 @@ int mma_vec_next(mma_vec_reader *r, mma_vec *v, char *err, size_t len)
             while (*p == ' ' || *p == '\t') p++;
             int dg = r->digits[i];
             uint64_t x = 0;
-            for (int j = 0; j < dg; j++) {
+            int j = 0;
+            for (; j + 1 < dg; j += 2) {            /* two digits per load */
+                uint16_t key;
+                if (!p[j]) { ok = 0; break; }        /* never read past the end */
+                memcpy(&key, p + j, 2);
+                uint16_t h = hex2[key];
+                if (h == 0xffff) { ok = 0; break; }
+                x = (x << 8) | h;
+            }
+            if (ok && j < dg) {
                 unsigned char h = hexv[p[j]];
-                if (h == 0xff) { ok = 0; break; }
-                x = (x << 4) | h;
+                if (h == 0xff) ok = 0; else x = (x << 4) | h;
             }
             if (!ok) break;
             p += dg;
