@@ -398,6 +398,25 @@ START_TEST(exact_fp64)
 }
 END_TEST
 
+/* The tile API: D = A*B + C, A row-major, B column-major, equals one dot
+ * product per element. */
+START_TEST(tile)
+{
+    mma_unit u = U("ampere:mma.m16n8k16.f32.bf16.bf16.f32");
+    enum { M = 16, N = 8, K = 16 };
+    uint64_t A[M * K], B[N * K], C[M * N], D[M * N];
+    srand(5);
+    for (int i = 0; i < M * K; i++) A[i] = (uint64_t)(rand() & 0x3fff) | (uint64_t)((rand() & 1) << 15) | 0x3000;
+    for (int i = 0; i < N * K; i++) B[i] = (uint64_t)(rand() & 0x3fff) | 0x3000;
+    for (int i = 0; i < M * N; i++) C[i] = (uint64_t)(rand() & 0x3fffffff);
+    mma_tile(&u, M, N, A, B, C, D);
+    for (int i = 0; i < M; i++)
+        for (int j = 0; j < N; j++)
+            ck_assert_uint_eq(D[i * N + j], mma_dot(&u, C[i * N + j], A + i * K, B + j * K, NULL, NULL));
+    ck_assert_uint_ne(D[0], D[1]);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("model");
@@ -423,6 +442,7 @@ static Suite *suite(void)
     tcase_add_test(t, bad_names);
     tcase_add_test(t, exact_small);
     tcase_add_test(t, exact_fp64);
+    tcase_add_test(t, tile);
     suite_add_tcase(s, t);
     return s;
 }
