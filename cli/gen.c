@@ -457,9 +457,9 @@ static const struct { const char *name; suite_fn fn; const char *what; } suites[
 
 static void s_compliance(G *g, long i)
 {
-    /* fixed proportions out of 20: random 1, normal 8, cancel 3, order 1,
-     * precision 2, rounding 2, specials 3 */
-    static const signed char pick[20] = {0,1,2,6,4,1,1,5,6,2,1,3,1,4,1,6,5,2,1,1};
+    /* fixed proportions out of 20: random 1, normal 7, cancel 3, order 1,
+     * precision 2, rounding 2, specials 3, ezero 1 */
+    static const signed char pick[20] = {0,1,2,6,4,1,1,5,6,2,1,3,7,4,1,6,5,2,1,1};
     int s = pick[i % 20];
     suites[s].fn(g, i / 20);
 }
