@@ -74,10 +74,19 @@ void mma_vec_write_header(FILE *f, const mma_unit *u)
             arch_of(u, arch, sizeof arch), u->name[0] ? u->name : cfg, u->k, fields);
 }
 
-static char *hex(char *p, uint64_t v, int digits)
+/* two lowercase hex digits per byte value */
+static char hexpair[256][2];
+__attribute__((constructor)) static void init_hexpair(void)
 {
     static const char hx[] = "0123456789abcdef";
-    for (int i = digits - 1; i >= 0; i--) p[i] = hx[v & 15], v >>= 4;
+    for (int i = 0; i < 256; i++) { hexpair[i][0] = hx[i >> 4]; hexpair[i][1] = hx[i & 15]; }
+}
+
+static char *hex(char *p, uint64_t v, int digits)
+{
+    int i = digits;
+    while (i >= 2) { i -= 2; memcpy(p + i, hexpair[v & 0xff], 2); v >>= 8; }
+    if (i) p[0] = hexpair[v & 15][1];
     return p + digits;
 }
 
