@@ -39,7 +39,7 @@ expect 2 "unknown command" $M frobnicate
 COUNT=3000; [ "$QUICK" = quick ] && COUNT=300
 for I in $Q hopper:wgmma.m64n8k16.f16.f16.f16 ampere:mma.m16n8k16.f32.bf16.bf16.f32 \
          hopper:mma.m16n8k8.f64.f64.f64.f64 cdna3:v_mfma_f32_16x16x32_fp8_bf8 cdna3:v_mfma_f32_16x16x8_xf32 \
-         cdna2:v_mfma_f32_32x32x8bf16_1k cdna1:v_mfma_f32_32x32x4bf16 \
+         cdna2:v_mfma_f32_32x32x8bf16_1k cdna1:v_mfma_f32_32x32x4bf16 cdna3:v_mfma_f32_32x32x1_2b_f32 \
          rtx-blackwell:mma.m16n8k64.kind::mxf4nvf4.block16.f32.e2m1.e2m1.f32.ue4m3 \
          blackwell:tcgen05.mma.m128n8k32.kind::mxf8f6f4.block32.f32.e3m2.e2m1.ue8m0 \
          hopper:mma.m16n8k32.f32.e5m2.e4m3.f32 "fused,a=bf16,k=16,l=8,f=20,round=rne,d=fp16,c=fp32"; do

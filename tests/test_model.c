@@ -279,6 +279,80 @@ START_TEST(seed001_swamping)
 }
 END_TEST
 
+/* AMD findings of the peer comparison (docs/peer-comparison.md).
+ * CDNA3 FDRDA and CDNA1 E-FDPA: an exact zero sum is +0, but a negative sum
+ * that the final rounding takes to zero is -0 (mmasim 2.x; two's complement
+ * sum, IEEE rounding).  bf16 -2^-125 * 2^-100 = -2^-225: the round-down
+ * keeps it as -1 unit of 2^-157, which RNE to fp32 takes to -0. */
+START_TEST(amd_zero_sign)
+{
+    const char *names[] = {"cdna3:v_mfma_f32_32x32x8_bf16", "cdna3:v_mfma_f32_32x32x4_xf32",
+                           "cdna1:v_mfma_f32_32x32x4bf16"};
+    for (int i = 0; i < 3; i++) {
+        mma_unit u = U(names[i]);
+        int tf = u.a == MMA_FMT_TF32;
+        /* in the last step: a chained step's -0 is the next step's c,
+         * and -0 + 0 is an exact zero again (+0) */
+        uint64_t a[MMA_MAX_K] = {0}, b[MMA_MAX_K] = {0};
+        a[u.k - 1] = tf ? 0x81000000 : 0x8100;
+        b[u.k - 1] = tf ? 0x0d800000 : 0x0d80;
+        ck_assert_uint_eq(dot(&u, 0, u.k, a, b), 0x80000000);
+        ck_assert_uint_eq(dot(&u, 0x80000000, u.k, a, b), 0x80000000);
+        if (u.k > u.lmax) {
+            a[0] = a[u.k - 1]; b[0] = b[u.k - 1]; a[u.k - 1] = b[u.k - 1] = 0;
+            ck_assert_uint_eq(dot(&u, 0, u.k, a, b), 0);
+        }
+        /* exact zeros: -0 + (-0)*1 and 1 + (-1)*1 give +0 */
+        uint64_t nz[2] = {tf ? 0x80000000 : 0x8000, 0}, one[2] = {tf ? 0x3f800000 : 0x3f80, 0};
+        uint64_t m1[2] = {tf ? 0xbf800000 : 0xbf80, 0};
+        ck_assert_uint_eq(dot(&u, 0x80000000, 2, nz, one), 0);
+        ck_assert_uint_eq(dot(&u, F32_1, 2, m1, one), 0);
+    }
+    /* NVIDIA: always +0 */
+    mma_unit h = U("hopper:wgmma.m64n8k16.f32.bf16.bf16");
+    uint64_t a[1] = {0x8100}, b[1] = {0x0d80};
+    ck_assert_uint_eq(dot(&h, 0, 1, a, b), 0);
+}
+END_TEST
+
+/* AMD NaN payloads are not specified: every AMD unit, the fp32/fp64 FMA
+ * ones included, matches any NaN (mmasim on an x86 host gives 0xffc00000
+ * for Inf - Inf, we give 0x7fffffff).  NVIDIA DMMA keeps its payload rule. */
+START_TEST(amd_nan_any)
+{
+    size_t n = mma_catalogue_size();
+    for (size_t i = 0; i < n; i++) {
+        mma_catalogue_entry e;
+        mma_unit u;
+        mma_catalogue_get(i, &e, &u);
+        int amd = !strncmp(e.arch, "cdna", 4);
+        ck_assert_msg(!!(u.flags & MMA_F_NAN_ANY) == amd, "%s:%s nan=any should be %d", e.arch, e.qualifier, amd);
+    }
+    mma_unit f = U("cdna3:v_mfma_f32_16x16x4_f32");
+    uint64_t inf[1] = {0x7f800000}, zero[1] = {0};
+    ck_assert_int_eq(mma_decode(MMA_FMT_FP32, dot(&f, 0, 1, inf, zero)).cls, MMA_NAN);
+    ck_assert(mma_result_equal(&f, 0xffc00000, dot(&f, 0, 1, inf, zero)));
+    mma_unit d = U("hopper:mma.m16n8k8.f64.f64.f64.f64");
+    ck_assert(!mma_result_equal(&d, 0x7ff8000000000001ull, 0x7ff8000000000002ull));
+}
+END_TEST
+
+/* CDNA3 fp8 (GFDRDA): a NaN or Inf c decides the result however large the
+ * products are.  mmasim 2.1.1 drops such a c when the products' exponent
+ * exceeds 24 (its frexp gives NaN and Inf the exponent 0, and the c step
+ * cuts a c below emax - 25 to zero): the peer is wrong there, and the
+ * paper's step 1 (specials first) is what we follow. */
+START_TEST(gfdrda_special_c)
+{
+    mma_unit g = U("cdna3:v_mfma_f32_32x32x16_bf8_bf8");
+    uint64_t a[1] = {0x7b /* 1.75 * 2^14, bias 16 */}, b[1] = {0x7b};
+    ck_assert_uint_eq(dot(&g, 0x7fc00000, 1, a, b), 0x7fffffff);
+    ck_assert_uint_eq(dot(&g, 0x7f800000, 1, a, b), 0x7f800000);
+    ck_assert_uint_eq(dot(&g, 0xff800000, 1, a, b), 0xff800000);
+    ck_assert_uint_eq(dot(&g, 0x3f800000, 1, a, b), 0x4e440000);   /* 3.0625 * 2^28 + 1: c cut */
+}
+END_TEST
+
 /* Generic-unit options: subnormal inputs flushed (ftz=in) and IEEE default
  * NaN (nan=ieee) in the fused tree. */
 START_TEST(generic_options)
@@ -319,6 +393,7 @@ START_TEST(catalogue_roundtrip)
         ck_assert_msg(mma_unit_parse(cfg, &w, err, sizeof err) == 0, "%s: %s", cfg, err);
         mma_unit_config(&w, cfg2, sizeof cfg2);
         ck_assert_str_eq(cfg, cfg2);
+        ck_assert_msg(v.flags == w.flags, "%s: flags %x, read back from '%s' %x", name, v.flags, cfg, w.flags);
         uint64_t z[MMA_MAX_K] = {0}, s[16] = {127, 127, 127, 127, 127, 127, 127, 127, 127, 127, 127, 127, 127, 127, 127, 127};
         if (u.scale == MMA_FMT_UE4M3) for (int j = 0; j < 16; j++) s[j] = 0x38;
         ck_assert_uint_eq(mma_dot(&u, 0, z, z, s, s), 0);
@@ -436,6 +511,9 @@ static Suite *suite(void)
     tcase_add_test(t, gfdrda);
     tcase_add_test(t, gdfs);
     tcase_add_test(t, seed001_swamping);
+    tcase_add_test(t, amd_zero_sign);
+    tcase_add_test(t, amd_nan_any);
+    tcase_add_test(t, gfdrda_special_c);
     tcase_add_test(t, generic_options);
     tcase_add_test(t, catalogue_roundtrip);
     tcase_add_test(t, shape_freedom);

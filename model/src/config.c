@@ -214,8 +214,13 @@ int mma_unit_config(const mma_unit *u, char *buf, size_t len)
     size_t n = 0;
     APPEND("%s,a=%s,b=%s,c=%s,d=%s,k=%d", tree_names[u->tree], mma_format(u->a)->name,
            mma_format(u->b)->name, mma_format(u->c)->name, mma_format(u->d)->name, u->k);
-    if (u->tree == MMA_TREE_FMA) return (int)n;
-    if (u->tree == MMA_TREE_PAIRWISE) { APPEND(",g=%d", u->g); return (int)n; }
+    if (u->tree == MMA_TREE_FMA || u->tree == MMA_TREE_PAIRWISE) {
+        /* IEEE trees: NaN payloads and zero signs are IEEE unless the
+         * unit leaves the payload open (AMD) */
+        if (u->tree == MMA_TREE_PAIRWISE) APPEND(",g=%d", u->g);
+        if (u->flags & MMA_F_NAN_ANY) APPEND(",nan=any");
+        return (int)n;
+    }
     APPEND(",l=%d", u->lmax);
     if (u->tree != MMA_TREE_EXACT) APPEND(",f=%d", u->f);
     if (u->cadd == MMA_CADD_AFTER) APPEND(",cadd=after");
@@ -248,20 +253,28 @@ int mma_unit_explain(const mma_unit *u, char *buf, size_t len)
     switch (u->tree) {
     case MMA_TREE_FMA:
         APPEND("Sequential IEEE fused multiply-adds in k order starting from c, each rounded to nearest even; NaN payloads pass through quieted.");
-        return (int)n;
+        break;
     case MMA_TREE_PAIRWISE:
         APPEND("Subnormal inputs flush to +0; products are exact FP32 multiplications; each group of %d products is summed pairwise (recursive halves) with FP32 adds; c then adds each group sum in turn; every product and sum below 2^-126 flushes to zero keeping its sign.", u->g);
-        return (int)n;
+        break;
     case MMA_TREE_EXACT:
         APPEND("Each step sums c and %d products exactly and rounds once to nearest-even %s%s.", u->lmax, dn,
                steps > 1 ? "; the steps are chained, each result being the next step's c" : "");
-        return (int)n;
+        if (!(u->flags & MMA_F_ZERO_POS)) APPEND(" An exact zero sum is +0; a nonzero sum that rounds to zero keeps its sign.");
+        break;
     case MMA_TREE_GROUPS:
         APPEND("Products are summed exactly in groups of %d; each group sum is multiplied by its block's two %s scales (block of %d) and aligned by the scale exponent alone; the group terms and c are aligned to the largest exponent keeping %d fraction bits (cut %s), summed exactly, and rounded %s to %d fraction bits.",
                u->g, mma_format(u->scale)->name, u->block, u->f, u->align == MMA_RZ ? "toward zero" : "down",
                rnd_names[u->rho], u->p);
         break;
     default:
+        break;
+    }
+    if (u->tree == MMA_TREE_FMA || u->tree == MMA_TREE_PAIRWISE || u->tree == MMA_TREE_EXACT) {
+        if (u->flags & MMA_F_NAN_ANY) APPEND(" The payload of a NaN result is not specified: any NaN matches any NaN.");
+        return (int)n;
+    }
+    if (u->tree != MMA_TREE_GROUPS) {
         if (u->cadd == MMA_CADD_FUSED || u->cadd == MMA_CADD_AFTER) {
             if (u->cadd == MMA_CADD_AFTER)
                 APPEND("The fused steps start from +0 and c is added at the end by one IEEE round-to-nearest-even addition in %s. ", dn);
@@ -284,5 +297,7 @@ int mma_unit_explain(const mma_unit *u, char *buf, size_t len)
     APPEND(" Specials: any NaN, 0*Inf, or +Inf with -Inf gives %s NaN; otherwise an Inf gives that Inf%s.",
            (u->flags & MMA_F_NAN_CANON) ? "the canonical" : "a", (u->flags & MMA_F_PROD_OVF) ? "; products reaching 2^128 overflow to Inf" : "");
     if (u->flags & MMA_F_ZERO_POS) APPEND(" A zero result is +0.");
+    else if (u->cadd == MMA_CADD_RD || u->cadd == MMA_CADD_RDZ)
+        APPEND(" An exact zero sum is +0; a negative sum that rounds to zero gives -0.");
     return (int)n;
 }
