@@ -40,7 +40,7 @@ static void fmtx_init(fmtx *x, mma_fmt f)
     x->mmask = ((uint64_t)1 << fi->mbits) - 1;
 }
 
-static uint64_t enc(const fmtx *x, int s, int field, uint64_t mant)
+static inline __attribute__((always_inline)) uint64_t enc(const fmtx *x, int s, int field, uint64_t mant)
 {
     if (field < 0) field = 0;
     if (field > x->maxfield) field = x->maxfield;
@@ -51,7 +51,7 @@ static uint64_t enc(const fmtx *x, int s, int field, uint64_t mant)
 }
 
 /* field for an unbiased exponent (of the hidden bit); 0 below emin */
-static int field_of(const fmtx *x, int e)
+static inline __attribute__((always_inline)) int field_of(const fmtx *x, int e)
 {
     if (e < x->emin) return 0;
     int fl = e + x->bias;

@@ -60,6 +60,7 @@ module tb_top #(
                                                   input longint unsigned refd, input longint cov);
   import "DPI-C" function void tb_exit_status(input int code);
   import "DPI-C" function void tb_vectors(input longint n);
+  import "DPI-C" function int  tb_trace_open(input string path);
 
   // ---- the unit under test ------------------------------------------------
   logic             rst_n = 1'b0;
@@ -88,6 +89,7 @@ module tb_top #(
   longint unsigned  seed;
   longint           n_max;
   int               quiet, h, ndiff, nomodel;
+  bit               want_fst;
   chandle           gen, file, sb;
 
   function automatic void chk(input string name, input int value);
@@ -109,6 +111,7 @@ module tb_top #(
     void'($value$plusargs("seed=%d", seed));
     void'($value$plusargs("n=%d", n_max));
     quiet = $test$plusargs("quiet") ? 1 : 0;
+    want_fst = (fst != "");
     if (vec != "") begin
       file = mmaref_file_open(vec, instr);
       if (file == null) begin
@@ -187,7 +190,7 @@ module tb_top #(
     if (out_valid && !replay && nomodel == 0) begin
       mm = mmaref_sb_check_pk(sb, 64'(c_q[LAT-1]), a_q[LAT-1], b_q[LAT-1], 64'(d),
                               32'(hr_q[LAT-1]), dr_q[LAT-1], 64'(cov));
-      if (mm != 0 && fst != "") begin
+      if (mm != 0 && want_fst) begin
         a_fail <= a_q[LAT-1];
         b_fail <= b_q[LAT-1];
         c_fail <= c_q[LAT-1];
@@ -203,13 +206,10 @@ module tb_top #(
     // drive the next vector
     got = 0; hn = 0; cn = 0; dn = 0; an = '0; bn = '0;
     if (replay) begin
-`ifdef TB_TRACE
       if (replay_cnt == 0) begin
-        $dumpfile(fst);
-        $dumpvars(0, tb_top);
-        $display("tb_top: first mismatch replayed into %s", fst);
+        if (tb_trace_open(fst) != 0)
+          $display("tb_top: first mismatch replayed into %s", fst);
       end
-`endif
       replay_cnt <= replay_cnt + 1;
       an = a_fail; bn = b_fail; cn = 64'(c_fail); got = 1;
       if (replay_cnt > LAT + 2) begin
