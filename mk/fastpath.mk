@@ -7,7 +7,7 @@
 #                        fp16/bf16/fp32 outputs, on every `mmaref gen` suite
 #                        and random bits; best kernel, scalar kernel, impl 0
 FASTPATH_OBJ := $(filter-out $(B)/cli/main.o,$(CLI_OBJ))
-FASTPATH_COUNT ?= 120
+FASTPATH_COUNT ?= 200
 
 .PHONY: test-fastpath
 

@@ -6,9 +6,10 @@
  *     p and ezero varied along;
  * on every suite of `mmaref gen` (cli/gen.c, run in-process) and on
  * vectors of random bits (high bits above each format's width included).
- * Each vector is computed by the best kernel this machine has (AVX2 or
- * scalar), by the scalar kernel (forced), by a hand-made copy of the unit
- * (impl 0), and by the reference.
+ * Each vector is computed by the best kernel this machine has (specialized
+ * AVX2, generic AVX2 or scalar), by the generic AVX2 kernel and the scalar
+ * kernel (forced), by a hand-made copy of the unit (impl 0), and by the
+ * reference.
  *
  * usage: test_fastpath [count-per-suite] [seed]        (make test-fastpath)
  */
@@ -19,7 +20,8 @@
 #include <string.h>
 #include <unistd.h>
 
-/* model/src/fast_fused.c, for tests */
+/* model/src/fast_fused.c, for tests: 0 best kernel, 1 scalar, 2 generic
+ * vector kernel; which kernel u gets (0 reference .. 3 specialized) */
 void mma_fast_fused_force(int mode);
 int mma_fast_fused_kernel(const mma_unit *u);
 
@@ -27,7 +29,7 @@ static const char *suites[] = {"compliance", "random", "normal", "cancel", "orde
                                "precision", "rounding", "specials", "ezero"};
 #define NSUITES (sizeof suites / sizeof suites[0])
 
-static long n_units, n_vecs, n_bad, n_kernel[3];
+static long n_units, n_vecs, n_bad, n_kernel[4];
 static char tmpdir[256];
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15u;
@@ -65,22 +67,22 @@ static void check_set(const char *name, const char *what, const mma_unit *u, mma
     mma_unit ref = *u, hand = *u;
     ref.impl = 1;
     hand.impl = 0;
-    uint64_t *best = malloc(sizeof *best * (size_t)(n ? n : 1));
-    uint64_t *scal = malloc(sizeof *scal * (size_t)(n ? n : 1));
-    for (long i = 0; i < n; i++) best[i] = mma_dot(u, vs[i].c, vs[i].a, vs[i].b, NULL, NULL);
-    mma_fast_fused_force(1);
-    for (long i = 0; i < n; i++) scal[i] = mma_dot(u, vs[i].c, vs[i].a, vs[i].b, NULL, NULL);
+    static const char *kname[3] = {"best kernel", "scalar kernel", "generic vector kernel"};
+    uint64_t *out[3];
+    for (int m = 0; m < 3; m++) {
+        out[m] = malloc(sizeof *out[m] * (size_t)(n ? n : 1));
+        mma_fast_fused_force(m);
+        for (long i = 0; i < n; i++) out[m][i] = mma_dot(u, vs[i].c, vs[i].a, vs[i].b, NULL, NULL);
+    }
     mma_fast_fused_force(0);
     char w[300];
-    for (long i = 0; i < n; i++) {
-        snprintf(w, sizeof w, "%s, best kernel", what);
-        if (check_one(name, w, u, &ref, &hand, &vs[i], best, i)) continue;
-        snprintf(w, sizeof w, "%s, scalar kernel", what);
-        check_one(name, w, u, &ref, &hand, &vs[i], scal, i);
-    }
+    for (long i = 0; i < n; i++)
+        for (int m = 0; m < 3; m++) {
+            snprintf(w, sizeof w, "%s, %s", what, kname[m]);
+            if (check_one(name, w, u, &ref, &hand, &vs[i], out[m], i)) break;
+        }
     n_vecs += n;
-    free(best);
-    free(scal);
+    for (int m = 0; m < 3; m++) free(out[m]);
 }
 
 static mma_vec *gen_suite(const char *name, const char *suite, long count, unsigned seed, long *n)
@@ -196,7 +198,33 @@ int main(int argc, char **argv)
                 check_unit(cfg, count, seed + 7919u * (unsigned)idx);
             }
 
-    /* 3. the bench set again with more random-bit vectors (the kernels'
+    /* 3. directed: a step that rounds up to a power of two (RNE carry) and
+     * hands it on as the next step's c, whose exponent (one more) sets
+     * emax, so that a product cut at emax - F decides a tie: 2 + 2^-10 +
+     * (1.5 * 2^-24 cut to 0) is a tie, rounded to even, 2 (0x4000). */
+    {
+        static const char *cfg = "fused,a=fp16,b=fp16,c=fp16,d=fp16,k=16,l=8,f=24,align=rz,round=rne,p=10,ezero=-20";
+        mma_unit u;
+        char err[256];
+        if (mma_unit_parse(cfg, &u, err, sizeof err)) { fprintf(stderr, "FAIL: %s\n", err); n_bad++; }
+        else {
+            mma_vec *v = calloc(2, sizeof *v);
+            /* step 1: (2 - 2^-10) * 1 + 2^-11 * 1 = 2 - 2^-11, a tie: 2;
+             * step 2: 2 + 2^-10 * 1 + (1.5 * 2^-12) * 2^-12 */
+            v[0].a[0] = 0x3fff; v[0].b[0] = 0x3c00; v[0].a[1] = 0x1000; v[0].b[1] = 0x3c00;
+            v[0].a[8] = 0x1400; v[0].b[8] = 0x3c00; v[0].a[9] = 0x0e00; v[0].b[9] = 0x0c00;
+            v[1] = v[0];                    /* and all negated */
+            for (int k = 0; k < 16; k++) if (v[1].a[k]) v[1].a[k] |= 0x8000;
+            for (int i = 0; i < 2; i++) {
+                uint64_t want = i ? 0xc000 : 0x4000, got = mma_dot(&u, v[i].c, v[i].a, v[i].b, NULL, NULL);
+                if (got != want) { fprintf(stderr, "MISMATCH directed carry %d: %llx, wanted %llx\n", i, (unsigned long long)got, (unsigned long long)want); n_bad++; }
+            }
+            check_set(cfg, "directed carry", &u, v, 2);
+            free(v);
+        }
+    }
+
+    /* 4. the bench set again with more random-bit vectors (the kernels'
      * common paths) */
     static const char *hot[] = {"hopper:wgmma.m64n8k32.f32.e4m3.e4m3", "ampere:mma.m16n8k16.f32.f16.f16.f32",
                                 "ampere:mma.m16n8k16.f32.bf16.bf16.f32", "hopper:wgmma.m64n8k16.f32.bf16.bf16"};
@@ -212,8 +240,8 @@ int main(int argc, char **argv)
 
     rmdir(tmpdir);
     printf("test_fastpath: %ld catalogue units and %ld configurations on the fast path "
-           "(%ld with the AVX2 kernel, %ld scalar only), %ld vectors, %ld mismatches\n",
-           cat_units, n_units - cat_units, n_kernel[2], n_kernel[1], n_vecs, n_bad);
+           "(best kernel here: %ld specialized AVX2, %ld generic AVX2, %ld scalar), %ld vectors, %ld mismatches\n",
+           cat_units, n_units - cat_units, n_kernel[3], n_kernel[2], n_kernel[1], n_vecs, n_bad);
     (void)cat;
     return n_bad ? 1 : 0;
 }

@@ -1,18 +1,22 @@
 /* The fused-sum algorithms (FDA, CoFDA) again, specialized for speed: the
  * same arithmetic as alg_fused.c.  Any Inf or NaN term sends its step to
  * alg_fused.c, which owns the special-value rules; tests/test_fastpath.c
- * compares the paths (and the two kernels below) on every suite.
+ * compares every kernel with the reference on every suite.
  *
  * What depends only on the unit (formats, F, shifts, rounding constants,
  * the kernel) is worked out once into a plan, cached by the content of the
- * unit, so hand-made units (impl 0) are served the same way.  Two kernels
- * compute a step:
+ * unit, so hand-made units (impl 0) are served the same way.  Kernels:
  *   - scalar: operands of 16 bits or fewer decoded through per-format
  *     tables (one table gives the packed product of two 8-bit formats);
- *   - AVX2, chosen at run time: eight products per vector, operands
- *     decoded arithmetically, each term aligned by one variable shift.
- * Both end in the same scalar code: c joins, then the rounding (fast_round,
- * the same function as mma_round_pack with the unit's constants).
+ *   - AVX2 generic (AVX2, BMI2 and LZCNT checked at run time): eight
+ *     products per vector, operands decoded arithmetically, each term
+ *     aligned by one variable shift; any l, 32- or 64-bit lanes, RZ or RD;
+ *   - AVX2 specialized: the same for l = 8, 16 or 32, RZ, operands of one
+ *     width, and the common outputs (fp32 RZ with p = 23 or 13 and fp16
+ *     RNE with p = 10) known at compile time; a chained step hands its
+ *     result to the next one already decoded.
+ * All end in the same scalar code: c joins, then the rounding (fast_round:
+ * the steps of mma_round_pack, with the unit's constants).
  *
  * Alignment without branches.  A product term is sig * 2^(e - fbp); in
  * units of 2^(emax - F) it is M >> sh with M = sig << pre and
@@ -21,7 +25,7 @@
  *   RZ (cut toward zero):  ((M >> sh) ^ s) - s
  *   RD (cut toward -inf):  ((M + s) >> sh) ^ s      (= ~((M - 1) >> sh))
  * where a shift by the lane width or more gives 0.  Zero products have
- * M = 0 and s = 0 and contribute nothing. */
+ * M = 0 and contribute nothing. */
 #include "internal.h"
 
 #include <limits.h>
@@ -154,7 +158,7 @@ int mma_fast_fused_ok(const mma_unit *u)
 #define KEY_OFF offsetof(mma_unit, a)
 #define KEY_BYTES (sizeof(mma_unit) - KEY_OFF)
 
-typedef struct { const uint64_t *tab; uint64_t mask; int fb; } fast_cfmt;   /* c */
+typedef struct { const uint64_t *tab; uint64_t mask; int fb, pre, base; } fast_cfmt;   /* c */
 typedef struct { int width, mb, p, rho, emin, emaxe, zsigned; uint64_t inf, maxf; } fast_out;
 typedef struct { uint32_t mmask, emask, hidden, smask, sval; int mb, sshift, bias; } fast_op;
 /* the same, broadcast for the vector kernel (memory operands) */
@@ -186,10 +190,18 @@ struct fast_plan {
  * formats through the tables */
 typedef struct { uint64_t sig; int32_t e; int neg, spec; } fast_c;
 
-static inline __attribute__((always_inline)) fast_c c_decode(const fast_cfmt *cf, uint64_t bits)
+#define CK_F32 1                  /* c kinds known at compile time */
+#define CK_F16 2
+static inline __attribute__((always_inline)) fast_c c_decode_k(const fast_cfmt *cf, uint64_t bits, const int ck)
 {
     fast_c r;
-    if (!cf->tab) {
+    if (ck == CK_F16) {
+        uint32_t w = (uint32_t)bits & 0xffff, ef = (w >> 10) & 0x1f;
+        r.spec = ef == 0x1f;
+        r.sig = (w & 0x3ff) | (ef ? 0x400u : 0);
+        r.e = (int32_t)(ef ? ef : 1) - 15;
+        r.neg = (int)(w >> 15);
+    } else if (ck == CK_F32 || !cf->tab) {
         uint32_t w = (uint32_t)bits, ef = (w >> 23) & 0xff;
         r.spec = ef == 0xff;
         r.sig = (w & 0x7fffff) | (ef ? 0x800000u : 0);
@@ -204,6 +216,7 @@ static inline __attribute__((always_inline)) fast_c c_decode(const fast_cfmt *cf
     }
     return r;
 }
+#define c_decode(cf, bits) c_decode_k(cf, bits, 0)
 
 /* A step that meets a special value: the reference path, for that step */
 static __attribute__((noinline)) uint64_t special_step(const fast_plan *P, const mma_unit *u, int first,
@@ -269,22 +282,38 @@ static __attribute__((noinline)) uint64_t round_general(const fast_out *o, int n
     return sign | (bexp << o->mb) | frac;
 }
 
-static inline __attribute__((always_inline)) uint64_t fast_round(const fast_out *o, int neg, uint64_t mag, int32_t lsb)
+/* Output kinds known at compile time in the specialized kernels:
+ * 0 from the plan; OUT_F32 fp32, RZ, p = 23; OUT_E8M13 fp32, RZ, p = 13;
+ * OUT_F16 fp16, RNE, p = 10. */
+#define OUT_F32 1
+#define OUT_E8M13 2
+#define OUT_F16 3
+#define O_(o, out, f32, f16, fld) ((out) == OUT_F32 || (out) == OUT_E8M13 ? (f32) : (out) == OUT_F16 ? (f16) : (o)->fld)
+#define O_P(o, out) ((out) == OUT_F32 ? 23 : (out) == OUT_E8M13 ? 13 : (out) == OUT_F16 ? 10 : (o)->p)
+
+/* The rounding; when cn is given, it also receives the result decoded as
+ * the next step's accumulator (cn->spec = 1: not done, decode the bits). */
+static inline __attribute__((always_inline)) uint64_t fast_round(const fast_out *o, int neg, uint64_t mag,
+                                                                int32_t lsb, const int out, fast_c *cn)
 {
+    const int width = O_(o, out, 32, 16, width), mb = O_(o, out, 23, 10, mb), p = O_P(o, out);
+    const int32_t emin = O_(o, out, -126, -14, emin), emaxe = O_(o, out, 127, 15, emaxe);
+    const int rho = O_(o, out, MMA_RZ, MMA_RNE, rho);
+    if (cn) cn->spec = 1;
     if (__builtin_expect(mag == 0, 0)) return round_general(o, neg, mag, lsb);
     int top = 63 - __builtin_clzll(mag);
     int32_t x = top + lsb;                                /* leading-bit exponent */
-    if (__builtin_expect((uint32_t)(x - o->emin) >= (uint32_t)(o->emaxe - o->emin), 0))
+    if (__builtin_expect((uint32_t)(x - emin) >= (uint32_t)(emaxe - emin), 0))
         return round_general(o, neg, mag, lsb);           /* not below emaxe: may overflow */
-    int sh = top - o->p;                                  /* bits cut off */
+    int sh = top - p;                                     /* bits cut off */
     uint64_t q;
     if (__builtin_expect(sh > 0, 1)) {
         q = mag >> sh;
-        if (o->rho != MMA_RZ) {
+        if (rho != MMA_RZ) {
             uint64_t rem = mag & (((uint64_t)1 << sh) - 1), half = (uint64_t)1 << (sh - 1);
             int up;
-            if (o->rho == MMA_RNE) up = rem > half || (rem == half && (q & 1));
-            else if (o->rho == MMA_RD) up = neg && rem;
+            if (rho == MMA_RNE) up = rem > half || (rem == half && (q & 1));
+            else if (rho == MMA_RD) up = neg && rem;
             else up = !neg && rem;
             q += (uint64_t)up;
         }
@@ -293,30 +322,51 @@ static inline __attribute__((always_inline)) uint64_t fast_round(const fast_out 
     }
     /* q: p+1 bits (hidden bit at p), or 2^(p+1) after a carry, which the
      * addition carries into the exponent field (x < emaxe: no overflow) */
-    return ((uint64_t)neg << (o->width - 1)) | ((q << (o->mb - o->p)) + ((uint64_t)(x - o->emin) << o->mb));
+    uint64_t m = q << (mb - p);
+    if (cn) {
+        cn->spec = 0;
+        cn->neg = neg;
+        if (rho != MMA_RZ) {                              /* a carry: 2^(mb+1) is 2^mb, x + 1 */
+            int c = (int)(m >> (mb + 1));
+            cn->sig = m >> c;
+            cn->e = x + c;
+        } else {
+            cn->sig = m;
+            cn->e = x;
+        }
+    }
+    return ((uint64_t)neg << (width - 1)) | (m + ((uint64_t)(x - emin) << mb));
 }
 
 /* The end of a step: c joins the products' aligned sum, the total is
- * rounded into d. */
-static inline __attribute__((always_inline)) uint64_t finish(const fast_plan *P, int32_t emax, int64_t sum,
-                                                            const fast_c *c, int fbc)
+ * rounded into d (emax not empty). */
+static inline __attribute__((always_inline)) uint64_t finish_k(const fast_plan *P, int32_t emax, int64_t sum,
+                                                              const fast_c *c, const fast_cfmt *cf,
+                                                              const int out, fast_c *cn)
 {
-    if (emax < FAST_EMPTY / 2) return 0;
-    if (c->sig) {
-        int32_t sh = emax - c->e + fbc - P->f;
-        if (sh <= 0) {
-            int64_t v = (int64_t)(c->sig << -sh);
-            sum += c->neg ? -v : v;
-        } else if (P->rd) {
-            int64_t v = c->neg ? -(int64_t)c->sig : (int64_t)c->sig;
-            sum += v >> (sh > 63 ? 63 : sh);
+    if (c->sig) {                         /* aligned as the products are */
+        uint64_t m = c->sig << cf->pre;
+        int64_t sh = (int64_t)emax - c->e + cf->base;
+        sh = sh > 63 ? 63 : sh;
+        if (out || !P->rd) {              /* (the specialized kernels cut with RZ) */
+            uint64_t s = -(uint64_t)c->neg;
+            sum += (int64_t)(((m >> sh) ^ s) - s);
         } else {
-            int64_t v = (int64_t)(sh > 63 ? 0 : c->sig >> sh);
-            sum += c->neg ? -v : v;
+            int64_t v = c->neg ? -(int64_t)m : (int64_t)m;
+            sum += v >> sh;
         }
     }
-    uint64_t mag = sum < 0 ? -(uint64_t)sum : (uint64_t)sum;
-    return fast_round(&P->o, sum < 0, mag, emax - P->f);
+    /* |sum| and its sign without a branch (the sign is data, a coin toss) */
+    uint64_t sg = (uint64_t)(sum >> 63);
+    uint64_t mag = ((uint64_t)sum ^ sg) - sg;
+    return fast_round(&P->o, (int)(sg & 1), mag, emax - P->f, out, cn);
+}
+
+static inline __attribute__((always_inline)) uint64_t finish(const fast_plan *P, int32_t emax, int64_t sum,
+                                                            const fast_c *c, const fast_cfmt *cf, const int out)
+{
+    if (emax < FAST_EMPTY / 2) return 0;
+    return finish_k(P, emax, sum, c, cf, out, NULL);
 }
 
 /* ---- the scalar kernel ------------------------------------------------- */
@@ -412,14 +462,22 @@ static uint64_t fast_scalar(const fast_plan *P, const mma_unit *u, uint64_t c, c
                 default: sum = align_rz(p, L, eb, pre); break;
                 }
         }
-        acc = finish(P, emax, sum, &xc, cf->fb);
+        acc = finish(P, emax, sum, &xc, cf, 0);
     }
     return acc;
 }
 
 /* ---- the AVX2 kernel --------------------------------------------------- */
 #ifdef FAST_HAVE_AVX2
-#define V_FN static inline __attribute__((always_inline, target("avx2")))
+#include <cpuid.h>
+/* LZCNT (ABM): CPUID leaf 0x80000001, ECX bit 5 */
+static int cpu_has_lzcnt(void)
+{
+    unsigned ea, eb, ec, ed;
+    if (!__get_cpuid(0x80000001, &ea, &eb, &ec, &ed)) return 0;
+    return (ec >> 5) & 1;
+}
+#define V_FN static inline __attribute__((always_inline, target("avx2,bmi2,lzcnt")))
 
 /* eight operands, low 32 bits of each; the lane order (0 1 4 5 2 3 6 7)
  * is the same for a and b, and a fused sum does not depend on order */
@@ -557,11 +615,111 @@ V_FN uint64_t v_step(const fast_plan *P, const mma_unit *u, const int first, uin
             sum = v_hsum64(sv);
         }
     }
-    return finish(P, emax, sum, &xc, cf->fb);
+    return finish(P, emax, sum, &xc, cf, 0);
 }
 
+/* The specialized integer kernel: a and b of one width, 32-bit lanes, RZ
+ * alignment, and the output (and c) one of the compile-time kinds.  Inf
+ * and NaN operands are found through running maxima: of the exponent
+ * fields (all ones: SPK_EXP, fp16/bf16/e5m2 only), of x & smask (equal to
+ * sval: SPK_AND, e4m3 and the mixes), or not at all (SPK_NONE, fp6/fp4). */
+#define SPK_EXP 0
+#define SPK_AND 1
+#define SPK_NONE 2
+V_FN uint64_t s_step(const fast_plan *P, const mma_unit *u, const int first, uint64_t acc, fast_c *xcp,
+                     const uint64_t *a, const uint64_t *b, const int G, const int out, const int ck,
+                     const int spk)
+{
+    __m256i SP[4], EP[4], SG[4];
+    const __m256i zero = _mm256_setzero_si256();
+    const fast_vop *ka = &P->ka, *kb = &P->kb;
+    const __m128i mba = V_CNT(ka->mb), mbb = V_CNT(kb->mb), ssh = V_CNT(ka->ssh);
+    __m256i smaxa = zero, smaxb = zero, emv = V_LD(P->low);
+#pragma GCC unroll 4
+    for (int g = 0; g < G; g++) {
+        __m256i xa = v_load8(a + 8 * g), xb = v_load8(b + 8 * g);
+        __m256i ra = _mm256_and_si256(_mm256_srl_epi32(xa, mba), V_LD(ka->em));
+        __m256i rb = _mm256_and_si256(_mm256_srl_epi32(xb, mbb), V_LD(kb->em));
+        __m256i sa = _mm256_or_si256(_mm256_and_si256(xa, V_LD(ka->mm)),
+                                     _mm256_andnot_si256(_mm256_cmpeq_epi32(ra, zero), V_LD(ka->hid)));
+        __m256i sb = _mm256_or_si256(_mm256_and_si256(xb, V_LD(kb->mm)),
+                                     _mm256_andnot_si256(_mm256_cmpeq_epi32(rb, zero), V_LD(kb->hid)));
+        if (spk == SPK_EXP) {
+            smaxa = _mm256_max_epi32(smaxa, ra);
+            smaxb = _mm256_max_epi32(smaxb, rb);
+        }
+        if (spk == SPK_AND) {
+            smaxa = _mm256_max_epi32(smaxa, _mm256_and_si256(xa, V_LD(ka->sm)));
+            smaxb = _mm256_max_epi32(smaxb, _mm256_and_si256(xb, V_LD(kb->sm)));
+        }
+        __m256i sp = _mm256_mullo_epi32(sa, sb);
+        __m256i ep = _mm256_add_epi32(_mm256_max_epi32(ra, V_LD(P->one)), _mm256_max_epi32(rb, V_LD(P->one)));
+        ep = _mm256_blendv_epi8(ep, V_LD(P->ezv), _mm256_cmpeq_epi32(sp, zero));
+        /* the product's sign (a zero product's does not matter with RZ) */
+        SG[g] = _mm256_srai_epi32(_mm256_sll_epi32(_mm256_xor_si256(xa, xb), ssh), 31);
+        SP[g] = sp;
+        EP[g] = ep;
+        emv = _mm256_max_epi32(emv, ep);
+    }
+    const fast_cfmt *cf = first ? &P->c1 : &P->cd;
+    fast_c xc = xcp->spec ? c_decode_k(cf, acc, ck) : *xcp;   /* (the last step's result, decoded) */
+    int special = xc.spec;
+    if (spk != SPK_NONE) {
+        __m256i sa = spk == SPK_EXP ? _mm256_cmpeq_epi32(smaxa, V_LD(ka->em)) : _mm256_cmpeq_epi32(smaxa, V_LD(ka->sv));
+        __m256i sb = spk == SPK_EXP ? _mm256_cmpeq_epi32(smaxb, V_LD(kb->em)) : _mm256_cmpeq_epi32(smaxb, V_LD(kb->sv));
+        special |= !_mm256_testz_si256(_mm256_or_si256(sa, sb), _mm256_or_si256(sa, sb));
+    }
+    if (__builtin_expect(special, 0)) {
+        xcp->spec = 1;
+        return special_step(P, u, first, acc, a, b);
+    }
+    int32_t er = v_hmax(emv);
+    int32_t ecr = xc.sig ? xc.e + P->bab : P->ez_rel;    /* c's exponent (a zero c's: ezero) */
+    int32_t emr = ecr > er ? ecr : er;                  /* emax, relative */
+    /* (nothing sets emax: every term is 0, so is the sum, and the rounding
+     * of 0 gives +0 as the reference does) */
+    const __m256i ebv = _mm256_set1_epi32(emr + P->base);
+    const __m128i pre = V_CNT(P->prec);
+    __m256i sv = zero;
+#pragma GCC unroll 4
+    for (int g = 0; g < G; g++) {
+        __m256i m = _mm256_sll_epi32(SP[g], pre), sh = _mm256_sub_epi32(ebv, EP[g]);
+        sv = _mm256_add_epi32(sv, _mm256_xor_si256(_mm256_srlv_epi32(m, sh), SG[g]));
+        sv = _mm256_sub_epi32(sv, SG[g]);
+    }
+    return finish_k(P, emr - P->bab, v_hsum32(sv), &xc, cf, out, xcp);
+}
+
+#define S_KERNEL(NAME, G, OUT, CK, SPK)                                                            \
+    static __attribute__((target("avx2,bmi2,lzcnt"))) uint64_t NAME(const fast_plan *P, const mma_unit *u,\
+                                                              uint64_t c, const uint64_t *a,       \
+                                                              const uint64_t *b)                   \
+    {                                                                                              \
+        fast_c xc;                                                                                 \
+        xc.spec = 1;                                                                               \
+        uint64_t acc = s_step(P, u, 1, c, &xc, a, b, G, OUT, CK, SPK);                             \
+        for (int s = 1; s < P->steps; s++) {                                                       \
+            a += P->L;                                                                             \
+            b += P->L;                                                                             \
+            acc = s_step(P, u, 0, acc, &xc, a, b, G, OUT, CK, SPK);                                \
+        }                                                                                          \
+        return acc;                                                                                \
+    }
+#define S_KERNELS(OUT, CK, SPK) S_KERNEL(fast_s_1_##OUT##_##SPK, 1, OUT, CK, SPK) \
+    S_KERNEL(fast_s_2_##OUT##_##SPK, 2, OUT, CK, SPK) S_KERNEL(fast_s_4_##OUT##_##SPK, 4, OUT, CK, SPK)
+S_KERNELS(1, CK_F32, 0) S_KERNELS(1, CK_F32, 1) S_KERNELS(1, CK_F32, 2)
+S_KERNELS(2, CK_F32, 0) S_KERNELS(2, CK_F32, 1) S_KERNELS(2, CK_F32, 2)
+S_KERNELS(3, CK_F16, 0) S_KERNELS(3, CK_F16, 1) S_KERNELS(3, CK_F16, 2)
+#undef S_KERNELS
+#undef S_KERNEL
+#define S_ROW(OUT, SPK) {fast_s_1_##OUT##_##SPK, fast_s_2_##OUT##_##SPK, fast_s_4_##OUT##_##SPK}
+static const fast_fn s_kernels[3][3][3] = {   /* [out - 1][spk][G: 1 2 4] */
+    {S_ROW(1, 0), S_ROW(1, 1), S_ROW(1, 2)}, {S_ROW(2, 0), S_ROW(2, 1), S_ROW(2, 2)},
+    {S_ROW(3, 0), S_ROW(3, 1), S_ROW(3, 2)}};
+#undef S_ROW
+
 #define V_KERNEL(NAME, G, TAIL)                                                                    \
-    static __attribute__((target("avx2"))) uint64_t NAME(const fast_plan *P, const mma_unit *u,   \
+    static __attribute__((target("avx2,bmi2,lzcnt"))) uint64_t NAME(const fast_plan *P, const mma_unit *u,   \
                                                          uint64_t c, const uint64_t *a,           \
                                                          const uint64_t *b)                       \
     {                                                                                              \
@@ -579,13 +737,14 @@ V_KERNEL(fast_avx2_g4, 4, 0)
 V_KERNEL(fast_avx2_gn, P->groups, P->tail)
 #undef V_KERNEL
 
+/* 1: AVX2, BMI2 and LZCNT are there */
 static int avx2_usable(void)
 {
     static int r = -1;
     int v = __atomic_load_n(&r, __ATOMIC_RELAXED);
     if (v < 0) {
         __builtin_cpu_init();
-        v = __builtin_cpu_supports("avx2") ? 1 : 0;
+        v = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2") && cpu_has_lzcnt() ? 1 : 0;
         __atomic_store_n(&r, v, __ATOMIC_RELAXED);
     }
     return v;
@@ -594,11 +753,22 @@ static int avx2_usable(void)
 
 /* ---- plans: made once per unit content, cached ------------------------- */
 
-static int fast_mode_forced;   /* 0: the best kernel; 1: scalar only (tests) */
+static int fast_mode_forced;   /* 0: the best kernel; 1: scalar only; 2: no specialized kernel (tests) */
 
 static inline int key_eq(const fast_plan *P, const mma_unit *u)
 {
     const unsigned char *s = (const unsigned char *)u + KEY_OFF;
+#ifdef FAST_HAVE_AVX2
+    if (KEY_BYTES % 16 == 0) {            /* SSE2, part of x86-64 */
+        const unsigned char *k = (const unsigned char *)P->key;
+        __m128i d = _mm_setzero_si128();
+#pragma GCC unroll 16
+        for (size_t i = 0; i < KEY_BYTES; i += 16)
+            d = _mm_or_si128(d, _mm_xor_si128(_mm_loadu_si128((const __m128i *)(s + i)),
+                                              _mm_loadu_si128((const __m128i *)(k + i))));
+        return _mm_movemask_epi8(_mm_cmpeq_epi8(d, _mm_setzero_si128())) == 0xffff;
+    }
+#endif
     if (KEY_BYTES % 8 == 0) {
         uint64_t d = 0;
 #pragma GCC unroll 32
@@ -612,11 +782,13 @@ static inline int key_eq(const fast_plan *P, const mma_unit *u)
     return memcmp(s, P->key, KEY_BYTES) == 0;
 }
 
-static void cfmt_of(fast_cfmt *cf, mma_fmt f)
+static void cfmt_of(fast_cfmt *cf, mma_fmt f, int F)
 {
     cf->tab = f == MMA_FMT_FP32 ? NULL : tables[f];
     cf->mask = f == MMA_FMT_FP32 ? 0xffffffffu : ((uint64_t)1 << mma_format(f)->width) - 1;
     cf->fb = mma_format(f)->mbits;
+    cf->pre = F > cf->fb ? F - cf->fb : 0;
+    cf->base = cf->fb - F + cf->pre;
 }
 
 /* the operand formats that the vector kernel decodes arithmetically */
@@ -681,8 +853,8 @@ static void plan_build(fast_plan *P, const mma_unit *u, int mode)
     P->rd = u->align == MMA_RD;
     P->zeros_part = !(u->flags & MMA_F_NO_EZERO);
     P->ezero = u->ezero;
-    cfmt_of(&P->c1, u->c);
-    cfmt_of(&P->cd, u->d);
+    cfmt_of(&P->c1, u->c, u->f);
+    cfmt_of(&P->cd, u->d, u->f);
     P->o.zsigned = !(u->flags & MMA_F_ZERO_POS);
     P->o.width = fd->width;
     P->o.mb = fd->mbits;
@@ -701,7 +873,7 @@ static void plan_build(fast_plan *P, const mma_unit *u, int mode)
 #ifdef FAST_HAVE_AVX2
     /* ezero far outside the exponent range would overflow the lanes' int32
      * arithmetic: such units keep the scalar kernel */
-    if (mode == 0 && (!P->zeros_part || (u->ezero >= -100000 && u->ezero <= 100000)) && vec_op(&P->va, u->a) &&
+    if (mode != 1 && (!P->zeros_part || (u->ezero >= -100000 && u->ezero <= 100000)) && vec_op(&P->va, u->a) &&
         vec_op(&P->vb, u->b) && avx2_usable()) {
         int lg = 0;
         P->groups = (P->L + 7) / 8;
@@ -720,6 +892,19 @@ static void plan_build(fast_plan *P, const mma_unit *u, int mode)
         P->prec[0] = P->pre;
         P->fn = P->tail ? fast_avx2_gn : P->groups == 1 ? fast_avx2_g1 : P->groups == 2 ? fast_avx2_g2 :
                 P->groups == 4 ? fast_avx2_g4 : fast_avx2_gn;
+        /* the specialized integer kernels */
+        int f32 = u->d == MMA_FMT_FP32 && u->rho == MMA_RZ && u->c == MMA_FMT_FP32;
+        int out = f32 && u->p == 23 ? OUT_F32 : f32 && u->p == 13 ? OUT_E8M13 :
+                  u->d == MMA_FMT_FP16 && u->rho == MMA_RNE && u->c == MMA_FMT_FP16 && u->p == 10 ? OUT_F16 : 0;
+        /* Inf/NaN tests by maxima: not for fnuz (NaN = 0x80) */
+        int fnuz = u->a == MMA_FMT_E4M3FNUZ || u->a == MMA_FMT_E5M2FNUZ || u->b == MMA_FMT_E4M3FNUZ ||
+                   u->b == MMA_FMT_E5M2FNUZ;
+        int ieee_a = u->a == MMA_FMT_FP16 || u->a == MMA_FMT_BF16 || u->a == MMA_FMT_E5M2;
+        int ieee_b = u->b == MMA_FMT_FP16 || u->b == MMA_FMT_BF16 || u->b == MMA_FMT_E5M2;
+        int spk = fnuz ? -1 : ieee_a && ieee_b ? SPK_EXP : P->va.smask || P->vb.smask ? SPK_AND : SPK_NONE;
+        int gi = P->groups == 1 ? 0 : P->groups == 2 ? 1 : P->groups == 4 ? 2 : -1;
+        if (mode == 0 && out && spk >= 0 && gi >= 0 && !P->tail && P->va.sshift == P->vb.sshift && P->narrow && !P->rd)
+            P->fn = s_kernels[out - 1][spk][gi];
     }
 #endif
 }
@@ -759,8 +944,9 @@ static __attribute__((noinline)) const fast_plan *plan_lookup(const mma_unit *u)
     return tl_last = tl_spare;
 }
 
-/* Tests: mode 1 makes plans with the scalar kernel only, 0 with the best
- * one (affects plans looked up from now on; not for concurrent use). */
+/* Tests: mode 1 makes plans with the scalar kernel only, 2 without the
+ * specialized vector kernels, 0 with the best (affects plans looked up from
+ * now on by this thread; not for concurrent use). */
 void mma_fast_fused_force(int mode);
 void mma_fast_fused_force(int mode)
 {
@@ -768,13 +954,20 @@ void mma_fast_fused_force(int mode)
     tl_last = NULL;
 }
 
-/* Tests: the kernel that computes u: 0 the reference, 1 scalar, 2 AVX2. */
+/* Tests: the kernel that computes u: 0 the reference, 1 scalar, 2 AVX2
+ * generic, 3 AVX2 specialized. */
 int mma_fast_fused_kernel(const mma_unit *u);
 int mma_fast_fused_kernel(const mma_unit *u)
 {
     if (!mma_fast_fused_ok(u)) return 0;
     const fast_plan *P = plan_lookup(u);
-    return !P ? 0 : P->fn == fast_scalar ? 1 : 2;
+    if (!P) return 0;
+    if (P->fn == fast_scalar) return 1;
+#ifdef FAST_HAVE_AVX2
+    for (int i = 0; i < 27; i++)
+        if (P->fn == (&s_kernels[0][0][0])[i]) return 3;
+#endif
+    return 2;
 }
 
 static __attribute__((noinline)) uint64_t fast_fused_miss(const mma_unit *u, uint64_t c, const uint64_t *a,
