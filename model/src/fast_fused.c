@@ -218,10 +218,18 @@ static inline __attribute__((always_inline)) fast_c c_decode_k(const fast_cfmt *
 }
 #define c_decode(cf, bits) c_decode_k(cf, bits, 0)
 
-/* A step that meets a special value: the reference path, for that step */
+/* A step that meets a special value: c = +-Inf among finite products (an
+ * overflow in the step before) gives that Inf; the rest is the reference
+ * path's, for that step. */
 static __attribute__((noinline)) uint64_t special_step(const fast_plan *P, const mma_unit *u, int first,
-                                                      uint64_t acc, const uint64_t *a, const uint64_t *b)
+                                                      uint64_t acc, const uint64_t *a, const uint64_t *b,
+                                                      int prod_special)
 {
+    mma_fmt cf = first ? u->c : u->d;
+    if (!prod_special) {
+        mma_value c = mma_decode(cf, acc);
+        if (c.cls == MMA_INF) return mma_inf(u->d, c.neg);
+    }
     mma_unit one = *u;
     one.k = P->L;
     one.c = first ? u->c : u->d;
@@ -443,7 +451,7 @@ static uint64_t fast_scalar(const fast_plan *P, const mma_unit *u, uint64_t c, c
         const fast_cfmt *cf = s ? &P->cd : &P->c1;
         fast_c xc = c_decode(cf, acc);
         if ((any & P_SPEC) || xc.spec) {
-            acc = special_step(P, u, s == 0, acc, a, b);
+            acc = special_step(P, u, s == 0, acc, a, b, (any & P_SPEC) != 0);
             continue;
         }
         int32_t ep = emf ? (int32_t)(emf >> 32) - P_EOFF : FAST_EMPTY;
@@ -571,8 +579,8 @@ V_FN uint64_t v_step(const fast_plan *P, const mma_unit *u, const int first, uin
     }
     const fast_cfmt *cf = first ? &P->c1 : &P->cd;
     fast_c xc = c_decode(cf, acc);
-    if (__builtin_expect(!_mm256_testz_si256(spec, spec) || xc.spec, 0))
-        return special_step(P, u, first, acc, a, b);
+    int pspec = !_mm256_testz_si256(spec, spec);
+    if (__builtin_expect(pspec || xc.spec, 0)) return special_step(P, u, first, acc, a, b, pspec);
     int32_t emax = emax_with_c(P, v_hmax(emv) - P->bab, &xc);
     int64_t sum = 0;
     if (emax >= FAST_EMPTY / 2) {
@@ -663,15 +671,15 @@ V_FN uint64_t s_step(const fast_plan *P, const mma_unit *u, const int first, uin
     }
     const fast_cfmt *cf = first ? &P->c1 : &P->cd;
     fast_c xc = xcp->spec ? c_decode_k(cf, acc, ck) : *xcp;   /* (the last step's result, decoded) */
-    int special = xc.spec;
+    int pspec = 0;
     if (spk != SPK_NONE) {
         __m256i sa = spk == SPK_EXP ? _mm256_cmpeq_epi32(smaxa, V_LD(ka->em)) : _mm256_cmpeq_epi32(smaxa, V_LD(ka->sv));
         __m256i sb = spk == SPK_EXP ? _mm256_cmpeq_epi32(smaxb, V_LD(kb->em)) : _mm256_cmpeq_epi32(smaxb, V_LD(kb->sv));
-        special |= !_mm256_testz_si256(_mm256_or_si256(sa, sb), _mm256_or_si256(sa, sb));
+        pspec = !_mm256_testz_si256(_mm256_or_si256(sa, sb), _mm256_or_si256(sa, sb));
     }
-    if (__builtin_expect(special, 0)) {
+    if (__builtin_expect(pspec | xc.spec, 0)) {
         xcp->spec = 1;
-        return special_step(P, u, first, acc, a, b);
+        return special_step(P, u, first, acc, a, b, pspec);
     }
     int32_t er = v_hmax(emv);
     int32_t ecr = xc.sig ? xc.e + P->bab : P->ez_rel;    /* c's exponent (a zero c's: ezero) */
