@@ -135,12 +135,19 @@ long long mmaref_rtl_param(int h, const char *name, long long fallback)
 }
 
 /* ---- packed operand vectors ----------------------------------------------- */
+/* Element i of a packed vector lies at bits [i*w +: w]; svBitVecVal words
+ * are little-endian 32-bit chunks, so on a little-endian host 8- and 16-bit
+ * elements are plain bytes and halfwords of the word array. */
+static int little_endian(void) { const uint16_t x = 1; return *(const uint8_t *)&x; }
+
 static void unpack(const svBitVecVal *v, int k, int w, uint64_t *out)
 {
-    if (w == 8) {
-        for (int i = 0; i < k; i++) out[i] = (v[i >> 2] >> ((i & 3) * 8)) & 0xff;
-    } else if (w == 16) {
-        for (int i = 0; i < k; i++) out[i] = (v[i >> 1] >> ((i & 1) * 16)) & 0xffff;
+    if (w == 8 && little_endian()) {
+        const uint8_t *p = (const uint8_t *)v;
+        for (int i = 0; i < k; i++) out[i] = p[i];
+    } else if (w == 16 && little_endian()) {
+        const uint8_t *p = (const uint8_t *)v;
+        for (int i = 0; i < k; i++) out[i] = (uint64_t)p[2 * i] | (uint64_t)p[2 * i + 1] << 8;
     } else {
         for (int i = 0; i < k; i++) {
             uint64_t x = 0;
@@ -156,18 +163,14 @@ static void unpack(const svBitVecVal *v, int k, int w, uint64_t *out)
 static void pack(svBitVecVal *v, int k, int w, const uint64_t *in)
 {
     int words = (k * w + 31) / 32;
-    if (w == 8) {
-        for (int i = 0; i < words; i++) {
-            uint32_t x = 0;
-            for (int j = 0; j < 4 && i * 4 + j < k; j++) x |= (uint32_t)(in[i * 4 + j] & 0xff) << (8 * j);
-            v[i] = x;
-        }
-    } else if (w == 16) {
-        for (int i = 0; i < words; i++) {
-            uint32_t x = (uint32_t)(in[2 * i] & 0xffff);
-            if (2 * i + 1 < k) x |= (uint32_t)(in[2 * i + 1] & 0xffff) << 16;
-            v[i] = x;
-        }
+    if (w == 8 && little_endian()) {
+        uint8_t *p = (uint8_t *)v;
+        for (int i = 0; i < k; i++) p[i] = (uint8_t)in[i];
+        for (int i = k; i < words * 4; i++) p[i] = 0;
+    } else if (w == 16 && little_endian()) {
+        uint8_t *p = (uint8_t *)v;
+        for (int i = 0; i < k; i++) p[2 * i] = (uint8_t)in[i], p[2 * i + 1] = (uint8_t)(in[i] >> 8);
+        for (int i = 2 * k; i < words * 4; i++) p[i] = 0;
     } else {
         memset(v, 0, (size_t)words * sizeof *v);
         for (int i = 0; i < k; i++)

@@ -24,6 +24,7 @@ typedef struct {
     mma_fmt f;
     int kind, w, eb, mb, bias, emin, maxfield;
     uint64_t mmask;
+    uint64_t fnmax, nanpat;    /* the FN NaN's field bits, the FNUZ NaN (else ~0) */
 } fmtx;
 
 static void fmtx_init(fmtx *x, mma_fmt f)
@@ -38,6 +39,19 @@ static void fmtx_init(fmtx *x, mma_fmt f)
     x->emin = fi->emin;
     x->maxfield = (1 << fi->ebits) - (x->kind == K_IEEE ? 2 : 1);
     x->mmask = ((uint64_t)1 << fi->mbits) - 1;
+    x->fnmax = x->kind == K_FN ? (uint64_t)x->maxfield << x->mb : ~(uint64_t)0;
+    x->nanpat = x->kind == K_FNUZ ? (uint64_t)1 << (x->w - 1) : ~(uint64_t)0;
+}
+
+/* enc() for a field already in range, branch-free: sign (0/1), field
+ * shifted into place, significand bits (masked here) */
+static inline __attribute__((always_inline)) uint64_t enc_fast(const fmtx *x, uint64_t s, uint64_t fbits,
+                                                               uint64_t mant)
+{
+    uint64_t m = mant & x->mmask;
+    m -= (uint64_t)((fbits == x->fnmax) & (m == x->mmask));   /* not the FN NaN */
+    uint64_t v = (s << (x->w - 1)) | fbits | m;
+    return v == x->nanpat ? 0 : v;                              /* not the FNUZ NaN */
 }
 
 static inline __attribute__((always_inline)) uint64_t enc(const fmtx *x, int s, int field, uint64_t mant)
@@ -125,8 +139,6 @@ static int rng_range(rng *r, int lo, int hi)
     if (hi <= lo) return lo;
     return lo + (int)(((unsigned __int128)rng_next(r) * (uint64_t)(hi - lo + 1)) >> 64);
 }
-/* uniform in [-w, w] from the top 24 bits of x */
-static int off_of(uint64_t x, int w) { return (int)(((x >> 40) * (uint64_t)(2 * w + 1)) >> 24) - w; }
 
 /* ---- the generator ----------------------------------------------------------- */
 enum { M_UNIFORM, M_FINITE, M_CLUSTER, M_CANCEL, M_TINY, M_HUGE, M_SPECIAL, M_CARRY, M_MIX, M_COUNT };
@@ -194,12 +206,28 @@ static void gen_cluster(mmaref_tbk_gen *g, uint64_t *c, uint64_t *a, uint64_t *b
     int eb0 = rng_range(&g->r, g->fb.emin - 1, emax_of(&g->fb));
     int zp = rng_range(&g->r, 0, 3);          /* zero density: none, 1/32, 1/8, 1/2 */
     static const int zmask[4] = {0, 31, 7, 1};
-    for (int k = 0; k < g->u.k; k++) {   /* one random word per operand */
-        uint64_t ra = rng_next(&g->r), rb = rng_next(&g->r);
-        a[k] = enc(&g->fa, (int)(ra & 1), field_of(&g->fa, ea0 + off_of(ra, wa)), ra >> 8);
-        b[k] = enc(&g->fb, (int)(rb & 1), field_of(&g->fb, eb0 + off_of(rb, wb)), rb >> 8);
-        if (zp && ((ra >> 32) & (uint64_t)zmask[zp]) == 0) a[k] = enc(&g->fa, (int)((ra >> 38) & 1), 0, 0);
+    /* per vector, the exponent fields of the two clusters as tables of 32
+     * (offsets -w..w spread evenly, clamped to the format); per element one
+     * random word for both operands: sign, field index, significand, zero */
+    const fmtx *xa = &g->fa, *xb = &g->fb;
+    uint32_t zm = (uint32_t)zmask[zp];
+    /* the field of exponent e0 + offset, offset spread evenly over -w..w by
+     * 5 random bits, clamped to the format (0 below emin) */
+    int ba = ea0 + xa->bias - wa, bb = eb0 + xb->bias - wb, sa = 2 * wa + 1, sb = 2 * wb + 1;
+    int mfa = xa->maxfield, mfb = xb->maxfield, mba = xa->mb, mbb = xb->mb;
+    rng lr = g->r;                           /* the state in registers */
+    for (int k = 0; k < g->u.k; k++) {
+        uint64_t r = rng_next(&lr);
+        uint32_t ra = (uint32_t)r, rb = (uint32_t)(r >> 32);
+        int fa = ba + (int)((((ra >> 1) & 31) * (uint32_t)sa) >> 5);
+        int fb = bb + (int)((((rb >> 1) & 31) * (uint32_t)sb) >> 5);
+        fa = fa < 0 ? 0 : fa > mfa ? mfa : fa;
+        fb = fb < 0 ? 0 : fb > mfb ? mfb : fb;
+        a[k] = enc_fast(xa, ra & 1, (uint64_t)fa << mba, ra >> 7);
+        b[k] = enc_fast(xb, rb & 1, (uint64_t)fb << mbb, rb >> 7);
+        if (zp && ((ra >> 24) & zm) == 0) a[k] = enc(xa, (int)((ra >> 30) & 1), 0, 0);
     }
+    g->r = lr;
     int f = g->u.f > 0 ? g->u.f : 24;
     int ce = ea0 + eb0 + rng_range(&g->r, -(f + 6), 3);
     *c = (rng_next(&g->r) & 15) == 0 ? enc(&g->fc, (int)(rng_next(&g->r) & 1), 0, 0)
@@ -210,22 +238,25 @@ static void gen_cancel(mmaref_tbk_gen *g, uint64_t *c, uint64_t *a, uint64_t *b)
 {
     int K = g->u.k;
     gen_cluster(g, c, a, b, 3);
-    int perm[MMA_MAX_K];
-    for (int k = 0; k < K; k++) perm[k] = k;
-    int adjacent = rng_range(&g->r, 0, 2) == 0;           /* pairs at k, k+1 */
-    if (!adjacent)
-        for (int k = K - 1; k > 0; k--) { int j = rng_range(&g->r, 0, k); int t = perm[k]; perm[k] = perm[j]; perm[j] = t; }
+    /* pairs: (i, i ^ m) for a random nonzero m when K is a power of two
+     * (scattered pairs; m = 1: adjacent), else adjacent (i, i + 1) */
+    int pow2 = (K & (K - 1)) == 0 && K >= 2;
+    int m = pow2 ? rng_range(&g->r, 1, K - 1) : 1;
     int keep = -1;
-    for (int p = 0; p + 1 < K; p += 2) {
-        int i = perm[p], j = perm[p + 1];
-        uint64_t r = rng_next(&g->r);
-        if ((r & 7) == 0) { keep = i; continue; }          /* left alone */
-        a[j] = a[i] ^ ((uint64_t)1 << (g->fa.w - 1));
-        b[j] = b[i];
-        if (g->fa.kind == K_FNUZ && a[j] == ((uint64_t)1 << (g->fa.w - 1))) a[j] = 0;
-        if ((r & 0x30) == 0) a[j] = (a[j] & ~g->fa.mmask) | ((a[j] + ((r >> 8) & 1 ? 1 : -1)) & g->fa.mmask);
+    uint64_t r = rng_next(&g->r);
+    for (int i = 0; i < K; i++) {
+        int j = pow2 ? (i ^ m) : i + 1;
+        if (pow2 ? j < i : (i & 1) || j >= K) continue;   /* each pair once */
+        if ((r & 7) == 0) keep = i;                        /* left alone */
+        else {
+            a[j] = a[i] ^ ((uint64_t)1 << (g->fa.w - 1));
+            b[j] = b[i];
+            if (g->fa.kind == K_FNUZ && a[j] == ((uint64_t)1 << (g->fa.w - 1))) a[j] = 0;
+            if ((r & 0x30) == 0) a[j] = (a[j] & ~g->fa.mmask) | ((a[j] + ((r >> 8) & 1 ? 1 : -1)) & g->fa.mmask);
+        }
+        r = (r >> 9) | (r << 55);
     }
-    if (keep < 0) keep = perm[K - 1];
+    if (keep < 0) keep = K - 1;
     switch (rng_range(&g->r, 0, 3)) {
     case 0:   /* c cancels the kept product (exactly when representable) */
         *c = enc_double(&g->fc, -dec_double(g->u.a, a[keep]) * dec_double(g->u.b, b[keep]));
@@ -339,10 +370,17 @@ void mmaref_tbk_gen_next(mmaref_tbk_gen *g, uint64_t *c, uint64_t *a, uint64_t *
         *c = rng_next(&g->r) & (g->fc.w == 64 ? ~0ull : ((uint64_t)1 << g->fc.w) - 1);
         break;
     }
-    case M_FINITE:
-        for (int k = 0; k < K; k++) { a[k] = rnd_finite(g, &g->fa); b[k] = rnd_finite(g, &g->fb); }
+    case M_FINITE: {
+        uint64_t na = (uint64_t)g->fa.maxfield + 1, nb = (uint64_t)g->fb.maxfield + 1;
+        for (int k = 0; k < K; k++) {
+            uint64_t r = rng_next(&g->r);
+            uint32_t ra = (uint32_t)r, rb = (uint32_t)(r >> 32);
+            a[k] = enc_fast(&g->fa, ra & 1, (((ra >> 16) * na) >> 16) << g->fa.mb, ra >> 1);
+            b[k] = enc_fast(&g->fb, rb & 1, (((rb >> 16) * nb) >> 16) << g->fb.mb, rb >> 1);
+        }
         *c = rnd_finite(g, &g->fc);
         break;
+    }
     case M_CLUSTER: gen_cluster(g, c, a, b, 12); break;
     case M_CANCEL:  gen_cancel(g, c, a, b); break;
     case M_TINY:    gen_edge(g, c, a, b, 0); break;
@@ -540,9 +578,10 @@ int mmaref_tbk_sb_record(mmaref_tbk_sb *s, uint64_t c, const uint64_t *a, const 
     }
     /* coverage: operands */
     unsigned ca = 0, cb = 0;
-    for (int k = 0; k < u->k; k++) {
-        ca |= s->cls_a ? s->cls_a[a[k]] : cls_of(u->a, a[k]);
-        cb |= s->cls_b ? s->cls_b[b[k]] : cls_of(u->b, b[k]);
+    if (s->cls_a && s->cls_b) {
+        for (int k = 0; k < u->k; k++) ca |= s->cls_a[a[k]], cb |= s->cls_b[b[k]];
+    } else {
+        for (int k = 0; k < u->k; k++) ca |= cls_of(u->a, a[k]), cb |= cls_of(u->b, b[k]);
     }
     unsigned cc = cls_of(u->c, c);
     for (int i = 0; i < 4; i++) {

@@ -75,7 +75,7 @@ VFLAGS := --cc --exe -O3 --x-assign fast --x-initial fast --no-timing \
           -Wall -Wno-UNUSEDSIGNAL -Wno-DECLFILENAME -Wno-BLKSEQ
 VCFLAGS ?= -O2 -march=native
 
-.PHONY: tb tb-test tb-bench tb-broken tb-sc rtl-check tb-bins tb-sc-bins tb-configs tb-config-bins
+.PHONY: FORCE tb tb-test tb-bench tb-broken tb-sc rtl-check tb-bins tb-sc-bins tb-configs tb-config-bins
 
 $(RTL_B)/obj/mmaref_dpi.o: dpi/mmaref_dpi.c dpi/mmaref_tbkit.h model/include/mmaref.h model/include/mmaref_vec.h
 	@mkdir -p $(dir $@)
@@ -95,14 +95,18 @@ $(MMAPARAMS): tb/mmaparams.c $(RTL_B)/obj/mmaref_tbkit.o $(B)/libmmaref.a
 # layer only recompiles what changed and relinks.
 # $(1) tag, $(2) instruction, $(3) extra mmaparams options, $(4) extra verilator options
 define TB_BUILD
-$(RTL_B)/$(1)/Vtb_top.mk: $(RTL_SRC) $(TB_SV) $(MMAPARAMS) mk/rtl.mk
+$(RTL_B)/$(1)/params: $(MMAPARAMS) FORCE
 	@mkdir -p $(RTL_B)/$(1)
+	@$(MMAPARAMS) $(3) '$(2)' > $$@.tmp && { cmp -s $$@.tmp $$@ || mv $$@.tmp $$@; }; rm -f $$@.tmp
+
+$(RTL_B)/$(1)/Vtb_top.mk: $(RTL_B)/$(1)/params $(RTL_SRC) $(TB_SV) mk/rtl.mk
 	@echo "  VERILATE $(1): $(2) $(3)"
-	@$(VERILATOR) $(VFLAGS) $(4) --top-module tb_top $$$$($(MMAPARAMS) $(3) '$(2)') \
+	@$(VERILATOR) $(VFLAGS) $(4) --top-module tb_top $$$$(cat $(RTL_B)/$(1)/params) \
 	  -Mdir $(RTL_B)/$(1) -CFLAGS "$(VCFLAGS)" -MAKEFLAGS "CXX=$(RTL_CXX)" \
 	  -LDFLAGS "$(abspath $(TBKIT_OBJ)) $(abspath $(B)/libmmaref.a) -lm" \
 	  $(RTL_SRC) $(TB_SV) $(abspath tb/tb_main.cpp) > $(RTL_B)/$(1)/build.log 2>&1 \
 	  || { tail -40 $(RTL_B)/$(1)/build.log; exit 1; }
+	@touch $$@
 
 $(RTL_B)/$(1)/Vtb_top: $(RTL_B)/$(1)/Vtb_top.mk tb/tb_main.cpp $(TBKIT_OBJ) $(B)/libmmaref.a
 	@echo "  BUILD    $(1)"
@@ -112,6 +116,8 @@ $(RTL_B)/$(1)/Vtb_top: $(RTL_B)/$(1)/Vtb_top.mk tb/tb_main.cpp $(TBKIT_OBJ) $(B)
 endef
 $(foreach p,$(RTL_PRESETS) $(RTL_CONFIGS),$(eval $(call TB_BUILD,$(p),$(I_$(p)),,)))
 $(eval $(call TB_BUILD,qgmma_e4m3_broken,$(I_qgmma_e4m3),--f-delta -1,--trace-fst -DTB_TRACE))
+
+FORCE:
 
 tb-bins: $(foreach p,$(RTL_PRESETS),$(RTL_B)/$(p)/Vtb_top)
 tb-config-bins: $(foreach p,$(RTL_CONFIGS),$(RTL_B)/$(p)/Vtb_top)
@@ -168,10 +174,10 @@ SC_ENV := SYSTEMC_INCLUDE=/usr/include SYSTEMC_LIBDIR=/usr/lib/$(shell gcc -prin
 
 # $(1) tag, $(2) instruction
 define SC_BUILD
-$(RTL_B)/sc_$(1)/Vsc: $(RTL_SRC) tb/sc_main.cpp $(RTL_B)/obj/mmaref_tbkit.o $(B)/libmmaref.a $(MMAPARAMS) mk/rtl.mk
+$(RTL_B)/sc_$(1)/Vsc: $(RTL_B)/$(1)/params $(RTL_SRC) tb/sc_main.cpp $(RTL_B)/obj/mmaref_tbkit.o $(B)/libmmaref.a mk/rtl.mk
 	@mkdir -p $(RTL_B)/sc_$(1)
 	@echo "  VERILATE --sc $(1): $(2)"
-	@P="$$$$($(MMAPARAMS) '$(2)')"; \
+	@P="$$$$(cat $(RTL_B)/$(1)/params)"; \
 	  k=$$$$(echo "$$$$P" | sed 's/.*-GK=\([0-9]*\).*/\1/'); \
 	  ab=$$$$(echo "$$$$P" | sed 's/.*-GA_EB=\([0-9]*\) -GA_MB=\([0-9]*\).*/\1 \2/' | awk -v k=$$$$k '{print k*(1+$$$$1+$$$$2)}'); \
 	  bb=$$$$(echo "$$$$P" | sed 's/.*-GB_EB=\([0-9]*\) -GB_MB=\([0-9]*\).*/\1 \2/' | awk -v k=$$$$k '{print k*(1+$$$$1+$$$$2)}'); \
@@ -188,6 +194,8 @@ tb-sc-bins: $(foreach p,$(TB_SC_PRESETS),$(RTL_B)/sc_$(p)/Vsc)
 
 tb-sc: tb-sc-bins
 	@sh tb/run.sh sc $(RTL_B) $(TB_SC_N) $(TB_SEED) $(call PAIRS,$(TB_SC_PRESETS))
+
+EXTRA_TESTS += tb-test
 
 rtl-check: $(MMAPARAMS)
 	@VERILATOR=$(VERILATOR) YOSYS=$(YOSYS) sh tb/rtl_check.sh $(MMAPARAMS) $(call PAIRS,$(RTL_PRESETS))
