@@ -706,9 +706,11 @@ V_FN uint64_t s_step(const fast_plan *P, const mma_unit *u, const int first, uin
         fast_c xc;                                                                                 \
         xc.spec = 1;                                                                               \
         uint64_t acc = s_step(P, u, 1, c, &xc, a, b, G, OUT, CK, SPK);                             \
+        if (P->steps == 2) /* (the common chain, straight) */                                      \
+            return s_step(P, u, 0, acc, &xc, a + 8 * G, b + 8 * G, G, OUT, CK, SPK);               \
         for (int s = 1; s < P->steps; s++) {                                                       \
-            a += P->L;                                                                             \
-            b += P->L;                                                                             \
+            a += 8 * G;                                                                            \
+            b += 8 * G;                                                                            \
             acc = s_step(P, u, 0, acc, &xc, a, b, G, OUT, CK, SPK);                                \
         }                                                                                          \
         return acc;                                                                                \
