@@ -346,6 +346,35 @@ static inline __attribute__((always_inline)) uint64_t fast_round(const fast_out 
     return ((uint64_t)neg << (width - 1)) | (m + ((uint64_t)(x - emin) << mb));
 }
 
+/* fp32 with RZ to p bits (23 or 13) of sum * 2^lsb, |sum| < 2^53, through
+ * the double that holds sum exactly: its significand cut to 23 bits is
+ * the RZ rounding, and its exponent, moved by lsb, the result's when that
+ * is a normal fp32 (else round_general, as for zero).  Sign included. */
+static inline __attribute__((always_inline)) uint64_t round_f32rz(const fast_out *o, int64_t sum, int32_t lsb,
+                                                                 const int p, fast_c *cn)
+{
+    double dv = (double)sum;
+    uint64_t db;
+    memcpy(&db, &dv, sizeof db);
+    /* bits 0..22: the significand's top 23 fraction bits; 23..33: the
+     * exponent, rebiased here from 1023 to 127 and moved by lsb */
+    uint64_t t = (db >> 29) + ((uint64_t)(int64_t)(lsb + 127 - 1023) << 23);
+    uint32_t be = (uint32_t)(t >> 23) & 0x7ff;            /* the result's biased exponent */
+    if (cn) cn->spec = 1;
+    if (__builtin_expect(sum == 0 || be - 1 >= 254, 0)) {
+        uint64_t sg = (uint64_t)(sum >> 63);
+        return round_general(o, (int)(sg & 1), ((uint64_t)sum ^ sg) - sg, lsb);
+    }
+    uint32_t m = (uint32_t)t & 0x7fffffff & ~(((uint32_t)1 << (23 - p)) - 1);
+    if (cn) {
+        cn->spec = 0;
+        cn->neg = (int)(db >> 63);
+        cn->sig = (m & 0x7fffff) | 0x800000;
+        cn->e = (int32_t)be - 127;
+    }
+    return (uint64_t)(m | (uint32_t)(db >> 63 << 31));
+}
+
 /* The end of a step: c joins the products' aligned sum, the total is
  * rounded into d (emax not empty). */
 static inline __attribute__((always_inline)) uint64_t finish_k(const fast_plan *P, int32_t emax, int64_t sum,
@@ -364,6 +393,7 @@ static inline __attribute__((always_inline)) uint64_t finish_k(const fast_plan *
             sum += v >> sh;
         }
     }
+    if (out == OUT_F32) return round_f32rz(&P->o, sum, emax - P->f, 23, cn);
     /* |sum| and its sign without a branch (the sign is data, a coin toss) */
     uint64_t sg = (uint64_t)(sum >> 63);
     uint64_t mag = ((uint64_t)sum ^ sg) - sg;
