@@ -15,6 +15,7 @@
  */
 #include "cli.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,6 +84,59 @@ static void check_set(const char *name, const char *what, const mma_unit *u, mma
         }
     n_vecs += n;
     for (int m = 0; m < 3; m++) free(out[m]);
+}
+
+static mma_vec *random_bits(const mma_unit *u, long count);
+
+/* threads that share the plan cache: each runs the units in its own order,
+ * the fast path against results computed beforehand by the reference */
+#define T_UNITS 6
+#define T_VECS 300
+typedef struct { mma_unit u[T_UNITS]; mma_vec *v[T_UNITS]; uint64_t *want[T_UNITS]; int rot; long bad; } t_job;
+static void *t_run(void *p)
+{
+    t_job *j = p;
+    for (int r = 0; r < 20; r++)
+        for (int q = 0; q < T_UNITS; q++) {
+            int x = (q + j->rot + r) % T_UNITS;
+            mma_unit hand = j->u[x];
+            hand.impl = (r & 1) ? 0 : hand.impl;     /* hand-made units as well */
+            for (int i = 0; i < T_VECS; i++)
+                if (mma_dot(&hand, j->v[x][i].c, j->v[x][i].a, j->v[x][i].b, NULL, NULL) != j->want[x][i]) j->bad++;
+        }
+    return NULL;
+}
+
+static void check_threads(long *bad)
+{
+    static const char *names[T_UNITS] = {"hopper:wgmma.m64n8k32.f32.e4m3.e4m3", "ampere:mma.m16n8k16.f32.f16.f16.f32",
+        "ampere:mma.m16n8k16.f32.bf16.bf16.f32", "hopper:wgmma.m64n8k16.f16.f16.f16",
+        "fused,a=e5m2,b=e4m3,c=fp16,d=fp16,k=32,l=16,f=13,round=rne,p=10,ezero=-20",
+        "fused,a=bf16,b=bf16,k=24,l=12,f=31,align=rd,d=bf16,round=ru"};
+    static t_job jobs[4];
+    for (int q = 0; q < T_UNITS; q++) {
+        char err[256];
+        if (mma_unit_parse(names[q], &jobs[0].u[q], err, sizeof err)) { fprintf(stderr, "FAIL: %s\n", err); (*bad)++; return; }
+        jobs[0].v[q] = random_bits(&jobs[0].u[q], T_VECS);
+        jobs[0].want[q] = malloc(sizeof(uint64_t) * T_VECS);
+        mma_unit ref = jobs[0].u[q];
+        ref.impl = 1;
+        for (int i = 0; i < T_VECS; i++)
+            jobs[0].want[q][i] = mma_dot(&ref, jobs[0].v[q][i].c, jobs[0].v[q][i].a, jobs[0].v[q][i].b, NULL, NULL);
+    }
+    pthread_t th[4];
+    for (int t = 0; t < 4; t++) {
+        if (t) jobs[t] = jobs[0];
+        jobs[t].rot = t;
+        jobs[t].bad = 0;
+        pthread_create(&th[t], NULL, t_run, &jobs[t]);
+    }
+    for (int t = 0; t < 4; t++) {
+        pthread_join(th[t], NULL);
+        if (jobs[t].bad) fprintf(stderr, "MISMATCH: thread %d, %ld results\n", t, jobs[t].bad);
+        *bad += jobs[t].bad;
+    }
+    for (int q = 0; q < T_UNITS; q++) { free(jobs[0].v[q]); free(jobs[0].want[q]); }
 }
 
 static mma_vec *gen_suite(const char *name, const char *suite, long count, unsigned seed, long *n)
@@ -156,6 +210,9 @@ int main(int argc, char **argv)
     unsigned seed = argc > 2 ? (unsigned)atol(argv[2]) : 1;
     snprintf(tmpdir, sizeof tmpdir, "/tmp/mmaref-fastpath-XXXXXX");
     if (!mkdtemp(tmpdir)) { perror("mkdtemp"); return 2; }
+
+    /* 0. four threads sharing the plan cache (first, while it has room) */
+    check_threads(&n_bad);
 
     /* 1. every catalogue unit on the fast path */
     long cat = 0;
