@@ -16,7 +16,10 @@
  *     RNE with p = 10) known at compile time; a chained step hands its
  *     result to the next one already decoded.
  * All end in the same scalar code: c joins, then the rounding (fast_round:
- * the steps of mma_round_pack, with the unit's constants).
+ * the steps of mma_round_pack, with the unit's constants; for fp32 with RZ
+ * and p = 23 in the specialized kernels, round_f32rz, through the exact
+ * double of the sum).  A c of +-Inf among finite products gives that Inf
+ * here; other specials go to the reference.
  *
  * Alignment without branches.  A product term is sig * 2^(e - fbp); in
  * units of 2^(emax - F) it is M >> sh with M = sig << pre and
