@@ -24,8 +24,8 @@ if [ -f "$P" ]; then
   awk -F'\t' 'NR==FNR { if ($1 ~ /:/) { dpa[$1] = $2 / $4; fill[$1] = $5 }; next }
               ($1 in dpa) { printf "%-44s %14.0f %14.0f %14.0f %9.0fx\n", $1, dpa[$1], fill[$1], $2, $2 / dpa[$1] }' \
       "$P" - <<TSV
-$(awk 'NR > 1 { print $1 "\t" $2 }' /tmp/mmaref-bench.$$)
+$(awk 'NR > 1 { print $1 "\t" $3 }' /tmp/mmaref-bench.$$)
 TSV
-  echo "(ratio: mmaref one core here over mmasim's dpa() alone on one device thread; CPUs differ: see docs/performance.md)"
+  echo "(ratio: mmaref one core here (CPU time) over mmasim's dpa() alone on one device thread; CPUs differ: see docs/performance.md)"
 fi
 for t in "$@"; do echo; echo "== $t"; make --no-print-directory "$t" || echo "($t failed)"; done
