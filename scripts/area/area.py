@@ -423,6 +423,18 @@ def cmd_report(args):
         dat("p_%s_k32.dat" % g, sel, "normal_mean_ulp")
         dat("p_%s_tc.dat" % g, sel, "%s_tc_agg_rel" % gk)
         dat("p_%s_pr.dat" % g, sel, "%s_promote_agg_rel" % gk)
+    # Pareto front of the e4m3 K=32 units (every tree and the Hopper preset):
+    # no other e4m3 unit is both smaller and more accurate
+    e4all = [j for j in joined if ok(j) and j["k"] == "32" and "a=e4m3," in j["config"]]
+    for name, ycol in (("p_front_k32.dat", "normal_mean_ulp"), ("p_front_tc.dat", "%s_tc_agg_rel" % gk)):
+        pts = sorted((float(j["nand2eq"]), float(j[ycol])) for j in e4all if j[ycol] not in ("", None))
+        front, best = [], float("inf")
+        for x, y in pts:
+            if y < best:
+                front.append((x, y))
+                best = y
+        with open(os.path.join(args.out, name), "w") as fh:
+            fh.write("".join("%s %s\n" % xy for xy in front))
     marks = [("hopper_qgmma_e4m3", "Hopper QGMMA e4m3 (F=13)"),
              ("blackwell_f8_e4m3", "Blackwell e4m3 (F=25)")]
     for name, ycol in (("p_marks_k32.dat", "normal_mean_ulp"), ("p_marks_tc.dat", "%s_tc_agg_rel" % gk),
@@ -514,7 +526,10 @@ def doc(joined, byid, args, sweep_t):
     w("- **NAND2-equivalent area** = sum of cells times weights: NAND2 = NOR2 = 1, AND2 = OR2 = 1.33, "
       "XOR2 = XNOR2 = MUX2 = 2.33, NOT = 0.67, DFF = 4.67 (none here: combinational).\n")
     w("- **Depth** = the longest topological path in gates of the mapped netlist (`ltp -noff`, "
-      "inverters counted), a delay proxy.\n")
+      "inverters counted), a delay proxy. Yosys maps every adder to a Brent-Kung carry-lookahead adder "
+      "(`$lcu` in its techmap.v); the multi-operand sum is the RTL's binary tree of two-input adders "
+      "(`mma_add`), with no carry-save compression, so absolute depths are those of carry-propagate "
+      "adders in series and would shrink with a compressor tree; comparisons between variants hold.\n")
     w("- **Error**: `mmaref metrics <configs> --dist normal|llm --count %d --seed %d` over one "
       "instruction (K products of the unit and c), ulps of the output format (FP32) against the exact "
       "(Kulisch/MPFR-checked) result; bias = signed mean error in ulps; not CR = fraction of results that "
@@ -633,6 +648,21 @@ def doc(joined, byid, args, sweep_t):
                   args.gemm_k // 32, args.gemm_k // 16))
         w("Check: the widest units with RNE instead of RZ output rounding (`round=rne`, same command): "
           "%s.\n" % "; ".join(rne))
+    tl = []
+    for f in ("13", "25"):
+        fu = byid.get("e4m3_fused_f" + f)
+        if not fu or fu["status"] != "ok":
+            continue
+        for pid, name in (("e4m3_chain2_f" + f, "chained-2"), ("e4m3_evenodd_f" + f, "even/odd")):
+            j = byid.get(pid)
+            if j and j["status"] == "ok":
+                tl.append("%s at F=%s: %+.1f%% area, %d against %d gates deep, mean ulp error %s against %s "
+                          "(normal), K=%d accumulator-only error %s against %s" % (
+                              name, f, 100 * (float(j["nand2eq"]) / float(fu["nand2eq"]) - 1), int(j["depth"]),
+                              int(fu["depth"]), fnum(j["normal_mean_ulp"]), fnum(fu["normal_mean_ulp"]),
+                              args.gemm_k, fnum(j["%s_tc_agg_rel" % gk]), fnum(fu["%s_tc_agg_rel" % gk])))
+    if tl:
+        w("5. **Trees against one fused step of 32 (e4m3, FP32 output).** " + "; ".join(tl) + ".\n")
     w("\n![area against error](tradeoff.png)\n\n")
     w("Left: mean ulp error of one instruction (normal inputs) against NAND2-eq area; right: normwise "
       "relative error of a depth-%d dot product (normal inputs), accumulator only (tc) and promoted every "
