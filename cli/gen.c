@@ -6,7 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct { const mma_unit *u; cli_rng *r; mma_vec *v; } G;
+typedef struct {
+    const mma_unit *u;
+    cli_rng *r;
+    mma_vec *v;
+    int sigbits;   /* significand mode of rnd_fin, set per vector by s_normal */
+} G;
 
 /* ---- encodings ------------------------------------------------------- */
 /* format facts, copied once (the generator asks for them per element) */
@@ -66,11 +71,10 @@ static uint64_t rnd_bits(G *g, mma_fmt f)
     return w == 64 ? x : x & (((uint64_t)1 << w) - 1);
 }
 
-/* Significand bits of rnd_fin: all random, or only the top `g_sigbits`
+/* Significand bits of rnd_fin: all random, or only the top `g->sigbits`
  * random and the rest zero (-1: all random).  Few random bits keep hardware
  * vector files small without weakening what the sums probe: alignment and
  * cancellation are driven by the exponents. */
-static int g_sigbits = -1;     /* per-vector significand mode of s_normal */
 
 static uint64_t rnd_fin(G *g, mma_fmt f, int elo, int ehi)
 {
@@ -84,7 +88,7 @@ static uint64_t rnd_fin(G *g, mma_fmt f, int elo, int ehi)
     int e = elo + (int)(((x >> 32) * (uint64_t)(ehi - elo + 1)) >> 32);
     int mb = f == MMA_FMT_TF32 ? 23 : fi->mbits;
     uint64_t m = x & (((uint64_t)1 << mb) - 1);
-    if (g_sigbits >= 0 && g_sigbits < mb) m = (m >> (mb - g_sigbits)) << (mb - g_sigbits);
+    if (g->sigbits >= 0 && g->sigbits < mb) m = (m >> (mb - g->sigbits)) << (mb - g->sigbits);
     return enc(f, (int)((x >> 31) & 1), e, m);
 }
 
@@ -184,7 +188,7 @@ static void s_normal(G *g, long i)
     if (cli_rng_next(g->r) & 1) centre = (lo + hi) / 2 + (int)cli_rng_below(g->r, 9) - 4;
     int spread = (int)cli_rng_below(g->r, (uint64_t)f + 9);
     static const int modes[8] = {-1, 3, 2, 1, 3, 2, -1, 4};
-    g_sigbits = modes[cli_rng_below(g->r, 8)];
+    g->sigbits = modes[cli_rng_below(g->r, 8)];
     /* density: all products, or about a quarter, an eighth, a sixteenth */
     static const int dens[4] = {0, 2, 3, 4};
     int sparse = dens[cli_rng_below(g->r, 4)];
@@ -200,7 +204,7 @@ static void s_normal(G *g, long i)
     g->v->c = rnd_fin(g, u->c, tc, tc);
     if (cli_rng_below(g->r, 8) == 0) g->v->c = zero(u->c, (int)(cli_rng_next(g->r) & 1));
     scales(g, 0);
-    g_sigbits = -1;
+    g->sigbits = -1;
     (void)i;
 }
 
@@ -504,7 +508,7 @@ int cmd_gen(int argc, char **argv)
     long lo = count * shard_i / shard_n, hi = count * (shard_i + 1) / shard_n;
     mma_vec *v = calloc(1, sizeof *v);
     cli_rng r;
-    G g = {&u, &r, v};
+    G g = {&u, &r, v, -1};
     int ns = mma_unit_nscales(&u);
     char *line = malloc(MMA_MAX_K * 40 + 256);
     for (long i = lo; i < hi; i++) {

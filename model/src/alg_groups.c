@@ -7,6 +7,8 @@
  * a group whose products cancel to zero keeps its scale exponent. */
 #include "internal.h"
 
+#include <stdint.h>
+
 uint64_t mma_alg_groups(const mma_unit *u, uint64_t c, const uint64_t *a,
                         const uint64_t *b, const uint64_t *sa, const uint64_t *sb)
 {
@@ -15,8 +17,7 @@ uint64_t mma_alg_groups(const mma_unit *u, uint64_t c, const uint64_t *a,
     for (int k0 = 0; k0 < u->k; k0 += u->g) {
         /* exact group sum, in units of 2^lsb (products of one format pair
          * share the LSB weight of their subnormal grid) */
-        mma_term p0 = mma_term_mul(mma_term_of(u->a, a[k0]), mma_term_of(u->b, b[k0]));
-        int32_t lsb = p0.e - p0.fb;   /* minimum LSB: refined below */
+        int32_t lsb = INT32_MAX;      /* the smallest LSB weight of the group */
         int allzero = 1;
         mma_term ps[MMA_MAX_K];
         for (int k = k0; k < k0 + u->g; k++) {
@@ -41,7 +42,8 @@ uint64_t mma_alg_groups(const mma_unit *u, uint64_t c, const uint64_t *a,
         g.fb = s.fb - lsb;
         if (s.cls == MMA_NAN) g.cls = MMA_NAN;
         else if (allzero || s.cls == MMA_ZERO) { g.cls = MMA_ZERO; g.sig = 0; }
-        else if (g.sig == 0) g.cls = MMA_FINITE;   /* cancelled: keeps s.e */
+        /* a group whose products cancel stays FINITE with sig 0: it keeps
+         * its scale exponent s.e in the search for emax */
         t[ng++] = g;
     }
     mma_term ct = mma_term_of(u->c, c);

@@ -3,8 +3,7 @@
 
 int mma_unit_impl(const mma_unit *u)
 {
-    return u->tree == MMA_TREE_FUSED && u->cadd == MMA_CADD_FUSED && !u->interleave &&
-           !(u->flags & MMA_F_FTZ_IN) && mma_fast_fused_ok(u) ? 2 : 1;
+    return mma_fast_fused_ok(u) ? 2 : 1;   /* fast_fused.c owns the conditions */
 }
 
 uint64_t mma_dot(const mma_unit *u, uint64_t c, const uint64_t *a,
