@@ -18,6 +18,15 @@ typedef struct {
 static mma_format_info fcache[MMA_FMT_COUNT];
 static int femax[MMA_FMT_COUNT];
 
+/* what enc needs of a format, precomputed: it runs twice per product term */
+typedef struct {
+    int mb, emin, emax, bias, e4m3;
+    uint64_t mmask;        /* significand bits that exist (tf32: the top 10) */
+    uint64_t sign;         /* the sign bit; 0 without one */
+    int fnuz;              /* -0 is the NaN: a zero stays unsigned */
+} fenc;
+static fenc fenc_of[MMA_FMT_COUNT];
+
 static void fcache_init(void)
 {
     for (int f = 1; f < MMA_FMT_COUNT; f++) {
@@ -26,28 +35,45 @@ static void fcache_init(void)
         int top = (1 << fi->ebits) - 1;
         if (fi->has_inf) top--;                /* IEEE: all-ones is Inf/NaN */
         femax[f] = top - fi->bias;
+        fenc *x = &fenc_of[f];
+        x->mb = f == MMA_FMT_TF32 ? 23 : fi->mbits;
+        x->emin = fi->emin;
+        x->emax = femax[f];
+        x->bias = fi->bias;
+        x->e4m3 = f == MMA_FMT_E4M3;
+        x->mmask = (((uint64_t)1 << x->mb) - 1) & (f == MMA_FMT_TF32 ? ~(uint64_t)0x1fff : ~(uint64_t)0);
+        x->fnuz = f == MMA_FMT_E4M3FNUZ || f == MMA_FMT_E5M2FNUZ;
+        x->sign = !fi->has_sign ? 0 : x->fnuz ? 0x80 : (uint64_t)1 << (fi->width - 1);
     }
 }
 
 #define FI(f) (&fcache[f])
 static inline int emax_of(mma_fmt f) { return femax[f]; }
 
-static uint64_t enc(mma_fmt f, int neg, int e, uint64_t m)
+static inline uint64_t enc_x(const fenc *x, int neg, int e, uint64_t m)
 {
-    const mma_format_info *fi = FI(f);
-    int mb = f == MMA_FMT_TF32 ? 23 : fi->mbits;
-    uint64_t mmask = ((uint64_t)1 << mb) - 1;
-    if (f == MMA_FMT_TF32) m &= ~(uint64_t)0x1fff;
-    m &= mmask;
-    if (e < fi->emin) e = fi->emin;
-    if (e > emax_of(f)) e = emax_of(f);
-    if (f == MMA_FMT_E4M3 && e == emax_of(f) && m == 7) m = 6;   /* 0x7f is NaN */
-    uint64_t bits = ((uint64_t)(e + fi->bias) << mb) | m;
-    if (fi->has_sign && neg) {
-        if (f == MMA_FMT_E4M3FNUZ || f == MMA_FMT_E5M2FNUZ) { if (bits) bits |= 0x80; }
-        else bits |= (uint64_t)1 << (fi->width - 1);
-    }
+    m &= x->mmask;
+    if (e < x->emin) e = x->emin;
+    if (e > x->emax) e = x->emax;
+    if (x->e4m3 && e == x->emax && m == 7) m = 6;            /* 0x7f is NaN */
+    uint64_t bits = ((uint64_t)(e + x->bias) << x->mb) | m;
+    if (neg && (bits || !x->fnuz)) bits |= x->sign;
     return bits;
+}
+
+/* enc_x without branches (s_normal's loop) */
+static inline uint64_t enc_v(const fenc *x, uint64_t neg, int e, uint64_t m)
+{
+    e = e < x->emin ? x->emin : e;
+    e = e > x->emax ? x->emax : e;
+    m = (x->e4m3 & (e == x->emax) & (m == 7)) ? 6 : m;
+    uint64_t bits = ((uint64_t)(int64_t)(e + x->bias) << x->mb) | m;
+    return bits | ((neg & (uint64_t)(bits != 0 || !x->fnuz)) ? x->sign : 0);
+}
+
+static inline uint64_t enc(mma_fmt f, int neg, int e, uint64_t m)
+{
+    return enc_x(&fenc_of[f], neg, e, m);
 }
 
 /* +-2^e, subnormal if needed, 0 if below the format's range */
@@ -76,7 +102,7 @@ static uint64_t rnd_bits(G *g, mma_fmt f)
  * vector files small without weakening what the sums probe: alignment and
  * cancellation are driven by the exponents. */
 
-static uint64_t rnd_fin(G *g, mma_fmt f, int elo, int ehi)
+static inline uint64_t rnd_fin_r(cli_rng *r, int sigbits, mma_fmt f, int elo, int ehi)
 {
     const mma_format_info *fi = FI(f);
     int top = emax_of(f);
@@ -84,12 +110,26 @@ static uint64_t rnd_fin(G *g, mma_fmt f, int elo, int ehi)
     if (ehi > top) ehi = top;
     if (ehi < elo) ehi = elo;
     /* one draw: exponent from the high half, sign and significand below */
-    uint64_t x = cli_rng_next(g->r);
+    uint64_t x = cli_rng_next(r);
     int e = elo + (int)(((x >> 32) * (uint64_t)(ehi - elo + 1)) >> 32);
     int mb = f == MMA_FMT_TF32 ? 23 : fi->mbits;
     uint64_t m = x & (((uint64_t)1 << mb) - 1);
-    if (g->sigbits >= 0 && g->sigbits < mb) m = (m >> (mb - g->sigbits)) << (mb - g->sigbits);
+    if (sigbits >= 0 && sigbits < mb) m = (m >> (mb - sigbits)) << (mb - sigbits);
     return enc(f, (int)((x >> 31) & 1), e, m);
+}
+
+/* the significand bits rnd_fin's mode keeps (see sigbits) */
+static uint64_t sigmask_of(mma_fmt f, int sigbits)
+{
+    int mb = fenc_of[f].mb;
+    uint64_t m = ((uint64_t)1 << mb) - 1;
+    if (sigbits >= 0 && sigbits < mb) m &= ~(((uint64_t)1 << (mb - sigbits)) - 1);
+    return m;
+}
+
+static uint64_t rnd_fin(G *g, mma_fmt f, int elo, int ehi)
+{
+    return rnd_fin_r(g->r, g->sigbits, f, elo, ehi);
 }
 
 static uint64_t zero(mma_fmt f, int neg)
@@ -136,15 +176,14 @@ static int set_term(G *g, int j, int neg, int t, int frac)
     int lo_a = FI(u->a)->emin, hi_a = emax_of(u->a);
     int lo_b = FI(u->b)->emin, hi_b = emax_of(u->b);
     int sa = lo_a - FI(u->a)->mbits, sb = lo_b - FI(u->b)->mbits;  /* subnormal floors */
-    /* split t = ea + eb with both reachable (subnormals allowed), closest to t/2 */
-    int ea = INT32_MIN / 2, eb = 0, best = 1 << 30;
-    for (int x = sa; x <= hi_a; x++) {
-        int y = t - x;
-        if (y < sb || y > hi_b) continue;
-        int dist = abs(2 * x - t);
-        if (dist < best) { best = dist; ea = x; eb = y; }
-    }
-    if (best == 1 << 30) return 0;
+    /* split t = ea + eb with both reachable (subnormals allowed), closest to
+     * t/2 (the lower of two equally close) */
+    int lo = sa > t - hi_b ? sa : t - hi_b, hi = hi_a < t - sb ? hi_a : t - sb;
+    if (lo > hi) return 0;
+    int ea = t >= 0 ? t / 2 : -((1 - t) / 2), eb;
+    if (ea < lo) ea = lo;
+    if (ea > hi) ea = hi;
+    eb = t - ea;
     g->v->a[j] = frac && ea >= lo_a ? enc(u->a, neg, ea, cli_rng_next(g->r)) : pow2(u->a, neg, ea);
     g->v->b[j] = pow2(u->b, 0, eb);
     return g->v->a[j] != 0 || t < -1000;
@@ -182,29 +221,56 @@ static void s_random(G *g, long i)
 static void s_normal(G *g, long i)
 {
     const mma_unit *u = g->u;
+    /* a local copy of the generator: stores to the vector's uint64_t
+     * fields could alias g->r, which kept the state out of registers (this
+     * loop is most of mmaref gen's time) */
+    cli_rng r = *g->r;
+    uint64_t *va = g->v->a, *vb = g->v->b;
     int f = u->f ? u->f : 24;
     int lo = prod_emin(u), hi = prod_emax(u);
-    int centre = lo + (int)cli_rng_below(g->r, (uint64_t)(hi - lo + 1));
-    if (cli_rng_next(g->r) & 1) centre = (lo + hi) / 2 + (int)cli_rng_below(g->r, 9) - 4;
-    int spread = (int)cli_rng_below(g->r, (uint64_t)f + 9);
+    int centre = lo + (int)cli_rng_below(&r, (uint64_t)(hi - lo + 1));
+    if (cli_rng_next(&r) & 1) centre = (lo + hi) / 2 + (int)cli_rng_below(&r, 9) - 4;
+    int spread = (int)cli_rng_below(&r, (uint64_t)f + 9);
     static const int modes[8] = {-1, 3, 2, 1, 3, 2, -1, 4};
-    g->sigbits = modes[cli_rng_below(g->r, 8)];
+    int sigbits = modes[cli_rng_below(&r, 8)];
     /* density: all products, or about a quarter, an eighth, a sixteenth */
     static const int dens[4] = {0, 2, 3, 4};
-    int sparse = dens[cli_rng_below(g->r, 4)];
+    int sparse = dens[cli_rng_below(&r, 4)];
+    /* The shape of a term (its product's exponent below the centre, how it
+     * splits between a and b, a signed zero in a, sparsity) comes from one
+     * draw; a's and b's sign and significand from the same draw when both
+     * fit in its low 24 bits (8- and 16-bit inputs), else from one draw
+     * each.  This loop is most of mmaref gen's time. */
+    uint64_t keep = ((uint64_t)1 << sparse) - 1;
+    const fenc fa = fenc_of[u->a], fb = fenc_of[u->b];     /* locals: see r */
+    uint64_t ma = sigmask_of(u->a, sigbits), mbk = sigmask_of(u->b, sigbits);
+    int narrow = fa.mb <= 11 && fb.mb <= 11;
+    uint64_t zs[MMA_MAX_K], xs[MMA_MAX_K], ys[MMA_MAX_K];
     for (int k = 0; k < u->k; k++) {
-        int t = centre - (int)cli_rng_below(g->r, (uint64_t)spread + 1);
-        int ea = t / 2 + (int)cli_rng_below(g->r, 3) - 1;
-        g->v->a[k] = rnd_fin(g, u->a, ea, ea);
-        g->v->b[k] = rnd_fin(g, u->b, t - ea, t - ea);
-        if (cli_rng_below(g->r, 16) == 0) g->v->a[k] = zero(u->a, (int)(cli_rng_next(g->r) & 1));
-        if (sparse && cli_rng_below(g->r, (uint64_t)1 << sparse)) { g->v->a[k] = 0; g->v->b[k] = 0; }
+        zs[k] = cli_rng_next(&r);
+        if (narrow) { xs[k] = zs[k] << 52; ys[k] = zs[k] << 40; }   /* sign on top */
+        else { xs[k] = cli_rng_next(&r); ys[k] = cli_rng_next(&r); }
     }
-    int tc = centre + (int)cli_rng_below(g->r, 5) - 2 - (int)cli_rng_below(g->r, (uint64_t)spread + 1);
-    g->v->c = rnd_fin(g, u->c, tc, tc);
-    if (cli_rng_below(g->r, 8) == 0) g->v->c = zero(u->c, (int)(cli_rng_next(g->r) & 1));
+    /* branch-free, so that the compiler can vectorize it */
+    for (int k = 0; k < u->k; k++) {
+        uint64_t z = zs[k];
+        int t = centre - (int)(((z >> 24 & 0xffff) * (uint64_t)(spread + 1)) >> 16);
+        int ea = (t >> 1) + (int)(((z >> 40 & 0xff) * 3) >> 8) - 1;
+        uint64_t ak = enc_v(&fa, xs[k] >> 63, ea, (xs[k] >> (narrow ? 52 : 0)) & ma);
+        uint64_t bk = enc_v(&fb, ys[k] >> 63, t - ea, (ys[k] >> (narrow ? 52 : 0)) & mbk);
+        uint64_t zero_a = (z >> 48 & 15) == 0, zsign = z >> 52 & 1;
+        uint64_t drop = (z >> 53 & keep) != 0;
+        ak = zero_a ? (zsign && !fa.fnuz ? fa.sign : 0) : ak;
+        ak = drop ? 0 : ak;
+        bk = drop ? 0 : bk;
+        va[k] = ak;
+        vb[k] = bk;
+    }
+    int tc = centre + (int)cli_rng_below(&r, 5) - 2 - (int)cli_rng_below(&r, (uint64_t)spread + 1);
+    g->v->c = rnd_fin_r(&r, sigbits, u->c, tc, tc);
+    if (cli_rng_below(&r, 8) == 0) g->v->c = zero(u->c, (int)(cli_rng_next(&r) & 1));
+    *g->r = r;
     scales(g, 0);
-    g->sigbits = -1;
     (void)i;
 }
 
@@ -513,7 +579,12 @@ int cmd_gen(int argc, char **argv)
     char *line = malloc(MMA_MAX_K * 40 + 256);
     for (long i = lo; i < hi; i++) {
         cli_rng_seed(&r, seed ^ ((uint64_t)si << 56), (uint64_t)i);
-        memset(v, 0, sizeof *v);
+        /* only what the unit uses: the whole struct is 8.5 kB */
+        v->c = 0;
+        memset(v->a, 0, (size_t)u.k * sizeof v->a[0]);
+        memset(v->b, 0, (size_t)u.k * sizeof v->b[0]);
+        memset(v->sa, 0, sizeof v->sa);
+        memset(v->sb, 0, sizeof v->sb);
         fn(&g, i);
         v->d = mma_dot(&u, v->c, v->a, v->b, ns ? v->sa : NULL, ns ? v->sb : NULL);
         fwrite(line, 1, mma_vec_format(line, &u, v), o.f);

@@ -90,14 +90,33 @@ static char *hex(char *p, uint64_t v, int digits)
     return p + digits;
 }
 
+/* ' ' and n fields of `digits` hex digits each; one- and two-byte formats
+ * (fp8, fp16) get loops of constant width, the bulk of every vector line */
+static char *hex_list(char *p, const uint64_t *x, int n, int digits)
+{
+    if (digits == 2) {
+        for (int k = 0; k < n; k++) { p[0] = ' '; memcpy(p + 1, hexpair[x[k] & 0xff], 2); p += 3; }
+    } else if (digits == 4) {
+        for (int k = 0; k < n; k++) {
+            p[0] = ' ';
+            memcpy(p + 1, hexpair[(x[k] >> 8) & 0xff], 2);
+            memcpy(p + 3, hexpair[x[k] & 0xff], 2);
+            p += 5;
+        }
+    } else {
+        for (int k = 0; k < n; k++) { *p++ = ' '; p = hex(p, x[k], digits); }
+    }
+    return p;
+}
+
 size_t mma_vec_format(char *buf, const mma_unit *u, const mma_vec *v)
 {
     char *p = buf;
     int hc = mma_format(u->c)->hexdigits, ha = mma_format(u->a)->hexdigits;
     int hb = mma_format(u->b)->hexdigits, hd = mma_format(u->d)->hexdigits;
     p = hex(p, v->c, hc);
-    for (int k = 0; k < u->k; k++) { *p++ = ' '; p = hex(p, v->a[k], ha); }
-    for (int k = 0; k < u->k; k++) { *p++ = ' '; p = hex(p, v->b[k], hb); }
+    p = hex_list(p, v->a, u->k, ha);
+    p = hex_list(p, v->b, u->k, hb);
     int s = mma_unit_nscales(u), hs = s ? mma_format(u->scale)->hexdigits : 0;
     for (int i = 0; i < s; i++) { *p++ = ' '; p = hex(p, v->sa[i], hs); }
     for (int i = 0; i < s; i++) { *p++ = ' '; p = hex(p, v->sb[i], hs); }
