@@ -74,16 +74,18 @@ TB_BENCH_N    ?= 3000000
 VFLAGS := --cc --exe -O3 --x-assign fast --x-initial fast --no-timing \
           -Wall -Wno-UNUSEDSIGNAL -Wno-DECLFILENAME -Wno-BLKSEQ
 VCFLAGS ?= -O2 -march=native
+# the DPI layer and the testbench kit: the stimulus loops vectorize at -O3
+DPI_CFLAGS ?= -O3 -march=native
 
 .PHONY: FORCE tb tb-test tb-bench tb-broken tb-sc rtl-check tb-bins tb-sc-bins tb-configs tb-config-bins
 
 $(RTL_B)/obj/mmaref_dpi.o: dpi/mmaref_dpi.c dpi/mmaref_tbkit.h model/include/mmaref.h model/include/mmaref_vec.h
 	@mkdir -p $(dir $@)
-	$(RTL_CC) -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -Imodel/include -Idpi -I$(VLTSTD) -c $< -o $@
+	$(RTL_CC) -std=c11 -D_GNU_SOURCE $(DPI_CFLAGS) -g -Wall -Wextra -Werror -Imodel/include -Idpi -I$(VLTSTD) -c $< -o $@
 
 $(RTL_B)/obj/mmaref_tbkit.o: dpi/mmaref_tbkit.c dpi/mmaref_tbkit.h model/include/mmaref.h
 	@mkdir -p $(dir $@)
-	$(RTL_CC) -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -Imodel/include -c $< -o $@
+	$(RTL_CC) -std=c11 -D_GNU_SOURCE $(DPI_CFLAGS) -g -Wall -Wextra -Werror -Imodel/include -c $< -o $@
 
 $(MMAPARAMS): tb/mmaparams.c $(RTL_B)/obj/mmaref_tbkit.o $(B)/libmmaref.a
 	@mkdir -p $(dir $@)

@@ -52,8 +52,11 @@ module mma_fda #(
   localparam logic [EW-1:0] FLIP   = {1'b1, {(EW-1){1'b0}}};   // offset form
   localparam logic [EW-1:0] UEZERO = EW'(EZERO) ^ FLIP;
 
-  logic [N-1:0] t_sgn, t_inf, t_nan;
-  logic [L-1:0] zinf, nan_in;
+  // Per-term flags, OR-ed up the sum tree with the aligned terms (one OR per
+  // node, where an N-bit vector of per-term bits would cost a bit insert per
+  // term in simulation): bits cut in alignment, NaN term, +Inf term, -Inf
+  // term, 0*Inf, NaN operand.
+  localparam int FL_CUT = 0, FL_NAN = 1, FL_PINF = 2, FL_NINF = 3, FL_ZINF = 4, FL_NANIN = 5;
 
   // ---- the terms: products (k < L) and c (k = L) ---------------------------
   for (genvar k = 0; k < N; k++) begin : g_t
@@ -61,6 +64,8 @@ module mma_fda #(
     logic [EW-1:0]        ue;       // exponent, offset form
     logic [TW-1:0]        sig;      // TF fraction bits
     logic                 part;     // takes part in emax
+    logic                 tinf, tnan, zi, ni;
+    logic [5:1]           fl;       // FL_* flags of this term
     if (k < L) begin : g_prod
       logic                 as, az, ai, an, bs, bz, bi, bn, pz, pi, pn;
       logic signed [EW-1:0] ae, be, pe;
@@ -78,10 +83,10 @@ module mma_fda #(
       assign zero      = pz;
       assign ue        = pe ^ FLIP;
       assign sig       = TW'(pm) << (TF - PF);
-      assign t_inf[k]  = pi;
-      assign t_nan[k]  = pn;
-      assign zinf[k]   = (ai & bz) | (bi & az);
-      assign nan_in[k] = an | bn;
+      assign tinf      = pi;
+      assign tnan      = pn;
+      assign zi        = (ai & bz) | (bi & az);
+      assign ni        = an | bn;
     end else begin : g_c
       logic                 cz, ci, cn;
       logic signed [EW-1:0] ce;
@@ -91,18 +96,15 @@ module mma_fda #(
       assign zero     = cz;
       assign ue       = ce ^ FLIP;
       assign sig      = TW'(cm) << (TF - C_MB);
-      assign t_inf[k] = ci;
-      assign t_nan[k] = cn;
+      assign tinf     = ci;
+      assign tnan     = cn;
+      assign zi       = 1'b0;
+      assign ni       = cn;
     end
     assign part     = ~zero | (EZERO_EN != 0);
-    assign t_sgn[k] = sgn;
+    assign fl       = {ni, zi, tinf & sgn, tinf & ~sgn, tnan};
   end
 
-  // ---- specials ------------------------------------------------------------
-  logic sp_nan, sp_inf, sp_neg, sp_conf;
-  mma_special #(.N(N)) u_sp (
-    .t_nan(t_nan), .t_inf(t_inf), .t_sgn(t_sgn),
-    .nan(sp_nan), .inf(sp_inf), .inf_neg(sp_neg), .cov_conflict(sp_conf));
 
   // ---- maximum exponent: tree of mma_emax nodes ----------------------------
   for (genvar lv = 0; lv <= LG; lv++) begin : g_em
@@ -131,30 +133,41 @@ module mma_fda #(
   assign any   = g_em[LG].g_n[0].an;
 
   // ---- alignment and exact sum: tree of mma_add nodes ----------------------
-  logic [N-1:0] cuts;
   for (genvar lv = 0; lv <= LG; lv++) begin : g_sum
     for (genvar j = 0; j < (M >> lv); j++) begin : g_n
       logic signed [AW+lv-1:0] s;
       logic [7:0]              dm;     // largest shift below this node
+      logic [5:0]              fl;     // FL_* flags of the terms below this node
       if (lv == 0) begin : g_leaf
         if (j < N) begin : g_in
           mma_align #(.EW(EW), .TW(TW), .TF(TF), .F(F), .CUT(ALIGN)) u_al (
             .uemax(uemax), .sgn(g_t[j].sgn), .zero(g_t[j].zero), .uexp(g_t[j].ue),
-            .sig(g_t[j].sig), .al(s), .cut(cuts[j]), .dsat(dm));
+            .sig(g_t[j].sig), .al(s), .cut(fl[FL_CUT]), .dsat(dm));
+          assign fl[5:1] = g_t[j].fl;
         end else begin : g_pad
           assign s  = '0;
           assign dm = '0;
+          assign fl = '0;
         end
       end else begin : g_node
         mma_add #(.W(AW+lv-1)) u_add (
           .a(g_sum[lv-1].g_n[2*j].s), .b(g_sum[lv-1].g_n[2*j+1].s), .s(s));
+        assign fl = g_sum[lv-1].g_n[2*j].fl | g_sum[lv-1].g_n[2*j+1].fl;
         assign dm = (g_sum[lv-1].g_n[2*j].dm > g_sum[lv-1].g_n[2*j+1].dm) ?
                     g_sum[lv-1].g_n[2*j].dm : g_sum[lv-1].g_n[2*j+1].dm;
       end
     end
   end
   logic signed [SW-1:0] s;
-  assign s = g_sum[LG].g_n[0].s;
+  logic [5:0]           fl;
+  assign s  = g_sum[LG].g_n[0].s;
+  assign fl = g_sum[LG].g_n[0].fl;
+
+  // ---- specials ------------------------------------------------------------
+  logic sp_nan, sp_inf, sp_neg, sp_conf;
+  mma_special u_sp (
+    .any_nan(fl[FL_NAN]), .any_pinf(fl[FL_PINF]), .any_ninf(fl[FL_NINF]),
+    .nan(sp_nan), .inf(sp_inf), .inf_neg(sp_neg), .cov_conflict(sp_conf));
 
   // ---- normalize, round, pack --------------------------------------------
   logic                 neg;
@@ -183,12 +196,12 @@ module mma_fda #(
   assign rel = lead - LW'($signed(uemax ^ FLIP));
   assign cov[7:0]   = any ? g_sum[LG].g_n[0].dm : 8'd0;
   assign cov[15:8]  = (fin & nz) ? ((rel > 127) ? 8'sd127 : (rel < -128) ? -8'sd128 : rel[7:0]) : 8'd0;
-  assign cov[16]    = |nan_in | g_t[L].g_c.cn;
-  assign cov[17]    = |zinf;
+  assign cov[16]    = fl[FL_NANIN];
+  assign cov[17]    = fl[FL_ZINF];
   assign cov[18]    = sp_conf;
   assign cov[19]    = sp_inf;
   assign cov[20]    = sp_nan;
-  assign cov[21]    = fin & |cuts;
+  assign cov[21]    = fin & fl[FL_CUT];
   assign cov[22]    = fin & any & ~nz;
   assign cov[23]    = fin & ~any;
   assign cov[24]    = fin & nz & inexact;

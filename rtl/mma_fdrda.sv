@@ -95,8 +95,9 @@ module mma_fdrda #(
 
   // ---- specials ------------------------------------------------------------
   logic sp_nan, sp_inf, sp_neg, sp_conf;
-  mma_special #(.N(L + 1)) u_sp (
-    .t_nan({cn, p_nan}), .t_inf({ci, p_inf}), .t_sgn({cs, p_sgn}),
+  mma_special u_sp (
+    .any_nan(cn | (|p_nan)), .any_pinf((ci & ~cs) | (|(p_inf & ~p_sgn))),
+    .any_ninf((ci & cs) | (|(p_inf & p_sgn))),
     .nan(sp_nan), .inf(sp_inf), .inf_neg(sp_neg), .cov_conflict(sp_conf));
 
   // ---- groups of products fused apart (F bits, cut toward zero) -----------
