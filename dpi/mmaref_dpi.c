@@ -140,10 +140,12 @@ long long mmaref_rtl_param(int h, const char *name, long long fallback)
  * elements are plain bytes and halfwords of the word array. */
 static int little_endian(void) { const uint16_t x = 1; return *(const uint8_t *)&x; }
 
-static void unpack(const svBitVecVal *v, int k, int w, uint64_t *out)
+/* restrict: the byte loops below vectorize only when the compiler knows the
+ * uint8_t view of v does not alias the uint64_t elements */
+static void unpack(const svBitVecVal *restrict v, int k, int w, uint64_t *restrict out)
 {
     if (w == 8 && little_endian()) {
-        const uint8_t *p = (const uint8_t *)v;
+        const uint8_t *restrict p = (const uint8_t *)v;
         for (int i = 0; i < k; i++) out[i] = p[i];
     } else if (w == 16 && little_endian()) {
         const uint8_t *p = (const uint8_t *)v;
@@ -160,11 +162,11 @@ static void unpack(const svBitVecVal *v, int k, int w, uint64_t *out)
     }
 }
 
-static void pack(svBitVecVal *v, int k, int w, const uint64_t *in)
+static void pack(svBitVecVal *restrict v, int k, int w, const uint64_t *restrict in)
 {
     int words = (k * w + 31) / 32;
     if (w == 8 && little_endian()) {
-        uint8_t *p = (uint8_t *)v;
+        uint8_t *restrict p = (uint8_t *)v;
         for (int i = 0; i < k; i++) p[i] = (uint8_t)in[i];
         for (int i = k; i < words * 4; i++) p[i] = 0;
     } else if (w == 16 && little_endian()) {

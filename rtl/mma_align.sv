@@ -22,8 +22,7 @@ module mma_align #(
   input  logic [EW-1:0]         uexp,
   input  logic [TW-1:0]         sig,
   output logic signed [AW-1:0]  al,
-  output logic                  cut,     // nonzero bits were cut off
-  output logic [7:0]            dsat     // the shift emax - exp, saturated (0 for a zero term)
+  output logic                  cut      // nonzero bits were cut off
 );
   if (CUT != 0 && CUT != 2) begin : g_e_cut $error("mma_align: parameter CUT must be 0 (RZ) or 2 (RD)"); end
   if (TF >= TW)             begin : g_e_tf  $error("mma_align: parameter TF must be below TW"); end
@@ -48,5 +47,4 @@ module mma_align #(
   assign mr   = m + XW'(up);
   assign al   = zero ? '0 : ((AW'(mr) ^ {AW{sgn}}) + AW'(sgn));
   assign cut  = ~zero & lost;
-  assign dsat = zero ? 8'd0 : ((d > (EW+1)'(255)) ? 8'd255 : d[7:0]);
 endmodule

@@ -56,7 +56,7 @@ module mma_fda #(
   // node, where an N-bit vector of per-term bits would cost a bit insert per
   // term in simulation): bits cut in alignment, NaN term, +Inf term, -Inf
   // term, 0*Inf, NaN operand.
-  localparam int FL_CUT = 0, FL_NAN = 1, FL_PINF = 2, FL_NINF = 3, FL_ZINF = 4, FL_NANIN = 5;
+  localparam int FL_CUT = 0, FL_NAN = 1, FL_PINF = 2, FL_NINF = 3, FL_ZINF = 4, FL_NANIN = 5, FL_NZ = 6;
 
   // ---- the terms: products (k < L) and c (k = L) ---------------------------
   for (genvar k = 0; k < N; k++) begin : g_t
@@ -65,7 +65,7 @@ module mma_fda #(
     logic [TW-1:0]        sig;      // TF fraction bits
     logic                 part;     // takes part in emax
     logic                 tinf, tnan, zi, ni;
-    logic [5:1]           fl;       // FL_* flags of this term
+    logic [6:1]           fl;       // FL_* flags of this term
     if (k < L) begin : g_prod
       logic                 as, az, ai, an, bs, bz, bi, bn, pz, pi, pn;
       logic signed [EW-1:0] ae, be, pe;
@@ -102,7 +102,7 @@ module mma_fda #(
       assign ni       = cn;
     end
     assign part     = ~zero | (EZERO_EN != 0);
-    assign fl       = {ni, zi, tinf & sgn, tinf & ~sgn, tnan};
+    assign fl       = {~zero, ni, zi, tinf & sgn, tinf & ~sgn, tnan};
   end
 
 
@@ -136,30 +136,35 @@ module mma_fda #(
   for (genvar lv = 0; lv <= LG; lv++) begin : g_sum
     for (genvar j = 0; j < (M >> lv); j++) begin : g_n
       logic signed [AW+lv-1:0] s;
-      logic [7:0]              dm;     // largest shift below this node
-      logic [5:0]              fl;     // FL_* flags of the terms below this node
+      logic [EW-1:0]           nmn;    // ~(smallest exponent of a nonzero term below)
+      logic [6:0]              fl;     // FL_* flags of the terms below this node
       if (lv == 0) begin : g_leaf
         if (j < N) begin : g_in
           mma_align #(.EW(EW), .TW(TW), .TF(TF), .F(F), .CUT(ALIGN)) u_al (
             .uemax(uemax), .sgn(g_t[j].sgn), .zero(g_t[j].zero), .uexp(g_t[j].ue),
-            .sig(g_t[j].sig), .al(s), .cut(fl[FL_CUT]), .dsat(dm));
-          assign fl[5:1] = g_t[j].fl;
+            .sig(g_t[j].sig), .al(s), .cut(fl[FL_CUT]));
+          assign fl[6:1] = g_t[j].fl;
+          assign nmn     = ~g_t[j].ue;
         end else begin : g_pad
-          assign s  = '0;
-          assign dm = '0;
-          assign fl = '0;
+          assign s   = '0;
+          assign nmn = '0;
+          assign fl  = '0;
         end
       end else begin : g_node
         mma_add #(.W(AW+lv-1)) u_add (
           .a(g_sum[lv-1].g_n[2*j].s), .b(g_sum[lv-1].g_n[2*j+1].s), .s(s));
         assign fl = g_sum[lv-1].g_n[2*j].fl | g_sum[lv-1].g_n[2*j+1].fl;
-        assign dm = (g_sum[lv-1].g_n[2*j].dm > g_sum[lv-1].g_n[2*j+1].dm) ?
-                    g_sum[lv-1].g_n[2*j].dm : g_sum[lv-1].g_n[2*j+1].dm;
+        // the min exponent as the max of the complements, on an emax node
+        logic nzany;
+        mma_emax #(.EW(EW)) u_mn (
+          .a_any(g_sum[lv-1].g_n[2*j].fl[FL_NZ]), .a_e(g_sum[lv-1].g_n[2*j].nmn),
+          .b_any(g_sum[lv-1].g_n[2*j+1].fl[FL_NZ]), .b_e(g_sum[lv-1].g_n[2*j+1].nmn),
+          .any(nzany), .e(nmn));
       end
     end
   end
   logic signed [SW-1:0] s;
-  logic [5:0]           fl;
+  logic [6:0]           fl;
   assign s  = g_sum[LG].g_n[0].s;
   assign fl = g_sum[LG].g_n[0].fl;
 
@@ -189,12 +194,16 @@ module mma_fda #(
     .y(d), .cov_ovf(c_ovf), .cov_sub(c_sub), .cov_zero(c_zero));
 
   // ---- coverage observation (see docs/rtl.md) ----------------------------
+  // the largest alignment shift of a nonzero term: emax minus the smallest
+  // exponent of one (a min tree, cheaper than a saturated shift per term)
   logic fin, nz;
   logic signed [LW-1:0] rel;
+  logic [EW-1:0]        dmx;
+  assign dmx = uemax + g_sum[LG].g_n[0].nmn + EW'(1);
   assign fin = ~sp_nan & ~sp_inf;
   assign nz  = mag != '0;
   assign rel = lead - LW'($signed(uemax ^ FLIP));
-  assign cov[7:0]   = any ? g_sum[LG].g_n[0].dm : 8'd0;
+  assign cov[7:0]   = fl[FL_NZ] ? ((dmx > EW'(255)) ? 8'd255 : dmx[7:0]) : 8'd0;
   assign cov[15:8]  = (fin & nz) ? ((rel > 127) ? 8'sd127 : (rel < -128) ? -8'sd128 : rel[7:0]) : 8'd0;
   assign cov[16]    = fl[FL_NANIN];
   assign cov[17]    = fl[FL_ZINF];

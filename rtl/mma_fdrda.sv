@@ -132,28 +132,38 @@ module mma_fdrda #(
     for (genvar lv = 0; lv <= LG; lv++) begin : g_sum
       for (genvar j = 0; j < (M >> lv); j++) begin : g_n
         logic signed [AW+lv-1:0] s;
-        logic [7:0]              dm;
+        logic [EW-1:0]           nmn;    // ~(smallest exponent of a nonzero product below)
         if (lv == 0) begin : g_leaf
           if (j < NG) begin : g_in
             mma_align #(.EW(EW), .TW(TW), .TF(PF), .F(F), .CUT(0)) u_al (
               .uemax(uemax), .sgn(p_sgn[g + G*j]), .zero(g_p[g + G*j].zero),
-              .uexp(g_p[g + G*j].ue), .sig(g_p[g + G*j].pm), .al(s), .cut(cuts[g + G*j]), .dsat(dm));
+              .uexp(g_p[g + G*j].ue), .sig(g_p[g + G*j].pm), .al(s), .cut(cuts[g + G*j]));
+            assign nmn = ~g_p[g + G*j].ue;
           end else begin : g_pad
-            assign s  = '0;
-            assign dm = '0;
+            assign s   = '0;
+            assign nmn = '0;
           end
         end else begin : g_node
           mma_add #(.W(AW+lv-1)) u_add (
             .a(g_sum[lv-1].g_n[2*j].s), .b(g_sum[lv-1].g_n[2*j+1].s), .s(s));
-          assign dm = (g_sum[lv-1].g_n[2*j].dm > g_sum[lv-1].g_n[2*j+1].dm) ?
-                      g_sum[lv-1].g_n[2*j].dm : g_sum[lv-1].g_n[2*j+1].dm;
+          // the min exponent as the max of the complements, on an emax node
+          // (the any flags are those of the emax tree: nonzero products)
+          logic nzany;
+          mma_emax #(.EW(EW)) u_mn (
+            .a_any(g_em[lv-1].g_n[2*j].an), .a_e(g_sum[lv-1].g_n[2*j].nmn),
+            .b_any(g_em[lv-1].g_n[2*j+1].an), .b_e(g_sum[lv-1].g_n[2*j+1].nmn),
+            .any(nzany), .e(nmn));
         end
       end
     end
     logic signed [GW-1:0] s;
     logic signed [EW-1:0] emax;
+    logic [EW-1:0]        dmx;
+    logic [7:0]           dm;      // largest alignment shift of a nonzero product
     assign s    = g_sum[LG].g_n[0].s;
     assign emax = $signed(uemax ^ FLIP);
+    assign dmx  = uemax + g_sum[LG].g_n[0].nmn + EW'(1);
+    assign dm   = any ? ((dmx > EW'(255)) ? 8'd255 : dmx[7:0]) : 8'd0;
   end
 
   // ---- the dot part: value = sdot * 2^(edot - F) -----------------------------
@@ -166,7 +176,7 @@ module mma_fdrda #(
     assign edot = g_g[0].emax;
     assign dany = g_g[0].any;
     assign sdot = g_g[0].s;
-    assign dmax = g_g[0].any ? g_g[0].g_sum[LG].g_n[0].dm : 8'd0;
+    assign dmax = g_g[0].dm;
     assign lost = |cuts;
   end else begin : g_evenodd
     // join: both group sums cut down (floor) at F bits relative to the
@@ -183,8 +193,8 @@ module mma_fdrda #(
     assign any_o = g_g[1].any;
     assign s_e   = g_g[0].s;
     assign s_o   = g_g[1].s;
-    assign dm_e  = any_e ? g_g[0].g_sum[LG].g_n[0].dm : 8'd0;
-    assign dm_o  = any_o ? g_g[1].g_sum[LG].g_n[0].dm : 8'd0;
+    assign dm_e  = g_g[0].dm;
+    assign dm_o  = g_g[1].dm;
     assign e_big = any_e & (~any_o | (e_e >= e_o));
     assign edot  = e_big ? e_e : e_o;
     assign dany  = any_e | any_o;
