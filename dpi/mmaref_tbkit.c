@@ -39,6 +39,10 @@ static void fmtx_init(fmtx *x, mma_fmt f)
     x->emin = fi->emin;
     x->maxfield = (1 << fi->ebits) - (x->kind == K_IEEE ? 2 : 1);
     x->mmask = ((uint64_t)1 << fi->mbits) - 1;
+    if (f == MMA_FMT_TF32) {        /* the fp32 layout; the low 13 bits are ignored */
+        x->mb = 23;
+        x->mmask = (uint64_t)0x7fe000;
+    }
     x->fnmax = x->kind == K_FN ? (uint64_t)x->maxfield << x->mb : ~(uint64_t)0;
     x->nanpat = x->kind == K_FNUZ ? (uint64_t)1 << (x->w - 1) : ~(uint64_t)0;
 }
@@ -88,6 +92,19 @@ static uint64_t enc_inf(const fmtx *x, int s)
     return ((uint64_t)s << (x->w - 1)) | ((((uint64_t)1 << x->eb) - 1) << x->mb);
 }
 
+/* the special operands of special_from, by kind and sign */
+static void special_table(const fmtx *x, uint64_t tab[7][2])
+{
+    for (int s = 0; s < 2; s++) {
+        tab[0][s] = enc_nan(x);
+        tab[1][s] = tab[2][s] = enc_inf(x, s);
+        tab[3][s] = enc(x, s, 0, 0);
+        tab[4][s] = enc(x, s, 0, 1);
+        tab[5][s] = 0;                                  /* computed per draw */
+        tab[6][s] = enc(x, s, x->maxfield, x->mmask);
+    }
+}
+
 /* |x| truncated into format x (c operand of the cancel mode) */
 static uint64_t enc_double(const fmtx *x, double v)
 {
@@ -114,24 +131,24 @@ static double dec_double(mma_fmt f, uint64_t bits)
     return v.neg ? -m : m;
 }
 
-/* ---- random numbers (xoshiro256**) ----------------------------------------- */
-typedef struct { uint64_t s[4]; } rng;
+/* ---- random numbers (wyrand) -------------------------------------------------
+ * A 64-bit counter through one 64x64->128 multiply: four instructions a draw
+ * (xoshiro256** took a dozen, a sixth of the stimulus time); passes
+ * PractRand and BigCrush, more than constrained-random stimulus needs. */
+typedef struct { uint64_t s; } rng;
 
-static inline uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
 static inline uint64_t rng_next(rng *r)
 {
-    uint64_t *s = r->s, res = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
-    s[2] ^= s[0]; s[3] ^= s[1]; s[1] ^= s[2]; s[0] ^= s[3]; s[2] ^= t; s[3] = rotl(s[3], 45);
-    return res;
+    r->s += 0xa0761d6478bd642full;
+    unsigned __int128 t = (unsigned __int128)r->s * (r->s ^ 0xe7037ed1a0b428dbull);
+    return (uint64_t)(t >> 64) ^ (uint64_t)t;
 }
 static void rng_seed(rng *r, uint64_t seed)
 {
-    for (int i = 0; i < 4; i++) {          /* splitmix64 */
-        uint64_t z = (seed += 0x9e3779b97f4a7c15ull);
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-        r->s[i] = z ^ (z >> 31);
-    }
+    uint64_t z = seed + 0x9e3779b97f4a7c15ull;          /* splitmix64 */
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    r->s = z ^ (z >> 31);
 }
 /* uniform in [lo, hi] (multiply-shift, no division) */
 static inline int rng_range(rng *r, int lo, int hi)
@@ -147,6 +164,7 @@ static const char *mode_names[M_COUNT] = {"uniform", "finite", "cluster", "cance
 struct mmaref_tbk_gen {
     mma_unit u;
     fmtx fa, fb, fc;
+    uint64_t spa[7][2], spb[7][2], spc[7][2];   /* special operands (special_from) */
     int mode;
     rng r;
 };
@@ -176,6 +194,9 @@ mmaref_tbk_gen *mmaref_tbk_gen_create(const mma_unit *u, uint64_t seed, const ch
     fmtx_init(&g->fa, u->a);
     fmtx_init(&g->fb, u->b);
     fmtx_init(&g->fc, u->c);
+    special_table(&g->fa, g->spa);
+    special_table(&g->fb, g->spb);
+    special_table(&g->fc, g->spc);
     g->mode = m;
     rng_seed(&g->r, seed);
     return g;
@@ -303,24 +324,29 @@ static void gen_edge(mmaref_tbk_gen *g, uint64_t *restrict c, uint64_t *restrict
     g->r = lr;
     const fmtx la = g->fa, lb = g->fb;
     /* exponent = base + offset, offset 0..3 from two bits: top: emax - {0, 0, 1, 2},
-     * tiny: emin + {-1, 0, 1, 2} */
-    int base_a = top ? emax_of(&la) : la.emin - 1, base_b = top ? emax_of(&lb) : lb.emin - 1;
-    int dir = top ? -1 : 1;
+     * tiny: emin + {-1, 0, 1, 2}; the four exponent fields of a and of b,
+     * shifted into place, once per vector */
+    uint64_t fa4[4], fb4[4];
+    for (int o = 0; o < 4; o++) {
+        int off = top ? -((o * 3) >> 2) : o - 1;
+        int ea = (top ? emax_of(&la) : la.emin) + off, eb = (top ? emax_of(&lb) : lb.emin) + off;
+        fa4[o] = (uint64_t)field_of(&la, ea) << la.mb;
+        fb4[o] = (uint64_t)field_of(&lb, eb) << lb.mb;
+    }
     uint64_t za = la.kind == K_FNUZ ? 0 : (uint64_t)1 << (la.w - 1);   /* enc(x, 1, 0, 0) */
     uint64_t zb = lb.kind == K_FNUZ ? 0 : (uint64_t)1 << (lb.w - 1);
+    uint64_t zall = sub == 0 ? ~(uint64_t)0 : 0, zsome = sub == 1 ? ~(uint64_t)0 : 0;
     for (int k = 0; k < K; k++) {
         uint64_t x = ra[k], y = rb[k];
-        int oa = (int)((x >> 1) & 3), ob = (int)((y >> 1) & 3);
-        if (top) { oa = (oa * 3) >> 2; ob = (ob * 3) >> 2; }
-        int ea = base_a + dir * oa, eb = base_b + dir * ob;
-        int fa = ea < la.emin ? 0 : ea + la.bias > la.maxfield ? la.maxfield : ea + la.bias;
-        int fb = eb < lb.emin ? 0 : eb + lb.bias > lb.maxfield ? lb.maxfield : eb + lb.bias;
-        uint64_t av = enc_fast(&la, x & 1, (uint64_t)fa << la.mb, x >> 8);
-        uint64_t bv = enc_fast(&lb, y & 1, (uint64_t)fb << lb.mb, y >> 8);
-        int zp = sub == 0 || (sub == 1 && ((x >> 3) & 1));          /* a zero product */
-        int in_a = (x >> 4) & 1, zs = (x >> 5) & 1;
-        a[k] = zp && in_a ? (zs ? za : 0) : av;
-        b[k] = zp && !in_a ? (zs ? zb : 0) : bv;
+        uint64_t oa = (x >> 1) & 3, ob = (y >> 1) & 3;
+        uint64_t fa = oa == 0 ? fa4[0] : oa == 1 ? fa4[1] : oa == 2 ? fa4[2] : fa4[3];
+        uint64_t fb = ob == 0 ? fb4[0] : ob == 1 ? fb4[1] : ob == 2 ? fb4[2] : fb4[3];
+        uint64_t av = enc_fast(&la, x & 1, fa, x >> 8);
+        uint64_t bv = enc_fast(&lb, y & 1, fb, y >> 8);
+        uint64_t zp = zall | (zsome & (0 - ((x >> 3) & 1)));          /* a zero product */
+        uint64_t in_a = 0 - ((x >> 4) & 1), zs = 0 - ((x >> 5) & 1);
+        a[k] = (zp & in_a) ? (za & zs) : av;
+        b[k] = (zp & ~in_a) ? (zb & zs) : bv;
     }
     if (sub == 2)                           /* the products cancel in pairs */
         for (int k = 0; k + 1 < K; k += 2) {
@@ -362,29 +388,32 @@ static void gen_carry(mmaref_tbk_gen *g, uint64_t *restrict c, uint64_t *restric
     *c = enc(&g->fc, s, field_of(&g->fc, ce), m);
 }
 
-static uint64_t special_of(mmaref_tbk_gen *g, const fmtx *x)
+/* A special operand from one draw y: bit 0 the sign, bits 1-16 the kind
+ * (NaN, Inf twice, zero, the smallest subnormal, a random subnormal from
+ * bits 20 up, the largest finite: uniform over seven), branch-free. */
+static inline uint64_t special_from(const fmtx *x, const uint64_t tab[7][2], uint64_t y)
 {
-    int s = (int)(rng_next(&g->r) & 1);
-    switch (rng_range(&g->r, 0, 6)) {
-    case 0: return enc_nan(x);
-    case 1: case 2: return enc_inf(x, s);
-    case 3: return enc(x, s, 0, 0);
-    case 4: return enc(x, s, 0, 1);
-    case 5: return enc(x, s, 0, rng_next(&g->r));
-    default: return enc(x, s, x->maxfield, x->mmask);
-    }
+    uint64_t s = y & 1, kind = (((y >> 1) & 0xffff) * 7) >> 16;
+    uint64_t m = (y >> 20) & x->mmask;
+    uint64_t sub = (m == 0 && x->kind == K_FNUZ) ? 0 : (s << (x->w - 1)) | m;   /* enc(x, s, 0, m) */
+    return kind == 5 ? sub : tab[kind][s];
 }
 
 static void gen_special(mmaref_tbk_gen *g, uint64_t *restrict c, uint64_t *restrict a, uint64_t *restrict b)
 {
+    int K = g->u.k;
     gen_cluster(g, c, a, b, 12);
-    int rate = rng_range(&g->r, 0, 2) == 0 ? 3 : 31;      /* 1/4 or 1/32 */
-    for (int k = 0; k < g->u.k; k++) {
-        uint64_t z = rng_next(&g->r);
-        if ((z & (uint64_t)rate) == 0) a[k] = special_of(g, &g->fa);
-        if (((z >> 8) & (uint64_t)rate) == 0) b[k] = special_of(g, &g->fb);
+    uint64_t rate = rng_range(&g->r, 0, 2) == 0 ? 3 : 31;      /* 1/4 or 1/32 */
+    /* one draw per element decides; a special draws its own (most vectors
+     * have few: a branch is cheaper than computing every element's) */
+    rng lr = g->r;
+    for (int k = 0; k < K; k++) {
+        uint64_t z = rng_next(&lr);
+        if ((z & rate) == 0) a[k] = special_from(&g->fa, g->spa, rng_next(&lr));
+        if (((z >> 8) & rate) == 0) b[k] = special_from(&g->fb, g->spb, rng_next(&lr));
     }
-    if ((rng_next(&g->r) & 3) == 0) *c = special_of(g, &g->fc);
+    g->r = lr;
+    if ((rng_next(&g->r) & 3) == 0) *c = special_from(&g->fc, g->spc, rng_next(&g->r));
 }
 
 void mmaref_tbk_gen_next(mmaref_tbk_gen *g, uint64_t *restrict c, uint64_t *restrict a, uint64_t *restrict b)
@@ -466,8 +495,7 @@ struct mmaref_tbk_sb {
     long n, mism, ref_mism, model_ref_mism, nref;
     int has_cov;
     int impossible[B_COUNT];
-    unsigned char *cls_a, *cls_b;   /* class tables for 8/16-bit inputs */
-    fmtx fc, fd;
+    fmtx fa, fb, fc, fd;
     /* per-vector histograms, folded into the bins by the report (a few
      * increments a vector instead of one per bin) */
     long h_in[1 << 12];             /* operand classes: a | b << 4 | c << 8 */
@@ -478,20 +506,7 @@ struct mmaref_tbk_sb {
     char keep[SB_KEEP][1400];
 };
 
-/* class bits: 1 NaN, 2 Inf, 4 zero, 8 subnormal */
-static unsigned cls_of(mma_fmt f, uint64_t bits)
-{
-    mma_value v = mma_decode(f, bits);
-    const mma_format_info *fi = mma_format(f);
-    switch (v.cls) {
-    case MMA_NAN: return 1;
-    case MMA_INF: return 2;
-    case MMA_ZERO: return 4;
-    default: return v.sig < ((uint64_t)1 << fi->mbits) ? 8 : 0;
-    }
-}
-
-/* cls_of from the encoding's fields alone (c and d, per vector) */
+/* class bits of an encoding: 1 NaN, 2 Inf, 4 zero, 8 subnormal */
 static unsigned cls_fast(const fmtx *x, uint64_t bits)
 {
     uint64_t m = bits & x->mmask, e = (bits >> x->mb) & (((uint64_t)1 << x->eb) - 1);
@@ -505,14 +520,43 @@ static unsigned cls_fast(const fmtx *x, uint64_t bits)
     return e ? 0 : m ? 8 : 4;
 }
 
-static unsigned char *cls_table(mma_fmt f)
+/* the OR of cls_fast over n encodings: one loop per kind, branch-free, so
+ * that it vectorizes (a table lookup per element does not) */
+static unsigned cls_or(const fmtx *x, const uint64_t *restrict v, int n)
 {
-    const mma_format_info *fi = mma_format(f);
-    if (fi->width > 16) return NULL;
-    size_t n = (size_t)1 << fi->width;
-    unsigned char *t = (unsigned char *)malloc(n);
-    if (t) for (size_t i = 0; i < n; i++) t[i] = (unsigned char)cls_of(f, i);
-    return t;
+    uint64_t mm = x->mmask, eall = ((uint64_t)1 << x->eb) - 1, top = (uint64_t)1 << (x->w - 1);
+    int mb = x->mb;
+    uint64_t nan = 0, inf = 0, zero = 0, sub = 0;
+    switch (x->kind) {
+    case K_IEEE:
+        for (int i = 0; i < n; i++) {
+            uint64_t m = v[i] & mm, e = (v[i] >> mb) & eall;
+            nan |= (e == eall) & (m != 0); inf |= (e == eall) & (m == 0);
+            zero |= (e == 0) & (m == 0); sub |= (e == 0) & (m != 0);
+        }
+        break;
+    case K_FN:
+        for (int i = 0; i < n; i++) {
+            uint64_t m = v[i] & mm, e = (v[i] >> mb) & eall;
+            nan |= (e == eall) & (m == mm);
+            zero |= (e == 0) & (m == 0); sub |= (e == 0) & (m != 0);
+        }
+        break;
+    case K_FNUZ:
+        for (int i = 0; i < n; i++) {
+            uint64_t m = v[i] & mm, e = (v[i] >> mb) & eall;
+            nan |= v[i] == top;
+            zero |= (e == 0) & (m == 0) & (v[i] != top); sub |= (e == 0) & (m != 0);
+        }
+        break;
+    default:
+        for (int i = 0; i < n; i++) {
+            uint64_t m = v[i] & mm, e = (v[i] >> mb) & eall;
+            zero |= (e == 0) & (m == 0); sub |= (e == 0) & (m != 0);
+        }
+        break;
+    }
+    return (unsigned)(nan | inf << 1 | zero << 2 | sub << 3);
 }
 
 mmaref_tbk_sb *mmaref_tbk_sb_create(const mma_unit *u, const char *label)
@@ -521,8 +565,8 @@ mmaref_tbk_sb *mmaref_tbk_sb_create(const mma_unit *u, const char *label)
     if (!s) return NULL;
     s->u = *u;
     snprintf(s->label, sizeof s->label, "%s", label ? label : "");
-    s->cls_a = cls_table(u->a);
-    s->cls_b = cls_table(u->b);
+    fmtx_init(&s->fa, u->a);
+    fmtx_init(&s->fb, u->b);
     fmtx_init(&s->fc, u->c);
     fmtx_init(&s->fd, u->d);
     /* bins the unit cannot reach */
@@ -587,8 +631,6 @@ mmaref_tbk_sb *mmaref_tbk_sb_create(const mma_unit *u, const char *label)
 void mmaref_tbk_sb_free(mmaref_tbk_sb *s)
 {
     if (!s) return;
-    free(s->cls_a);
-    free(s->cls_b);
     free(s);
 }
 
@@ -661,12 +703,7 @@ int mmaref_tbk_sb_record(mmaref_tbk_sb *s, uint64_t c, const uint64_t *a, const 
         }
     }
     /* coverage: operands */
-    unsigned ca = 0, cb = 0;
-    if (s->cls_a && s->cls_b) {
-        for (int k = 0; k < u->k; k++) ca |= s->cls_a[a[k]], cb |= s->cls_b[b[k]];
-    } else {
-        for (int k = 0; k < u->k; k++) ca |= cls_of(u->a, a[k]), cb |= cls_of(u->b, b[k]);
-    }
+    unsigned ca = cls_or(&s->fa, a, u->k), cb = cls_or(&s->fb, b, u->k);
     s->h_in[ca | cb << 4 | cls_fast(&s->fc, c) << 8]++;
     /* the model's d */
     unsigned cd = cls_fast(&s->fd, expect);

@@ -73,7 +73,7 @@ TB_BENCH_N    ?= 3000000
 
 VFLAGS := --cc --exe -O3 --x-assign fast --x-initial fast --no-timing \
           -Wall -Wno-UNUSEDSIGNAL -Wno-DECLFILENAME -Wno-BLKSEQ
-VCFLAGS ?= -O2 -march=native
+VCFLAGS ?= -O3 -march=native
 # the DPI layer and the testbench kit: the stimulus loops vectorize at -O3
 DPI_CFLAGS ?= -O3 -march=native
 

@@ -203,20 +203,24 @@ module mma_fda #(
   assign fin = ~sp_nan & ~sp_inf;
   assign nz  = mag != '0;
   assign rel = lead - LW'($signed(uemax ^ FLIP));
-  assign cov[7:0]   = fl[FL_NZ] ? ((dmx > EW'(255)) ? 8'd255 : dmx[7:0]) : 8'd0;
-  assign cov[15:8]  = (fin & nz) ? ((rel > 127) ? 8'sd127 : (rel < -128) ? -8'sd128 : rel[7:0]) : 8'd0;
-  assign cov[16]    = fl[FL_NANIN];
-  assign cov[17]    = fl[FL_ZINF];
-  assign cov[18]    = sp_conf;
-  assign cov[19]    = sp_inf;
-  assign cov[20]    = sp_nan;
-  assign cov[21]    = fin & fl[FL_CUT];
-  assign cov[22]    = fin & any & ~nz;
-  assign cov[23]    = fin & ~any;
-  assign cov[24]    = fin & nz & inexact;
-  assign cov[25]    = fin & nz & q[P+1];
-  assign cov[26]    = c_sub;
-  assign cov[27]    = c_ovf;
-  assign cov[28]    = fin & nz & c_zero;
-  assign cov[31:29] = '0;
+  // one assignment of the whole word (bit by bit, each bit costs an insert in
+  // simulation); the layout is docs/rtl.md's
+  logic [7:0] c_dm, c_rel;
+  assign c_dm  = fl[FL_NZ] ? ((dmx > EW'(255)) ? 8'd255 : dmx[7:0]) : 8'd0;
+  assign c_rel = (fin & nz) ? ((rel > 127) ? 8'sd127 : (rel < -128) ? -8'sd128 : rel[7:0]) : 8'd0;
+  assign cov = {3'b000,
+                fin & nz & c_zero,          // 28 underflow to zero
+                c_ovf,                      // 27 overflow
+                c_sub,                      // 26 subnormal result
+                fin & nz & q[P+1],          // 25 rounding carry-out
+                fin & nz & inexact,         // 24 inexact
+                fin & ~any,                 // 23 all terms zero
+                fin & any & ~nz,            // 22 exact cancellation to zero
+                fin & fl[FL_CUT],           // 21 bits cut in alignment
+                sp_nan,                     // 20 NaN result
+                sp_inf,                     // 19 Inf result
+                sp_conf,                    // 18 +Inf and -Inf
+                fl[FL_ZINF],                // 17 0*Inf
+                fl[FL_NANIN],               // 16 NaN operand
+                c_rel, c_dm};
 endmodule
