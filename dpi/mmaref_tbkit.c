@@ -496,6 +496,7 @@ struct mmaref_tbk_sb {
     int has_cov;
     int impossible[B_COUNT];
     fmtx fa, fb, fc, fd;
+    unsigned char *tab_a, *tab_b;   /* classes of every encoding, for <= 16 bits */
     /* per-vector histograms, folded into the bins by the report (a few
      * increments a vector instead of one per bin) */
     long h_in[1 << 12];             /* operand classes: a | b << 4 | c << 8 */
@@ -520,10 +521,26 @@ static unsigned cls_fast(const fmtx *x, uint64_t bits)
     return e ? 0 : m ? 8 : 4;
 }
 
-/* the OR of cls_fast over n encodings: one loop per kind, branch-free, so
- * that it vectorizes (a table lookup per element does not) */
-static unsigned cls_or(const fmtx *x, const uint64_t *restrict v, int n)
+static unsigned char *cls_table(const fmtx *x)
 {
+    if (x->w > 16) return NULL;
+    size_t n = (size_t)1 << x->w;
+    unsigned char *t = (unsigned char *)malloc(n);
+    if (t) for (size_t i = 0; i < n; i++) t[i] = (unsigned char)cls_fast(x, i);
+    return t;
+}
+
+/* the OR of cls_fast over n encodings: a table lookup per element for 8-
+ * and 16-bit formats, else one loop per kind, branch-free (it vectorizes,
+ * but on 64-bit lanes: slower than the table where there is one) */
+static unsigned cls_or(const fmtx *x, const unsigned char *tab, const uint64_t *restrict v, int n)
+{
+    if (tab) {
+        unsigned c = 0;
+        uint64_t wm = ((uint64_t)1 << x->w) - 1;
+        for (int i = 0; i < n; i++) c |= tab[v[i] & wm];
+        return c;
+    }
     uint64_t mm = x->mmask, eall = ((uint64_t)1 << x->eb) - 1, top = (uint64_t)1 << (x->w - 1);
     int mb = x->mb;
     uint64_t nan = 0, inf = 0, zero = 0, sub = 0;
@@ -569,6 +586,8 @@ mmaref_tbk_sb *mmaref_tbk_sb_create(const mma_unit *u, const char *label)
     fmtx_init(&s->fb, u->b);
     fmtx_init(&s->fc, u->c);
     fmtx_init(&s->fd, u->d);
+    s->tab_a = cls_table(&s->fa);
+    s->tab_b = cls_table(&s->fb);
     /* bins the unit cannot reach */
     const mma_format_info *fa = mma_format(u->a), *fb = mma_format(u->b);
     const mma_format_info *fc = mma_format(u->c), *fd = mma_format(u->d);
@@ -631,6 +650,8 @@ mmaref_tbk_sb *mmaref_tbk_sb_create(const mma_unit *u, const char *label)
 void mmaref_tbk_sb_free(mmaref_tbk_sb *s)
 {
     if (!s) return;
+    free(s->tab_a);
+    free(s->tab_b);
     free(s);
 }
 
@@ -703,7 +724,7 @@ int mmaref_tbk_sb_record(mmaref_tbk_sb *s, uint64_t c, const uint64_t *a, const 
         }
     }
     /* coverage: operands */
-    unsigned ca = cls_or(&s->fa, a, u->k), cb = cls_or(&s->fb, b, u->k);
+    unsigned ca = cls_or(&s->fa, s->tab_a, a, u->k), cb = cls_or(&s->fb, s->tab_b, b, u->k);
     s->h_in[ca | cb << 4 | cls_fast(&s->fc, c) << 8]++;
     /* the model's d */
     unsigned cd = cls_fast(&s->fd, expect);

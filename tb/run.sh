@@ -18,7 +18,7 @@ random)
         "$rtlb/$tag/Vtb_top" +instr="$instr" +n="$n" +seed="$seed" +mode=mix > "$log" 2>&1
         rc=$?
         grep -E "vectors, .* mismatches" "$log" | head -1 | tr -d '\n'
-        printf ' (%s)\n' "$(sed -n 's/^tb_main: .*: \([0-9]*\) vectors\/s.*/\1 vectors\/s/p' "$log")"
+        printf ' (%s)\n' "$(sed -n 's/^tb_main: .*CPU [0-9.]* s: \([0-9]*\) vectors\/s.*/\1 vectors\/s CPU/p' "$log")"
         grep -E "^coverage:" "$log"
         if [ $rc -ne 0 ]; then grep -E "^  vector|dut d=|tb_top:|Error" "$log" | head -8; echo "FAIL: $tag random ($log)"; fail=1; fi
     done ;;
