@@ -247,7 +247,33 @@ static void gen_cluster(mmaref_tbk_gen *g, uint64_t *restrict c, uint64_t *restr
     for (int k = 0; k < K; k++) rr[k] = rng_next(&lr);
     const fmtx la = *xa, lb = *xb;
     uint64_t zneg = la.kind == K_FNUZ ? 0 : (uint64_t)1 << (la.w - 1);   /* enc(xa, 1, 0, 0) */
-    for (int k = 0; k < K; k++) {
+    if (la.w <= 16 && lb.w <= 16) {
+        /* 8- and 16-bit formats: the same in 32-bit lanes (twice as many a
+         * vector instruction), widened at the end */
+        uint32_t oa[MMA_MAX_K], ob[MMA_MAX_K];
+        uint32_t mma = (uint32_t)la.mmask, mmb = (uint32_t)lb.mmask;
+        uint32_t fna = (uint32_t)la.fnmax, fnb = (uint32_t)lb.fnmax;     /* ~0 when none */
+        uint32_t npa = (uint32_t)la.nanpat, npb = (uint32_t)lb.nanpat;
+        uint32_t sha = (uint32_t)(la.w - 1), shb = (uint32_t)(lb.w - 1), zn = (uint32_t)zneg;
+        for (int k = 0; k < K; k++) {
+            uint32_t ra = (uint32_t)rr[k], rb = (uint32_t)(rr[k] >> 32);
+            int fa = ba + (int)((((ra >> 1) & 31) * (uint32_t)sa) >> 5);
+            int fb = bb + (int)((((rb >> 1) & 31) * (uint32_t)sb) >> 5);
+            fa = fa < 0 ? 0 : fa > mfa ? mfa : fa;
+            fb = fb < 0 ? 0 : fb > mfb ? mfb : fb;
+            uint32_t fba = (uint32_t)fa << mba, fbb = (uint32_t)fb << mbb;
+            uint32_t ma = (ra >> 7) & mma, mb = (rb >> 7) & mmb;
+            ma -= (uint32_t)((fba == fna) & (ma == mma));                    /* not the FN NaN */
+            mb -= (uint32_t)((fbb == fnb) & (mb == mmb));
+            uint32_t av = ((ra & 1) << sha) | fba | ma, bv = ((rb & 1) << shb) | fbb | mb;
+            av = av == npa ? 0 : av;                                          /* not the FNUZ NaN */
+            bv = bv == npb ? 0 : bv;
+            int z = zp && ((ra >> 24) & zm) == 0;
+            oa[k] = z ? (((ra >> 30) & 1) ? zn : 0) : av;
+            ob[k] = bv;
+        }
+        for (int k = 0; k < K; k++) { a[k] = oa[k]; b[k] = ob[k]; }
+    } else for (int k = 0; k < K; k++) {
         uint64_t r = rr[k];
         uint32_t ra = (uint32_t)r, rb = (uint32_t)(r >> 32);
         int fa = ba + (int)((((ra >> 1) & 31) * (uint32_t)sa) >> 5);
@@ -281,20 +307,24 @@ static void gen_cancel(mmaref_tbk_gen *g, uint64_t *restrict c, uint64_t *restri
      * bit h (their partner i ^ m is above them); else the even i */
     int h = 0;
     while (pow2 && (m >> (h + 1))) h++;
-    int npairs = pow2 ? K / 2 : K / 2;
+    int npairs = K / 2;
     uint64_t sbit = (uint64_t)1 << (g->fa.w - 1), mm = g->fa.mmask;
     int fnuz = g->fa.kind == K_FNUZ;
+    /* every a negated (vectorizes), then the pairs pick theirs */
+    uint64_t an[MMA_MAX_K];
+    for (int k = 0; k < K; k++) {
+        uint64_t t = a[k] ^ sbit;
+        an[k] = fnuz && t == sbit ? 0 : t;
+    }
+    uint64_t hmask = ((uint64_t)1 << h) - 1;
     for (int p = 0; p < npairs; p++) {
-        int i = pow2 ? ((p >> h) << (h + 1)) | (p & ((1 << h) - 1)) : 2 * p;
+        int i = pow2 ? (int)((((uint64_t)p & ~hmask) << 1) | ((uint64_t)p & hmask)) : 2 * p;
         int j = pow2 ? i ^ m : i + 1;
-        int pair = (r & 7) != 0;                           /* else left alone */
-        uint64_t aj = a[i] ^ sbit;
-        aj = fnuz && aj == sbit ? 0 : aj;
+        uint64_t aj = an[i];
         uint64_t up = (aj & ~mm) | ((aj + ((r >> 8) & 1 ? 1 : (uint64_t)-1)) & mm);
         aj = (r & 0x30) == 0 ? up : aj;
-        a[j] = pair ? aj : a[j];
-        b[j] = pair ? b[i] : b[j];
-        keep = pair ? keep : i;
+        if (r & 7) { a[j] = aj; b[j] = b[i]; }              /* else left alone */
+        else keep = i;
         r = (r >> 9) | (r << 55);
     }
     if (keep < 0) keep = K - 1;
