@@ -4,8 +4,11 @@
  *   - configuration strings over F = 8..40, align rz and rd, outputs fp16,
  *     bf16 and fp32 under every rounding, with operand formats, l, k, c,
  *     p and ezero varied along;
- * on every suite of `mmaref gen` (cli/gen.c, run in-process) and on
- * vectors of random bits (high bits above each format's width included).
+ * on every suite of `mmaref gen` (cli/gen.c, run in-process), on
+ * vectors of random bits (high bits above each format's width included)
+ * and on a special mix (Inf, NaN payloads, zeros and the largest finite
+ * values strewn over a, b and c at several densities, so that steps meet
+ * 0*Inf, Inf of both signs, NaN or Inf in c, overflow in a step before).
  * Each vector is computed by the best kernel this machine has (specialized
  * AVX2, generic AVX2 or scalar), by the generic AVX2 kernel and the scalar
  * kernel (forced), by a hand-made copy of the unit (impl 0), and by the
@@ -174,6 +177,79 @@ static mma_vec *random_bits(const mma_unit *u, long count)
     return v;
 }
 
+/* Encodings of f of one class (MMA_ZERO, MMA_INF, MMA_NAN, MMA_FINITE:
+ * among the two largest exponents when big), either sign: drawn from
+ * every encoding of the class for formats of 16 bits or fewer, built for
+ * fp32; random bits where f has no such encoding. */
+static uint16_t *pool[MMA_FMT_COUNT][5];
+static long pool_n[MMA_FMT_COUNT][5];
+static void pool_build(mma_fmt f)
+{
+    uint64_t n = (uint64_t)1 << mma_format(f)->width;
+    int32_t top = INT32_MIN;
+    for (uint64_t x = 0; x < n; x++) {
+        mma_value v = mma_decode(f, x);
+        if (v.cls == MMA_FINITE && v.exp > top) top = v.exp;
+    }
+    for (int c = 0; c < 5; c++) pool[f][c] = malloc(sizeof(uint16_t) * n);
+    for (uint64_t x = 0; x < n; x++) {
+        mma_value v = mma_decode(f, x);
+        pool[f][v.cls][pool_n[f][v.cls]++] = (uint16_t)x;
+        if (v.cls == MMA_FINITE && v.exp >= top - 1) pool[f][4][pool_n[f][4]++] = (uint16_t)x;
+    }
+}
+static uint64_t draw(mma_fmt f, mma_class want, int big)
+{
+    const mma_format_info *fi = mma_format(f);
+    uint64_t mask = fi->width >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << fi->width) - 1;
+    if (fi->width <= 16) {
+        if (!pool[f][0]) pool_build(f);
+        int c = big && want == MMA_FINITE ? 4 : (int)want;
+        return pool_n[f][c] ? pool[f][c][rnd() % (uint64_t)pool_n[f][c]] : rnd() & mask;
+    }
+    if (f != MMA_FMT_FP32) return rnd() & mask;
+    uint64_t sign = (rnd() & 1) << 31, m = rnd() & 0x7fffff;
+    switch (want) {
+    case MMA_ZERO: return sign;
+    case MMA_INF: return sign | 0x7f800000;
+    case MMA_NAN: return sign | 0x7f800000 | m | (uint64_t)1 << (rnd() % 23);
+    default: return sign | (big ? 0x7f000000 - (rnd() & 1) * 0x800000 : (rnd() % 254 + 1) << 23) | m;
+    }
+}
+
+/* the special mix: in vector i one operand in 64, 16, 4 or 2 is Inf, NaN,
+ * a zero or one of the largest finite values, the others random finite
+ * ones or zeros; every other group of four vectors with junk above the
+ * formats' widths */
+static uint64_t mix_one(mma_fmt f, long i)
+{
+    static const unsigned odds[4] = {64, 16, 4, 2};
+    static const mma_class cls[5] = {MMA_INF, MMA_INF, MMA_NAN, MMA_ZERO, MMA_FINITE};
+    const mma_format_info *fi = mma_format(f);
+    uint64_t x;
+    if (rnd() % odds[i % 4] == 0) {
+        int c = (int)(rnd() % 5);
+        x = draw(f, cls[c], c == 4);
+    } else {
+        x = draw(f, rnd() % 8 ? MMA_FINITE : MMA_ZERO, 0);
+    }
+    if ((i / 4) % 2 && fi->width < 64) x |= rnd() << fi->width;
+    return x;
+}
+
+static mma_vec *special_mix(const mma_unit *u, long count)
+{
+    mma_vec *v = calloc((size_t)(count ? count : 1), sizeof *v);
+    for (long i = 0; i < count; i++) {
+        v[i].c = mix_one(u->c, i);
+        for (int k = 0; k < u->k; k++) {
+            v[i].a[k] = mix_one(u->a, i);
+            v[i].b[k] = mix_one(u->b, i);
+        }
+    }
+    return v;
+}
+
 static int check_unit(const char *name, long count, unsigned seed)
 {
     mma_unit u;
@@ -200,6 +276,9 @@ static int check_unit(const char *name, long count, unsigned seed)
     }
     mma_vec *v = random_bits(&u, count);
     check_set(name, "random bits", &u, v, count);
+    free(v);
+    v = special_mix(&u, count);
+    check_set(name, "special mix", &u, v, count);
     free(v);
     return 1;
 }
@@ -255,6 +334,21 @@ int main(int argc, char **argv)
                 check_unit(cfg, count, seed + 7919u * (unsigned)idx);
             }
 
+    /* 2b. operands of two widths (the scalar kernel's table-by-table
+     * products), an unsigned operand format, c in another format than d,
+     * IEEE NaNs with fp16 and bf16 outputs */
+    static const char *odd[] = {
+        "fused,a=fp16,b=e4m3,c=fp32,d=fp32,k=16,l=8,f=24",
+        "fused,a=bf16,b=e5m2,c=bf16,d=bf16,k=8,l=4,f=20,round=rne,nan=ieee",
+        "fused,a=e5m2,b=fp16,c=fp16,d=fp16,k=16,l=4,f=26,round=rne,nan=ieee",
+        "fused,a=ue8m0,b=e4m3fnuz,c=fp32,d=fp32,k=4,f=16",
+        "fused,a=e2m1,b=fp16,c=fp16,d=bf16,k=6,l=2,f=30,align=rd,round=rd"};
+    for (size_t i = 0; i < sizeof odd / sizeof odd[0]; i++)
+        if (check_unit(odd[i], count, seed + 104729u * (unsigned)(i + 1)) == 0) {
+            fprintf(stderr, "FAIL: '%s' is not on the fast path\n", odd[i]);
+            n_bad++;
+        }
+
     /* 3. directed: a step that rounds up to a power of two (RNE carry) and
      * hands it on as the next step's c, whose exponent (one more) sets
      * emax, so that a product cut at emax - F decides a tie: 2 + 2^-10 +
@@ -292,6 +386,9 @@ int main(int argc, char **argv)
         long n = 20 * count;
         mma_vec *v = random_bits(&u, n);
         check_set(hot[i], "random bits", &u, v, n);
+        free(v);
+        v = special_mix(&u, n);
+        check_set(hot[i], "special mix", &u, v, n);
         free(v);
     }
 

@@ -1,7 +1,8 @@
 /* The fused-sum algorithms (FDA, CoFDA) again, specialized for speed: the
- * same arithmetic as alg_fused.c.  Any Inf or NaN term sends its step to
- * alg_fused.c, which owns the special-value rules; tests/test_fastpath.c
- * compares every kernel with the reference on every suite.
+ * same arithmetic as alg_fused.c.  A step with an Inf or NaN term is
+ * decided by special_step from the operand tables' classes, by the rules
+ * of specials.c; tests/test_fastpath.c compares every kernel with the
+ * reference on every suite.
  *
  * What depends only on the unit (formats, F, shifts, rounding constants,
  * the kernel) is worked out once into a plan, cached by the content of the
@@ -18,8 +19,7 @@
  * All end in the same scalar code: c joins, then the rounding (fast_round:
  * the steps of mma_round_pack, with the unit's constants; for fp32 with RZ
  * and p = 23 in the specialized kernels, round_f32rz, through the exact
- * double of the sum).  A c of +-Inf among finite products gives that Inf
- * here; other specials go to the reference.
+ * double of the sum).
  *
  * Alignment without branches.  A product term is sig * 2^(e - fbp); in
  * units of 2^(emax - F) it is M >> sh with M = sig << pre and
@@ -43,9 +43,13 @@
 
 /* ---- operand tables (scalar kernel, accumulator) ----------------------- */
 
-/* table entry: sig in bits 0..31, e (int16) in bits 32..47, flags above */
+/* table entry: sig in bits 0..31, e (int16) in bits 32..47, flags above:
+ * sign, zero, Inf or NaN, NaN (zero, Inf and NaN as mma_decode classes
+ * them; Inf and NaN have sig 0 as a zero has) */
 #define T_NEG  ((uint64_t)1 << 48)
+#define T_ZERO ((uint64_t)1 << 49)
 #define T_SPEC ((uint64_t)1 << 50)
+#define T_NAN  ((uint64_t)1 << 51)
 
 static uint64_t *tables[MMA_FMT_COUNT];
 /* The same operands biased for the product loop: significand in bits
@@ -66,7 +70,8 @@ static uint64_t entry(mma_fmt f, uint64_t bits)
     uint64_t x = (uint64_t)(uint32_t)t.sig | ((uint64_t)(uint16_t)(int16_t)t.e << 32);
     if (t.neg) x |= T_NEG;
     if (t.cls == MMA_INF || t.cls == MMA_NAN) x |= T_SPEC;
-    if (t.cls == MMA_ZERO) x &= ~(uint64_t)0xffffffffu;
+    if (t.cls == MMA_NAN) x |= T_NAN;
+    if (t.cls == MMA_ZERO) x = (x & ~(uint64_t)0xffffffffu) | T_ZERO;
     return x;
 }
 
@@ -97,18 +102,32 @@ __attribute__((constructor)) static void build_tables(void)
 
 /* A product, packed: bits 0..31 significand, 32..43 exponent + 2048 (0 for a
  * zero product, so that it never sets emax), 49 Inf or NaN involved, 50
- * zero, 63 sign (so that an arithmetic shift makes the negation mask). */
+ * zero, 51 NaN, 63 sign (so that an arithmetic shift makes the negation
+ * mask). */
 #define P_EOFF 2048
 #define P_EMASK ((uint64_t)0xfff << 32)
 #define P_NEG  ((uint64_t)1 << 63)
 #define P_SPEC ((uint64_t)1 << 49)
 #define P_ZERO ((uint64_t)1 << 50)
+#define P_NAN  ((uint64_t)1 << 51)
+
+/* The class of the product of two table entries, as mma_term_mul (term.c)
+ * makes it: NaN when either is NaN or an Inf meets a zero (a subnormal is
+ * no zero); otherwise Inf when either is Inf; the sign is both signs'
+ * xor whatever the class.  Only P_SPEC, P_NAN and P_NEG are set. */
+_Static_assert(T_SPEC >> 1 == T_ZERO, "one entry's Inf/NaN flag shifts onto the other's zero flag");
+static inline uint64_t product_class(uint64_t x, uint64_t y)
+{
+    uint64_t inf_zero = (((x >> 1) & y) | ((y >> 1) & x)) & T_ZERO;   /* (a NaN there is NaN anyway) */
+    return ((((x | y) & T_NAN) | inf_zero) ? P_NAN : 0) | (((x | y) & T_SPEC) ? P_SPEC : 0) |
+           (((x ^ y) & T_NEG) ? P_NEG : 0);
+}
 
 static inline uint64_t pack_product(uint64_t x, uint64_t y)
 {
     uint32_t s = (uint32_t)x * (uint32_t)y;
     int32_t e = ent_e(x) + ent_e(y);
-    uint64_t p = (((x ^ y) & T_NEG) ? P_NEG : 0) | (((x | y) & T_SPEC) ? P_SPEC : 0);
+    uint64_t p = product_class(x, y);
     return s ? p | s | (uint64_t)(uint32_t)(e + P_EOFF) << 32 : p | P_ZERO;
 }
 
@@ -162,7 +181,7 @@ int mma_fast_fused_ok(const mma_unit *u)
 #define KEY_BYTES (sizeof(mma_unit) - KEY_OFF)
 
 typedef struct { const uint64_t *tab; uint64_t mask; int fb, pre, base; } fast_cfmt;   /* c */
-typedef struct { int width, mb, p, rho, emin, emaxe, zsigned; uint64_t inf, maxf; } fast_out;
+typedef struct { int width, mb, p, rho, emin, emaxe, zsigned; uint64_t inf, maxf, nan, sign; } fast_out;
 typedef struct { uint32_t mmask, emask, hidden, smask, sval; int mb, sshift, bias; } fast_op;
 /* the same, broadcast for the vector kernel (memory operands) */
 typedef struct { int32_t mm[8], em[8], hid[8], sm[8], sv[8]; int64_t mb[2], ssh[2]; } fast_vop;
@@ -180,6 +199,7 @@ struct fast_plan {
     fast_out o;
     /* scalar kernel */
     const uint64_t *ta, *tb, *pt, *bta, *btb;
+    uint64_t amask, bmask;               /* a table's index: the width    */
     /* vector kernel */
     fast_op va, vb;
     fast_vop ka, kb;
@@ -221,23 +241,77 @@ static inline __attribute__((always_inline)) fast_c c_decode_k(const fast_cfmt *
 }
 #define c_decode(cf, bits) c_decode_k(cf, bits, 0)
 
-/* A step that meets a special value: c = +-Inf among finite products (an
- * overflow in the step before) gives that Inf; the rest is the reference
- * path's, for that step. */
-static __attribute__((noinline)) uint64_t special_step(const fast_plan *P, const mma_unit *u, int first,
-                                                      uint64_t acc, const uint64_t *a, const uint64_t *b,
-                                                      int prod_special)
+/* ---- steps that meet Inf or NaN --------------------------------------- */
+
+/* c's class in a packed product's bits (P_SPEC, P_NAN, P_NEG), from the
+ * step's c format: fp32 inline, the others through their table */
+static inline uint64_t c_class(const fast_cfmt *cf, uint64_t bits)
 {
-    mma_fmt cf = first ? u->c : u->d;
-    if (!prod_special) {
-        mma_value c = mma_decode(cf, acc);
-        if (c.cls == MMA_INF) return mma_inf(u->d, c.neg);
+    if (!cf->tab) {
+        uint32_t w = (uint32_t)bits;
+        if ((w & 0x7f800000u) != 0x7f800000u) return 0;
+        return P_SPEC | ((w & 0x7fffffu) ? P_NAN : 0) | ((w >> 31) ? P_NEG : 0);
     }
+    uint64_t x = cf->tab[bits & cf->mask];
+    return ((x & T_SPEC) ? P_SPEC : 0) | ((x & T_NAN) ? P_NAN : 0) | ((x & T_NEG) ? P_NEG : 0);
+}
+
+/* The reference for one step: only for a step that the kernels flag but
+ * that holds no Inf or NaN term, which the tables (made by the reference's
+ * own decoding) rule out; kept rather than trusting that. */
+static __attribute__((noinline)) uint64_t reference_step(const fast_plan *P, const mma_unit *u, int first,
+                                                        uint64_t acc, const uint64_t *a, const uint64_t *b)
+{
     mma_unit one = *u;
     one.k = P->L;
     one.c = first ? u->c : u->d;
     one.impl = 1;
     return mma_alg_fused(&one, acc, a, b, NULL, NULL);
+}
+
+/* A step that meets a special value, decided as the reference decides it
+ * (alg_fused.c, then mma_terms_special in specials.c) over the step's L
+ * products and its c (u->c in the first step, the last step's result in
+ * d's format after): NaN if any term is NaN (a 0*Inf product is one), or
+ * if Inf of both signs is among them; otherwise the Inf of the one sign.
+ * The NaN is the canonical one with nan=canon, else the IEEE default quiet
+ * NaN (+, quiet bit only: alg_fused.c passes no payload on).  Products
+ * never overflow here: units with povf, scales or flushed inputs do not
+ * take the fast path (mma_fast_fused_ok).  No finite term matters: the
+ * sum is not formed. */
+static __attribute__((noinline)) uint64_t special_step(const fast_plan *P, const mma_unit *u, int first,
+                                                      uint64_t acc, const uint64_t *a, const uint64_t *b,
+                                                      int prod_special)
+{
+    unsigned inf = 0;                    /* 1: +Inf met, 2: -Inf met */
+    /* (most products are finite and skipped at one test; a NaN decides
+     * at once, whatever the other terms are) */
+    if (prod_special) {
+        const uint64_t *pt = P->pt, *ta = P->ta, *tb = P->tb;
+        const int L = P->L;
+        if (pt) {
+            for (int j = 0; j < L; j++) {
+                uint64_t x = pt[(a[j] & 0xff) << 8 | (b[j] & 0xff)];
+                if (__builtin_expect(!(x & P_SPEC), 1)) continue;
+                if (x & P_NAN) return P->o.nan;
+                inf |= (x & P_NEG) ? 2 : 1;
+            }
+        } else {
+            for (int j = 0; j < L; j++) {
+                uint64_t x = ta[a[j] & P->amask], y = tb[b[j] & P->bmask];
+                if (__builtin_expect(!((x | y) & T_SPEC), 1)) continue;
+                uint64_t p = product_class(x, y);
+                if (p & P_NAN) return P->o.nan;
+                inf |= (p & P_NEG) ? 2 : 1;
+            }
+        }
+    }
+    uint64_t x = c_class(first ? &P->c1 : &P->cd, acc);
+    if (x & P_NAN) return P->o.nan;
+    if (x & P_SPEC) inf |= (x & P_NEG) ? 2 : 1;
+    if (inf == 3) return P->o.nan;
+    if (inf) return P->o.inf | (inf == 2 ? P->o.sign : 0);
+    return reference_step(P, u, first, acc, a, b);
 }
 
 /* emax of the step: ep is the largest product exponent (below FAST_EMPTY / 2
@@ -474,7 +548,7 @@ static uint64_t fast_scalar(const fast_plan *P, const mma_unit *u, uint64_t c, c
             if (any & B_SPEC) any |= P_SPEC;
         } else {
             for (int j = 0; j < L; j++) {
-                uint64_t x = pack_product(ta[a[j]], tb[b[j]]);
+                uint64_t x = pack_product(ta[a[j] & P->amask], tb[b[j] & P->bmask]);
                 p[j] = x;
                 any |= x;
                 uint64_t ef = x & P_EMASK;
@@ -907,8 +981,14 @@ static void plan_build(fast_plan *P, const mma_unit *u, int mode)
     P->o.emaxe = (1 << (fd->ebits - 1)) - 1;
     P->o.inf = (((uint64_t)1 << fd->ebits) - 1) << fd->mbits;
     P->o.maxf = P->o.inf - ((uint64_t)1 << (fd->mbits - u->p));
+    P->o.sign = (uint64_t)1 << (fd->width - 1);
+    /* alg_fused.c's NaN: canonical, or the default quiet NaN */
+    P->o.nan = (u->flags & MMA_F_NAN_CANON) ? mma_canonical_nan(u->d)
+                                            : mma_inf(u->d, 0) | ((uint64_t)1 << (fd->mbits - 1));
     P->ta = tables[u->a];
     P->tb = tables[u->b];
+    P->amask = fa->width <= 8 ? 0xff : 0xffff;   /* (the 8-bit tables repeat narrower formats) */
+    P->bmask = fb->width <= 8 ? 0xff : 0xffff;
     P->pt = fa->width <= 8 && fb->width <= 8 ? pair_table(u->a, u->b) : NULL;
     P->bta = btables[u->a];
     P->btb = btables[u->b];
