@@ -307,16 +307,121 @@ void mmaref_file_close(void *fp)
 }
 
 /* ---- scoreboard ----------------------------------------------------------- */
-typedef struct { int h; mmaref_tbk_sb *s; } sb_h;
+/* The expected-transaction queue: the driver pushes every vector it applies
+ * (the model's d computed then) and the monitor pops the oldest when the
+ * DUT's d comes out, so the operands never travel back across the DPI
+ * boundary and the testbench keeps no copy of them in flight. */
+#define SBQ_CAP 64
+typedef struct {
+    uint64_t c, d, ref;
+    int has_ref;
+    uint64_t a[MMA_MAX_K], b[MMA_MAX_K];
+} sbq_item;
+
+typedef struct {
+    int h;
+    mmaref_tbk_sb *s;
+    sbq_item *q;            /* SBQ_CAP entries, allocated on the first push */
+    int head, n;
+    int last;               /* the entry popped last (kept until SBQ_CAP pushes later) */
+} sb_h;
 
 void *mmaref_sb_open(int h, const char *label)
 {
     const mma_unit *u = unit_of(h);
     if (!u) return NULL;
-    sb_h *p = (sb_h *)malloc(sizeof *p);
+    sb_h *p = (sb_h *)calloc(1, sizeof *p);
     p->h = h;
     p->s = mmaref_tbk_sb_create(u, label);
+    p->last = -1;
     return p;
+}
+
+/* the entry the next push fills, or NULL when the queue is full */
+static sbq_item *sbq_tail(sb_h *p)
+{
+    if (!p->q) p->q = (sbq_item *)malloc(SBQ_CAP * sizeof *p->q);
+    if (!p->q || p->n == SBQ_CAP - 1) {   /* one entry spare: the last popped */
+        fprintf(stderr, "mmaref_dpi: scoreboard queue full (%d vectors pushed, none popped)\n", p->n);
+        return NULL;
+    }
+    return &p->q[(p->head + p->n) % SBQ_CAP];
+}
+
+/* generates a vector, drives it (packed) and queues it with the model's d;
+ * without a scoreboard (sp null) only generates */
+int mmaref_gen_push_pk(void *gp, void *sp, unsigned long long *c, svBitVecVal *a, svBitVecVal *b)
+{
+    gen_h *g = (gen_h *)gp;
+    sb_h *p = (sb_h *)sp;
+    const mma_unit *u = &units[g->h];
+    sbq_item tmp, *it = p ? sbq_tail(p) : &tmp;
+    if (!it) return -1;
+    mmaref_tbk_gen_next(g->g, &it->c, it->a, it->b);
+    *c = it->c;
+    pack(a, u->k, mma_format(u->a)->width, it->a);
+    pack(b, u->k, mma_format(u->b)->width, it->b);
+    if (p) {
+        it->d = mma_dot(&units[p->h], it->c, it->a, it->b, NULL, NULL);
+        it->has_ref = 0;
+        p->n++;
+    }
+    return 1;
+}
+
+/* the next vector of a file, driven and queued (with the file's d as the
+ * reference when it has one); 1, 0 at the end, -1 on error */
+int mmaref_file_push_pk(void *fp, void *sp, unsigned long long *c, svBitVecVal *a, svBitVecVal *b)
+{
+    file_h *f = (file_h *)fp;
+    sb_h *p = (sb_h *)sp;
+    const mma_unit *u = &units[f->h];
+    int rc = file_read(f);
+    if (rc != 1) return rc;
+    *c = f->v.c;
+    pack(a, u->k, mma_format(u->a)->width, f->v.a);
+    pack(b, u->k, mma_format(u->b)->width, f->v.b);
+    if (p) {
+        sbq_item *it = sbq_tail(p);
+        if (!it) return -1;
+        it->c = f->v.c;
+        memcpy(it->a, f->v.a, (size_t)u->k * sizeof it->a[0]);
+        memcpy(it->b, f->v.b, (size_t)u->k * sizeof it->b[0]);
+        it->d = mma_dot(&units[p->h], it->c, it->a, it->b, NULL, NULL);
+        it->has_ref = mma_vec_has_d(f->r);
+        it->ref = f->v.d;
+        p->n++;
+    }
+    return 1;
+}
+
+/* checks the DUT's d (and coverage word, or -1) against the oldest queued
+ * vector; 1 on mismatch, -1 when nothing is queued */
+int mmaref_sb_pop_check(void *sp, unsigned long long got, long long cov)
+{
+    sb_h *p = (sb_h *)sp;
+    if (p->n == 0) {
+        fprintf(stderr, "mmaref_dpi: a result with no vector queued\n");
+        return -1;
+    }
+    sbq_item *it = &p->q[p->head];
+    p->last = p->head;
+    p->head = (p->head + 1) % SBQ_CAP;
+    p->n--;
+    return mmaref_tbk_sb_record(p->s, it->c, it->a, it->b, it->d, got, it->has_ref, it->ref, cov);
+}
+
+/* the vector popped last, packed (to replay a mismatch); 0 if none */
+int mmaref_sb_last_pk(void *sp, unsigned long long *c, svBitVecVal *a, svBitVecVal *b)
+{
+    sb_h *p = (sb_h *)sp;
+    if (p->last < 0) return 0;
+    const mma_unit *u = &units[p->h];
+    const sbq_item *it = &p->q[p->last];
+    *c = it->c;
+    pack(a, u->k, mma_format(u->a)->width, it->a);
+    pack(b, u->k, mma_format(u->b)->width, it->b);
+    return 1;
 }
 
 int mmaref_sb_check(void *sp, unsigned long long c, const svOpenArrayHandle a,

@@ -40,6 +40,11 @@ I_bw_f8_e4m3  := blackwell:tcgen05.mma.m128n8k32.kind::f8f6f4.f32.e4m3.e4m3
 I_ampere_bf16 := ampere:mma.m16n8k16.f32.bf16.bf16.f32
 I_cdna3_fp8   := cdna3:v_mfma_f32_16x16x32_fp8_fp8
 HW_PRESETS    := qgmma_e4m3 qgmma_e5m2 hgmma_bf16 hgmma_f16
+# the pipelined unit (PIPE=2: results three cycles after their operands),
+# simulated too, not only linted
+PIPE_PRESETS  := qgmma_e4m3_pipe2 cdna3_fp8_pipe2
+I_qgmma_e4m3_pipe2 := $(I_qgmma_e4m3)
+I_cdna3_fp8_pipe2  := $(I_cdna3_fp8)
 
 # further units (`make tb`, `make tb-configs`): more catalogue instructions,
 # among them H100-captured ones, and generic configuration strings that
@@ -118,24 +123,25 @@ $(RTL_B)/$(1)/Vtb_top: $(RTL_B)/$(1)/Vtb_top.mk tb/tb_main.cpp $(TBKIT_OBJ) $(B)
 endef
 $(foreach p,$(RTL_PRESETS) $(RTL_CONFIGS),$(eval $(call TB_BUILD,$(p),$(I_$(p)),,)))
 $(eval $(call TB_BUILD,qgmma_e4m3_broken,$(I_qgmma_e4m3),--f-delta -1,--trace-fst -DTB_TRACE))
+$(foreach p,$(PIPE_PRESETS),$(eval $(call TB_BUILD,$(p),$(I_$(p)),,-GPIPE=2)))
 
 FORCE:
 
-tb-bins: $(foreach p,$(RTL_PRESETS),$(RTL_B)/$(p)/Vtb_top)
+tb-bins: $(foreach p,$(RTL_PRESETS) $(PIPE_PRESETS),$(RTL_B)/$(p)/Vtb_top)
 tb-config-bins: $(foreach p,$(RTL_CONFIGS),$(RTL_B)/$(p)/Vtb_top)
 
 # ---- runs -------------------------------------------------------------------
 PAIRS    = $(foreach p,$(1),$(p)='$(I_$(p))')
 
 tb-test: rtl-check tb-bins $(B)/mmaref
-	@sh tb/run.sh random $(RTL_B) $(TB_N_TEST) $(TB_SEED) $(call PAIRS,$(RTL_PRESETS))
+	@sh tb/run.sh random $(RTL_B) $(TB_N_TEST) $(TB_SEED) $(call PAIRS,$(RTL_PRESETS) $(PIPE_PRESETS))
 	@sh tb/run.sh suites $(RTL_B) $(B)/mmaref $(TB_SUITE_TEST) $(TB_SEED) "$(TB_SUITES)" $(call PAIRS,$(RTL_PRESETS))
 	@sh tb/run_hw.sh $(RTL_B) $(MMAPARAMS) $(call PAIRS,$(HW_PRESETS))
 	@$(MAKE) --no-print-directory tb-broken
 	@$(MAKE) --no-print-directory tb-sc TB_SC_PRESETS="$(SC_TEST_PRESETS)" TB_SC_N=50000
 
 tb: rtl-check tb-bins tb-config-bins $(B)/mmaref
-	@sh tb/run.sh random $(RTL_B) $(TB_N_FULL) $(TB_SEED) $(call PAIRS,$(RTL_PRESETS))
+	@sh tb/run.sh random $(RTL_B) $(TB_N_FULL) $(TB_SEED) $(call PAIRS,$(RTL_PRESETS) $(PIPE_PRESETS))
 	@sh tb/run.sh suites $(RTL_B) $(B)/mmaref $(TB_SUITE_FULL) $(TB_SEED) "$(TB_SUITES)" $(call PAIRS,$(RTL_PRESETS))
 	@sh tb/run.sh random $(RTL_B) $(TB_N_CONFIG) $(TB_SEED) $(call PAIRS,$(RTL_CONFIGS))
 	@sh tb/run_hw.sh $(RTL_B) $(MMAPARAMS) $(call PAIRS,$(HW_PRESETS) $(RTL_CONFIGS))
