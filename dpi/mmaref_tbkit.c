@@ -565,6 +565,22 @@ static unsigned char *cls_table(const fmtx *x)
  * but on 64-bit lanes: slower than the table where there is one) */
 static unsigned cls_or(const fmtx *x, const unsigned char *tab, const uint64_t *restrict v, int n)
 {
+    if (x->w <= 8 && x->kind != K_FNUZ) {
+        /* 8-bit formats: narrowed to bytes, classified 32 or 64 at a time */
+        uint8_t t[MMA_MAX_K];
+        for (int i = 0; i < n; i++) t[i] = (uint8_t)v[i];
+        uint8_t m8 = (uint8_t)x->mmask, e8 = (uint8_t)((((unsigned)1 << x->eb) - 1) << x->mb);
+        uint8_t inf8 = x->kind == K_IEEE ? e8 : 0xff, nan_fn = x->kind == K_FN ? (uint8_t)(e8 | m8) : 0xff;
+        uint8_t nan = 0, inf = 0, zero = 0, sub = 0;
+        for (int i = 0; i < n; i++) {
+            uint8_t y = t[i] & (uint8_t)(e8 | m8), e = y & e8, m = y & m8;
+            nan |= (uint8_t)(x->kind == K_IEEE ? (e == e8) & (m != 0) : y == nan_fn);
+            inf |= (uint8_t)(y == inf8);
+            zero |= (uint8_t)(y == 0);
+            sub |= (uint8_t)((e == 0) & (m != 0));
+        }
+        return (unsigned)(nan | inf << 1 | zero << 2 | sub << 3);
+    }
     if (tab) {
         unsigned c = 0;
         uint64_t wm = ((uint64_t)1 << x->w) - 1;
