@@ -7,9 +7,10 @@
 // encodings, right-aligned in longint unsigned; arrays hold K elements.
 //
 // The packed fast-path functions (mmaref_dot_pk, mmaref_gen_pk,
-// mmaref_file_next_pk, mmaref_sb_check_pk) take operand vectors of a width
-// only the caller knows (K * format width), so the caller declares them in
-// its own module scope; docs/dpi.md gives the declarations.
+// mmaref_file_next_pk, mmaref_sb_check_pk, and the scoreboard queue's
+// mmaref_gen_push_pk, mmaref_file_push_pk, mmaref_sb_last_pk) take operand
+// vectors of a width only the caller knows (K * format width), so the caller
+// declares them in its own module scope; docs/dpi.md gives the declarations.
 package mmaref_pkg;
 
   // ---- the model ----------------------------------------------------------
@@ -64,6 +65,11 @@ package mmaref_pkg;
                                                  input longint unsigned b[],
                                                  input longint unsigned got, input int has_ref,
                                                  input longint unsigned refd, input longint cov);
+  // the queue's monitor side (the driver side is packed: see above): checks
+  // got (and cov) against the oldest vector pushed; 1 on mismatch, -1 when
+  // nothing is queued
+  import "DPI-C" function int    mmaref_sb_pop_check(input chandle sb, input longint unsigned got,
+                                                     input longint cov);
   import "DPI-C" function longint mmaref_sb_count(input chandle sb);
   import "DPI-C" function longint mmaref_sb_mismatches(input chandle sb);
   // prints "<N> vectors, <M> mismatches", first mismatches, coverage table

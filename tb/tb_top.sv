@@ -58,8 +58,6 @@ module tb_top #(
   import "DPI-C" function int  mmaref_file_push_pk(input chandle f, input chandle sb,
                                                    output longint unsigned c,
                                                    output bit [AB-1:0] a, output bit [BB-1:0] b);
-  import "DPI-C" function int  mmaref_sb_pop_check(input chandle sb, input longint unsigned got,
-                                                   input longint cov);
   import "DPI-C" function int  mmaref_sb_last_pk(input chandle sb, output longint unsigned c,
                                                  output bit [AB-1:0] a, output bit [BB-1:0] b);
   import "DPI-C" function void tb_exit_status(input int code);
