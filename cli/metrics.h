@@ -20,16 +20,8 @@
 #include "mmaref_exact.h"
 
 /* ---- deterministic random draws (metrics_rng.c) ---------------------- */
-/* cli_rng_next() (xoshiro256**, cli/util.c) inlined for the hot loop; the
- * test checks that both give the same sequence */
-static inline uint64_t mx_rng_next(cli_rng *r)
-{
-    uint64_t *s = r->s;
-    uint64_t x = s[1] * 5, result = ((x << 7) | (x >> 57)) * 9, t = s[1] << 17;
-    s[2] ^= s[0]; s[3] ^= s[1]; s[1] ^= s[2]; s[0] ^= s[3];
-    s[2] ^= t; s[3] = (s[3] << 45) | (s[3] >> 19);
-    return result;
-}
+/* the generator of cli.h (inline there) */
+static inline uint64_t mx_rng_next(cli_rng *r) { return cli_rng_next(r); }
 double mx_exp(double x);                 /* IEEE + - * / and sqrt only, so  */
 double mx_log(double x);                 /* same on every machine            */
 void mx_rng_init(void);                  /* before any draw (tables)         */

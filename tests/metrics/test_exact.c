@@ -380,12 +380,6 @@ int main(int argc, char **argv)
     long n = argc > 1 ? atol(argv[1]) : 400;
     mx_tables_init();
     mx_rng_init();
-    cli_rng r1, r2;
-    cli_rng_seed(&r1, 5, 6);
-    r2 = r1;
-    for (int i = 0; i < 100000; i++)
-        if (mx_rng_next(&r1) != cli_rng_next(&r2)) { FAIL("mx_rng_next differs from cli_rng_next at %d", i); break; }
-    printf("rng: the inlined generator follows cli_rng_next\n");
     test_quant(n * 50);
     test_acc(n * 50);
     test_dots(n);
