@@ -215,4 +215,4 @@ tb-sc: tb-sc-bins
 EXTRA_TESTS += tb-test
 
 rtl-check: $(MMAPARAMS)
-	@VERILATOR=$(VERILATOR) YOSYS=$(YOSYS) sh tb/rtl_check.sh $(MMAPARAMS) $(call PAIRS,$(RTL_PRESETS))
+	@VERILATOR=$(VERILATOR) YOSYS=$(YOSYS) sh tb/rtl_check.sh $(MMAPARAMS) $(call PAIRS,$(RTL_PRESETS) $(RTL_CONFIGS))

@@ -199,14 +199,20 @@ module mma_fda #(
   logic fin, nz;
   logic signed [LW-1:0] rel;
   logic [EW-1:0]        dmx;
+  logic [7:0]           dsat;   // dmx saturated at 255 (narrow exponents cannot exceed it)
   assign dmx = uemax + g_sum[LG].g_n[0].nmn + EW'(1);
+  if (EW > 8) begin : g_dsat
+    assign dsat = (dmx > EW'(255)) ? 8'd255 : dmx[7:0];
+  end else begin : g_dnarrow
+    assign dsat = 8'(dmx);
+  end
   assign fin = ~sp_nan & ~sp_inf;
   assign nz  = mag != '0;
   assign rel = lead - LW'($signed(uemax ^ FLIP));
   // one assignment of the whole word (bit by bit, each bit costs an insert in
   // simulation); the layout is docs/rtl.md's
   logic [7:0] c_dm, c_rel;
-  assign c_dm  = fl[FL_NZ] ? ((dmx > EW'(255)) ? 8'd255 : dmx[7:0]) : 8'd0;
+  assign c_dm  = fl[FL_NZ] ? dsat : 8'd0;
   assign c_rel = (fin & nz) ? ((rel > 127) ? 8'sd127 : (rel < -128) ? -8'sd128 : rel[7:0]) : 8'd0;
   assign cov = {3'b000,
                 fin & nz & c_zero,          // 28 underflow to zero

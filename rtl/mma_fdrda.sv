@@ -163,7 +163,11 @@ module mma_fdrda #(
     assign s    = g_sum[LG].g_n[0].s;
     assign emax = $signed(uemax ^ FLIP);
     assign dmx  = uemax + g_sum[LG].g_n[0].nmn + EW'(1);
-    assign dm   = any ? ((dmx > EW'(255)) ? 8'd255 : dmx[7:0]) : 8'd0;
+    if (EW > 8) begin : g_dsat      // narrow exponents cannot exceed 255
+      assign dm = any ? ((dmx > EW'(255)) ? 8'd255 : dmx[7:0]) : 8'd0;
+    end else begin : g_dnarrow
+      assign dm = any ? 8'(dmx) : 8'd0;
+    end
   end
 
   // ---- the dot part: value = sdot * 2^(edot - F) -----------------------------
