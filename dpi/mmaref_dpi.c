@@ -183,6 +183,15 @@ static void pack(svBitVecVal *restrict v, int k, int w, const uint64_t *restrict
     }
 }
 
+/* outputs of a call that gives no vector: defined, all zero (the simulator
+ * copies them into the caller's variables either way) */
+static void no_vector(const mma_unit *u, unsigned long long *c, svBitVecVal *a, svBitVecVal *b)
+{
+    *c = 0;
+    memset(a, 0, (size_t)((u->k * mma_format(u->a)->width + 31) / 32) * sizeof *a);
+    memset(b, 0, (size_t)((u->k * mma_format(u->b)->width + 31) / 32) * sizeof *b);
+}
+
 unsigned long long mmaref_dot_pk(int h, unsigned long long c, const svBitVecVal *a,
                                  const svBitVecVal *b)
 {
@@ -274,7 +283,7 @@ int mmaref_file_next(void *fp, unsigned long long *c, const svOpenArrayHandle a,
 {
     file_h *p = (file_h *)fp;
     int rc = file_read(p);
-    if (rc != 1) return rc;
+    if (rc != 1) { *c = 0; *d = 0; *has_d = 0; return rc; }
     *c = p->v.c;
     *d = p->v.d;
     *has_d = mma_vec_has_d(p->r);
@@ -289,7 +298,9 @@ int mmaref_file_next_pk(void *fp, unsigned long long *c, svBitVecVal *a, svBitVe
     file_h *p = (file_h *)fp;
     const mma_unit *u = &units[p->h];
     int rc = file_read(p);
-    if (rc != 1) return rc;
+    *d = 0;
+    *has_d = 0;
+    if (rc != 1) { no_vector(u, c, a, b); return rc; }
     *c = p->v.c;
     *d = p->v.d;
     *has_d = mma_vec_has_d(p->r);
@@ -356,7 +367,7 @@ int mmaref_gen_push_pk(void *gp, void *sp, unsigned long long *c, svBitVecVal *a
     sb_h *p = (sb_h *)sp;
     const mma_unit *u = &units[g->h];
     sbq_item tmp, *it = p ? sbq_tail(p) : &tmp;
-    if (!it) return -1;
+    if (!it) { no_vector(u, c, a, b); return -1; }
     mmaref_tbk_gen_next(g->g, &it->c, it->a, it->b);
     *c = it->c;
     pack(a, u->k, mma_format(u->a)->width, it->a);
@@ -377,13 +388,13 @@ int mmaref_file_push_pk(void *fp, void *sp, unsigned long long *c, svBitVecVal *
     sb_h *p = (sb_h *)sp;
     const mma_unit *u = &units[f->h];
     int rc = file_read(f);
-    if (rc != 1) return rc;
+    if (rc != 1) { no_vector(u, c, a, b); return rc; }
     *c = f->v.c;
     pack(a, u->k, mma_format(u->a)->width, f->v.a);
     pack(b, u->k, mma_format(u->b)->width, f->v.b);
     if (p) {
         sbq_item *it = sbq_tail(p);
-        if (!it) return -1;
+        if (!it) { no_vector(u, c, a, b); return -1; }
         it->c = f->v.c;
         memcpy(it->a, f->v.a, (size_t)u->k * sizeof it->a[0]);
         memcpy(it->b, f->v.b, (size_t)u->k * sizeof it->b[0]);
@@ -415,8 +426,8 @@ int mmaref_sb_pop_check(void *sp, unsigned long long got, long long cov)
 int mmaref_sb_last_pk(void *sp, unsigned long long *c, svBitVecVal *a, svBitVecVal *b)
 {
     sb_h *p = (sb_h *)sp;
-    if (p->last < 0) return 0;
     const mma_unit *u = &units[p->h];
+    if (p->last < 0) { no_vector(u, c, a, b); return 0; }
     const sbq_item *it = &p->q[p->last];
     *c = it->c;
     pack(a, u->k, mma_format(u->a)->width, it->a);

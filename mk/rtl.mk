@@ -82,7 +82,7 @@ VCFLAGS ?= -O3 -march=native
 # the DPI layer and the testbench kit: the stimulus loops vectorize at -O3
 DPI_CFLAGS ?= -O3 -march=native
 
-.PHONY: FORCE tb tb-test tb-bench tb-broken tb-sc rtl-check tb-bins tb-sc-bins tb-configs tb-config-bins
+.PHONY: FORCE tb tb-test tb-bench tb-broken tb-sc tb-valgrind rtl-check tb-bins tb-sc-bins tb-configs tb-config-bins
 
 $(RTL_B)/obj/mmaref_dpi.o: dpi/mmaref_dpi.c dpi/mmaref_tbkit.h model/include/mmaref.h model/include/mmaref_vec.h
 	@mkdir -p $(dir $@)
@@ -140,6 +140,7 @@ tb-test: rtl-check tb-bins $(B)/mmaref
 	@$(MAKE) --no-print-directory tb-broken
 	@$(MAKE) --no-print-directory tb-sc TB_SC_PRESETS="$(SC_TEST_PRESETS)" TB_SC_N=50000
 	@sh tb/dpi_example.sh $(RTL_B) $(MMAPARAMS) $(B)/libmmaref.a
+	@$(MAKE) --no-print-directory tb-valgrind
 
 tb: rtl-check tb-bins tb-config-bins $(B)/mmaref
 	@sh tb/run.sh random $(RTL_B) $(TB_N_FULL) $(TB_SEED) $(call PAIRS,$(RTL_PRESETS) $(PIPE_PRESETS))
@@ -183,6 +184,23 @@ tb-bench: $(RTL_B)/qgmma_e4m3/Vtb_top
 	done
 	@$(RTL_B)/qgmma_e4m3/Vtb_top +instr='$(I_qgmma_e4m3)' +n=$(TB_BENCH_N) +seed=$(TB_SEED) +mode=mix +quiet +nomodel \
 	  | sed -n '$(TB_BENCH_SED)' | sed 's/^/tb-bench: without the scoreboard (stimulus and RTL only): /'
+
+# tb-valgrind (in tb-test): the QGMMA testbench, DPI layer and scoreboard
+# queue included, under valgrind memcheck: constrained-random stimulus and a
+# hardware vector file (its end included).  A build of its own: portable
+# code (valgrind knows no AVX-512) with DWARF 4 debug information.
+TB_VG_B := $(B)/vg
+tb-valgrind:
+	@$(MAKE) --no-print-directory B=$(TB_VG_B) VCFLAGS="-O1 -gdwarf-4" DPI_CFLAGS="-O1 -gdwarf-4" \
+	  $(TB_VG_B)/rtl/qgmma_e4m3/Vtb_top
+	@valgrind -q --error-exitcode=9 $(TB_VG_B)/rtl/qgmma_e4m3/Vtb_top +instr='$(I_qgmma_e4m3)' +n=2000 \
+	  +seed=$(TB_SEED) +mode=mix +quiet > $(TB_VG_B)/random.log 2>&1 \
+	  || { cat $(TB_VG_B)/random.log; echo "FAIL: tb-valgrind (random)"; exit 1; }
+	@grep -E "vectors, .* mismatches" $(TB_VG_B)/random.log | sed 's/^/== valgrind, random: /'
+	@valgrind -q --error-exitcode=9 $(TB_VG_B)/rtl/qgmma_e4m3/Vtb_top \
+	  +vec=vectors/hw/h100/wgmma.m64n8k32.f32.e4m3.e4m3.specials.vec.xz +quiet > $(TB_VG_B)/file.log 2>&1 \
+	  || { cat $(TB_VG_B)/file.log; echo "FAIL: tb-valgrind (vector file)"; exit 1; }
+	@grep -E "vectors, .* mismatches" $(TB_VG_B)/file.log | sed 's/^/== valgrind, H100 file: /'
 
 # ---- SystemC testbench (verilator --sc; the model called directly) ---------
 TB_SC_PRESETS ?= $(SC_TEST_PRESETS)
