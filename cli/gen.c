@@ -16,7 +16,6 @@ typedef struct {
 /* ---- encodings ------------------------------------------------------- */
 /* format facts, copied once (the generator asks for them per element) */
 static mma_format_info fcache[MMA_FMT_COUNT];
-static int femax[MMA_FMT_COUNT];
 
 /* what enc needs of a format, precomputed: it runs twice per product term */
 typedef struct {
@@ -34,11 +33,10 @@ static void fcache_init(void)
         fcache[f] = *fi;
         int top = (1 << fi->ebits) - 1;
         if (fi->has_inf) top--;                /* IEEE: all-ones is Inf/NaN */
-        femax[f] = top - fi->bias;
         fenc *x = &fenc_of[f];
         x->mb = f == MMA_FMT_TF32 ? 23 : fi->mbits;
         x->emin = fi->emin;
-        x->emax = femax[f];
+        x->emax = top - fi->bias;
         x->bias = fi->bias;
         x->e4m3 = f == MMA_FMT_E4M3;
         x->mmask = (((uint64_t)1 << x->mb) - 1) & (f == MMA_FMT_TF32 ? ~(uint64_t)0x1fff : ~(uint64_t)0);
@@ -48,32 +46,23 @@ static void fcache_init(void)
 }
 
 #define FI(f) (&fcache[f])
-static inline int emax_of(mma_fmt f) { return femax[f]; }
+static inline int emax_of(mma_fmt f) { return fenc_of[f].emax; }
 
-static inline uint64_t enc_x(const fenc *x, int neg, int e, uint64_t m)
-{
-    m &= x->mmask;
-    if (e < x->emin) e = x->emin;
-    if (e > x->emax) e = x->emax;
-    if (x->e4m3 && e == x->emax && m == 7) m = 6;            /* 0x7f is NaN */
-    uint64_t bits = ((uint64_t)(e + x->bias) << x->mb) | m;
-    if (neg && (bits || !x->fnuz)) bits |= x->sign;
-    return bits;
-}
-
-/* enc_x without branches (s_normal's loop) */
+/* sign neg (0 or 1), exponent e clamped to the format's normal range, the
+ * significand bits m (already masked to the format's); branch-free, for
+ * s_normal's vectorized loop */
 static inline uint64_t enc_v(const fenc *x, uint64_t neg, int e, uint64_t m)
 {
     e = e < x->emin ? x->emin : e;
     e = e > x->emax ? x->emax : e;
-    m = (x->e4m3 & (e == x->emax) & (m == 7)) ? 6 : m;
+    m = (x->e4m3 & (e == x->emax) & (m == 7)) ? 6 : m;        /* 0x7f is NaN */
     uint64_t bits = ((uint64_t)(int64_t)(e + x->bias) << x->mb) | m;
     return bits | ((neg & (uint64_t)(bits != 0 || !x->fnuz)) ? x->sign : 0);
 }
 
 static inline uint64_t enc(mma_fmt f, int neg, int e, uint64_t m)
 {
-    return enc_x(&fenc_of[f], neg, e, m);
+    return enc_v(&fenc_of[f], neg != 0, e, m & fenc_of[f].mmask);
 }
 
 /* +-2^e, subnormal if needed, 0 if below the format's range */
@@ -132,10 +121,10 @@ static uint64_t rnd_fin(G *g, mma_fmt f, int elo, int ehi)
     return rnd_fin_r(g->r, g->sigbits, f, elo, ehi);
 }
 
+/* +-0 (fnuz formats and those without a sign have only +0) */
 static uint64_t zero(mma_fmt f, int neg)
 {
-    if (!neg || f == MMA_FMT_E4M3FNUZ || f == MMA_FMT_E5M2FNUZ || !FI(f)->has_sign) return 0;
-    return (uint64_t)1 << (FI(f)->width - 1);
+    return neg && !fenc_of[f].fnuz ? fenc_of[f].sign : 0;
 }
 
 static int has_inf(mma_fmt f) { return FI(f)->has_inf; }

@@ -192,6 +192,15 @@ static void no_vector(const mma_unit *u, unsigned long long *c, svBitVecVal *a, 
     memset(b, 0, (size_t)((u->k * mma_format(u->b)->width + 31) / 32) * sizeof *b);
 }
 
+/* a vector handed to the simulator: c, and a and b packed */
+static void drive(const mma_unit *u, uint64_t c, const uint64_t *a, const uint64_t *b,
+                  unsigned long long *co, svBitVecVal *pa, svBitVecVal *pb)
+{
+    *co = c;
+    pack(pa, u->k, mma_format(u->a)->width, a);
+    pack(pb, u->k, mma_format(u->b)->width, b);
+}
+
 unsigned long long mmaref_dot_pk(int h, unsigned long long c, const svBitVecVal *a,
                                  const svBitVecVal *b)
 {
@@ -240,9 +249,7 @@ void mmaref_gen_pk(void *gp, unsigned long long *c, svBitVecVal *a, svBitVecVal 
     const mma_unit *u = &units[p->h];
     uint64_t ta[MMA_MAX_K], tb[MMA_MAX_K], tc;
     mmaref_tbk_gen_next(p->g, &tc, ta, tb);
-    *c = tc;
-    pack(a, u->k, mma_format(u->a)->width, ta);
-    pack(b, u->k, mma_format(u->b)->width, tb);
+    drive(u, tc, ta, tb, c, a, b);
 }
 
 /* ---- vector files ------------------------------------------------------------ */
@@ -301,11 +308,9 @@ int mmaref_file_next_pk(void *fp, unsigned long long *c, svBitVecVal *a, svBitVe
     *d = 0;
     *has_d = 0;
     if (rc != 1) { no_vector(u, c, a, b); return rc; }
-    *c = p->v.c;
+    drive(u, p->v.c, p->v.a, p->v.b, c, a, b);
     *d = p->v.d;
     *has_d = mma_vec_has_d(p->r);
-    pack(a, u->k, mma_format(u->a)->width, p->v.a);
-    pack(b, u->k, mma_format(u->b)->width, p->v.b);
     return 1;
 }
 
@@ -359,6 +364,15 @@ static sbq_item *sbq_tail(sb_h *p)
     return &p->q[(p->head + p->n) % SBQ_CAP];
 }
 
+/* completes the entry sbq_tail gave: the model's d, the reference, queued */
+static void sbq_push(sb_h *p, sbq_item *it, int has_ref, uint64_t ref)
+{
+    it->d = mma_dot(&units[p->h], it->c, it->a, it->b, NULL, NULL);
+    it->has_ref = has_ref;
+    it->ref = ref;
+    p->n++;
+}
+
 /* generates a vector, drives it (packed) and queues it with the model's d;
  * without a scoreboard (sp null) only generates */
 int mmaref_gen_push_pk(void *gp, void *sp, unsigned long long *c, svBitVecVal *a, svBitVecVal *b)
@@ -369,14 +383,8 @@ int mmaref_gen_push_pk(void *gp, void *sp, unsigned long long *c, svBitVecVal *a
     sbq_item tmp, *it = p ? sbq_tail(p) : &tmp;
     if (!it) { no_vector(u, c, a, b); return -1; }
     mmaref_tbk_gen_next(g->g, &it->c, it->a, it->b);
-    *c = it->c;
-    pack(a, u->k, mma_format(u->a)->width, it->a);
-    pack(b, u->k, mma_format(u->b)->width, it->b);
-    if (p) {
-        it->d = mma_dot(&units[p->h], it->c, it->a, it->b, NULL, NULL);
-        it->has_ref = 0;
-        p->n++;
-    }
+    drive(u, it->c, it->a, it->b, c, a, b);
+    if (p) sbq_push(p, it, 0, 0);
     return 1;
 }
 
@@ -389,20 +397,15 @@ int mmaref_file_push_pk(void *fp, void *sp, unsigned long long *c, svBitVecVal *
     const mma_unit *u = &units[f->h];
     int rc = file_read(f);
     if (rc != 1) { no_vector(u, c, a, b); return rc; }
-    *c = f->v.c;
-    pack(a, u->k, mma_format(u->a)->width, f->v.a);
-    pack(b, u->k, mma_format(u->b)->width, f->v.b);
     if (p) {
         sbq_item *it = sbq_tail(p);
         if (!it) { no_vector(u, c, a, b); return -1; }
         it->c = f->v.c;
         memcpy(it->a, f->v.a, (size_t)u->k * sizeof it->a[0]);
         memcpy(it->b, f->v.b, (size_t)u->k * sizeof it->b[0]);
-        it->d = mma_dot(&units[p->h], it->c, it->a, it->b, NULL, NULL);
-        it->has_ref = mma_vec_has_d(f->r);
-        it->ref = f->v.d;
-        p->n++;
+        sbq_push(p, it, mma_vec_has_d(f->r), f->v.d);
     }
+    drive(u, f->v.c, f->v.a, f->v.b, c, a, b);
     return 1;
 }
 
@@ -429,9 +432,7 @@ int mmaref_sb_last_pk(void *sp, unsigned long long *c, svBitVecVal *a, svBitVecV
     const mma_unit *u = &units[p->h];
     if (p->last < 0) { no_vector(u, c, a, b); return 0; }
     const sbq_item *it = &p->q[p->last];
-    *c = it->c;
-    pack(a, u->k, mma_format(u->a)->width, it->a);
-    pack(b, u->k, mma_format(u->b)->width, it->b);
+    drive(u, it->c, it->a, it->b, c, a, b);
     return 1;
 }
 

@@ -209,13 +209,11 @@ static uint64_t rnd_finite(mmaref_tbk_gen *g, const fmtx *x)
     return enc(x, (int)(rng_next(&g->r) & 1), rng_range(&g->r, 0, x->maxfield), rng_next(&g->r));
 }
 
-static inline uint64_t rnd_at_r(rng *r, const fmtx *x, int e)
+static uint64_t rnd_at(mmaref_tbk_gen *g, const fmtx *x, int e)
 {
-    uint64_t v = rng_next(r);
+    uint64_t v = rng_next(&g->r);
     return enc(x, (int)(v & 1), field_of(x, e), v >> 8);
 }
-
-static uint64_t rnd_at(mmaref_tbk_gen *g, const fmtx *x, int e) { return rnd_at_r(&g->r, x, e); }
 
 static int emax_of(const fmtx *x) { return x->maxfield - x->bias; }
 
