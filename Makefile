@@ -42,7 +42,7 @@ $(B)/mmaref: $(CLI_OBJ) $(B)/libmmaref.a
 CHECK_FLAGS = $(shell pkg-config --cflags --libs check 2>/dev/null || echo -lcheck -lsubunit -lrt -lm -lpthread)
 
 $(B)/test_model: tests/test_model.c $(B)/libmmaref.a
-	$(CC) $(CFLAGS) $(WARN) -Imodel/include $< $(B)/libmmaref.a $(CHECK_FLAGS) -lm -o $@
+	$(CC) $(CFLAGS) $(WARN) -Imodel/include $< $(B)/libmmaref.a $(CHECK_FLAGS) -lm -lpthread -o $@
 
 test-unit: $(B)/test_model
 	$(B)/test_model
@@ -94,7 +94,7 @@ bench: all
 install: all
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	install -m 644 $(B)/libmmaref.a $(DESTDIR)$(PREFIX)/lib/
-	install -m 644 model/include/mmaref.h model/include/mmaref_vec.h model/include/mmaref_exact.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 model/include/mmaref.h model/include/mmaref_vec.h model/include/mmaref_exact.h model/include/mmaref_parallel.h $(DESTDIR)$(PREFIX)/include/
 	install -m 755 $(B)/mmaref $(DESTDIR)$(PREFIX)/bin/
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(shell sed -n 's/#define MMAREF_VERSION "\(.*\)"/\1/p' model/include/mmaref.h)|' \
 	    scripts/mmaref.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/mmaref.pc

@@ -9,6 +9,7 @@
 
 #include "mmaref.h"
 #include "mmaref_exact.h"
+#include "mmaref_parallel.h"
 #include "mmaref_vec.h"
 
 static mma_unit U(const char *name)
@@ -492,6 +493,37 @@ START_TEST(tile)
 }
 END_TEST
 
+/* mma_dot_batch gives each vector what mma_dot gives it, whatever the
+ * number of threads (block-scaled units included: the scales of vector i
+ * are read at i * nscales), also when the count is not a multiple of the
+ * chunk size. */
+START_TEST(dot_batch)
+{
+    const char *names[] = {"hopper:wgmma.m64n8k32.f32.e4m3.e4m3",
+                           "blackwell:tcgen05.mma.m128n8k32.kind::mxf8f6f4.block32.f32.e4m3.e4m3.ue8m0"};
+    for (int t = 0; t < 2; t++) {
+        mma_unit u = U(names[t]);
+        enum { N = 10007 };
+        size_t k = (size_t)u.k, ns = (size_t)mma_unit_nscales(&u);
+        uint64_t *a = malloc(N * k * 8), *b = malloc(N * k * 8), *c = malloc(N * 8);
+        uint64_t *sa = ns ? malloc(N * ns * 8) : NULL, *sb = ns ? malloc(N * ns * 8) : NULL;
+        uint64_t *d1 = malloc(N * 8), *d3 = malloc(N * 8);
+        uint64_t x = 88172645463325252ull;
+        for (size_t i = 0; i < N * k; i++) { x ^= x << 13; x ^= x >> 7; x ^= x << 17; a[i] = x & 0xff; b[i] = (x >> 8) & 0xff; }
+        for (size_t i = 0; i < N; i++) { x ^= x << 13; x ^= x >> 7; x ^= x << 17; c[i] = x & 0xffffffff; }
+        for (size_t i = 0; ns && i < N * ns; i++) { x ^= x << 13; x ^= x >> 7; x ^= x << 17; sa[i] = 120 + (x & 15); sb[i] = 120 + ((x >> 4) & 15); }
+        mma_dot_batch(&u, N, c, a, b, sa, sb, d1, 1);
+        mma_dot_batch(&u, N, c, a, b, sa, sb, d3, 3);
+        for (size_t i = 0; i < N; i++) {
+            uint64_t want = mma_dot(&u, c[i], a + i * k, b + i * k, ns ? sa + i * ns : NULL, ns ? sb + i * ns : NULL);
+            ck_assert_uint_eq(d1[i], want);
+            ck_assert_uint_eq(d3[i], want);
+        }
+        free(a); free(b); free(c); free(sa); free(sb); free(d1); free(d3);
+    }
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("model");
@@ -521,6 +553,7 @@ static Suite *suite(void)
     tcase_add_test(t, exact_small);
     tcase_add_test(t, exact_fp64);
     tcase_add_test(t, tile);
+    tcase_add_test(t, dot_batch);
     suite_add_tcase(s, t);
     return s;
 }
