@@ -1,5 +1,7 @@
-/* The mmaref command: list, describe, eval, run, check, gen, metrics, gemm. */
+/* The mmaref command: list, describe, eval, run, check, gen, metrics, gemm,
+ * bench, probe. */
 #include "cli.h"
+#include "mmaref_triage.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -12,11 +14,13 @@ static int usage(FILE *f)
         "  describe <instr|config>              configuration string and what it computes\n"
         "  eval <instr|config> <c> <a0,a1,..> <b0,b1,..> [<sa0,..> <sb0,..>]   d in hex (inputs in hex)\n"
         "  run <in.vec> -o <out.vec> [--instr X]   fill in d for every vector\n"
-        "  check <file.vec> [--instr X] [--show N] recompute d and compare bit for bit\n"
+        "  check <file.vec> [--instr X] [--show N] [--explain]   recompute d and compare bit for bit;\n"
+        "                                       --explain sorts the mismatches and names the nearest configuration\n"
         "  gen <instr|config> --suite S --count N --seed S [--shard i/n] -o out.vec\n"
         "  metrics <instr|config>... --dist D --count N --seed S   error statistics against the exact result\n"
         "  gemm <instr> --k K --mode tc|promote|twostage [--nc N]   GEMM-depth accumulation study\n"
         "  bench [instr...] [--threads N] [--seconds S]   dot products per second\n"
+        "  probe <file.vec>... [--instr X]      infer the configuration that reproduces the files' outputs\n"
         "  version\n");
     return f == stderr ? 2 : 0;
 }
@@ -102,23 +106,26 @@ static int cmd_run_check(int argc, char **argv, int check)
 {
     const char *in = NULL, *out = NULL, *instr = NULL;
     long show = 10;
+    int explain = 0;
     for (int i = 0; i < argc; i++) {
         if (!strcmp(argv[i], "-o") && i + 1 < argc && !check) out = argv[++i];
         else if (!strcmp(argv[i], "--instr") && i + 1 < argc) instr = argv[++i];
         else if (!strcmp(argv[i], "--show") && i + 1 < argc && check) show = atol(argv[++i]);
+        else if (!strcmp(argv[i], "--explain") && check) explain = 1;
         else if (argv[i][0] == '-' && argv[i][1]) { fprintf(stderr, "mmaref %s: unknown option '%s'\n", check ? "check" : "run", argv[i]); return 2; }
         else if (!in) in = argv[i];
         else { fprintf(stderr, "mmaref %s: unexpected argument '%s'\n", check ? "check" : "run", argv[i]); return 2; }
     }
     if (!in || (!check && !out)) {
-        fprintf(stderr, check ? "usage: mmaref check <file.vec> [--instr X] [--show N]\n"
+        fprintf(stderr, check ? "usage: mmaref check <file.vec> [--instr X] [--show N] [--explain]\n"
                               : "usage: mmaref run <in.vec> -o <out.vec> [--instr X]\n");
         return 2;
     }
     char err[1024];
     mma_vec_reader *r = mma_vec_open(in, instr, err, sizeof err);
     if (!r) { fprintf(stderr, "mmaref: %s\n", err); return 2; }
-    const mma_unit *u = mma_vec_unit(r);
+    mma_unit unit = *mma_vec_unit(r);   /* (the triage uses it after the reader is closed) */
+    const mma_unit *u = &unit;
     if (check && !mma_vec_has_d(r)) { fprintf(stderr, "mmaref: %s: field d: the file has no d column to check\n", in); mma_vec_close(r); return 2; }
     cli_out o;
     if (!check) {
@@ -129,6 +136,12 @@ static int cmd_run_check(int argc, char **argv, int check)
         for (int i = 0; i < ne; i++) if (strncmp(extra[i], "# source:", 9)) fprintf(o.f, "%s\n", extra[i]);
         fprintf(o.f, "# source: mmaref %s\n", MMAREF_VERSION);
     }
+    /* --explain: every mismatching vector and the first matching ones
+     * (enough to tell which configurations keep them) go to the triage */
+    mma_obs obs;
+    const long keep_matching = 100000;
+    long kept_matching = 0;
+    if (explain) mma_obs_init(&obs, u);
     mma_vec *v = malloc(sizeof *v);
     long n = 0, bad = 0;
     int rc;
@@ -137,7 +150,14 @@ static int cmd_run_check(int argc, char **argv, int check)
         uint64_t d = mma_dot(u, v->c, v->a, v->b, s ? v->sa : NULL, s ? v->sb : NULL);
         n++;
         if (check) {
-            if (!mma_result_equal(u, d, v->d)) {
+            int equal = mma_result_equal(u, d, v->d);
+            if (explain && (!equal || kept_matching++ < keep_matching) &&
+                mma_obs_add(&obs, v->c, v->a, v->b, s ? v->sa : NULL, s ? v->sb : NULL, v->d, -1, v->line)) {
+                fprintf(stderr, "mmaref: %s:%ld: out of memory for --explain\n", in, v->line);
+                rc = -2;
+                break;
+            }
+            if (!equal) {
                 if (bad < show) {
                     char line[MMA_MAX_K * 40 + 256];
                     mma_vec_format(line, u, v);
@@ -155,9 +175,23 @@ static int cmd_run_check(int argc, char **argv, int check)
     free(v);
     mma_vec_close(r);
     if (rc < 0) {
-        fprintf(stderr, "mmaref: %s\n", err);
+        if (rc == -1) fprintf(stderr, "mmaref: %s\n", err);
         if (!check) cli_out_abort(&o);
+        if (explain) mma_obs_free(&obs);
         return 2;
+    }
+    if (explain) {
+        if (bad) {
+            mma_triage_opts topt = {0, 1, 0};
+            mma_triage_report rep;
+            if (mma_triage(u, &obs, &topt, &rep, err, sizeof err) == 0) {
+                mma_triage_write(stdout, u, &obs, &rep, 0);
+                if (kept_matching > keep_matching)
+                    printf("  (the triage saw every mismatching vector and the first %ld of %ld matching ones)\n",
+                           keep_matching, n - bad);
+            } else fprintf(stderr, "mmaref: %s\n", err);
+        }
+        mma_obs_free(&obs);
     }
     if (check) {
         printf("%ld vectors, %ld mismatches\n", n, bad);
@@ -181,6 +215,7 @@ int main(int argc, char **argv)
     if (!strcmp(c, "metrics")) return cmd_metrics(argc - 2, argv + 2);
     if (!strcmp(c, "gemm")) return cmd_gemm(argc - 2, argv + 2);
     if (!strcmp(c, "bench")) return cmd_bench(argc - 2, argv + 2);
+    if (!strcmp(c, "probe")) return cmd_probe(argc - 2, argv + 2);
     if (!strcmp(c, "version") || !strcmp(c, "--version")) { printf("mmaref %s\n", MMAREF_VERSION); return 0; }
     if (!strcmp(c, "help") || !strcmp(c, "--help") || !strcmp(c, "-h")) return usage(stdout);
     fprintf(stderr, "mmaref: unknown command '%s'\n", c);
