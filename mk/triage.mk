@@ -8,10 +8,11 @@
 #                      the H100 QGMMA vectors (check --explain and probe
 #                      must both name f=12); the probe on a set of H100
 #                      instructions must rediscover the catalogue's unit
-#   make probe-h100    the probe on every instruction of vectors/hw/h100/
-#                      (docs/triage.md's table)
+#   make docs-triage   the probe on every instruction of vectors/hw/h100/
+#                      and the example outputs: docs/triage.md must hold
+#                      what they give now (docs-triage-update rewrites it)
 
-.PHONY: test-triage probe-h100
+.PHONY: test-triage docs-triage docs-triage-update
 
 # the combinational mma_dpa of a parameter set, run over a vector file
 # $(1) tag, $(2) instruction, $(3) mmaparams options
@@ -28,10 +29,21 @@ $(RTL_B)/out_$(1)/Vmma_dpa: $(MMAPARAMS) $(RTL_SRC) tests/rtl_outputs.cpp $(B)/l
 endef
 $(eval $(call RTL_OUT_BUILD,qgmma_e4m3_broken,$(I_qgmma_e4m3),--f-delta -1))
 
-test-triage: $(B)/mmaref $(RTL_B)/out_qgmma_e4m3_broken/Vmma_dpa
+$(B)/test_triage: tests/test_triage.c $(B)/libmmaref.a
+	$(CC) $(CFLAGS) $(WARN) -Imodel/include $< $(B)/libmmaref.a $(CHECK_FLAGS) $(CLI_LIBS) -lm -lpthread -o $@
+
+# the unit tests again under AddressSanitizer and UBSan (the library of
+# test-sanitize, built once for both)
+test-triage: $(B)/mmaref $(B)/test_triage $(RTL_B)/out_qgmma_e4m3_broken/Vmma_dpa
+	$(B)/test_triage
+	$(MAKE) --no-print-directory B=$(B)/san CFLAGS="-O1 -g $(SAN)" CLI_LIBS="$(CLI_LIBS) $(SAN)" $(B)/san/test_triage
+	ASAN_OPTIONS=detect_leaks=1 $(B)/san/test_triage
 	@sh tests/triage_test.sh $(B)/mmaref $(RTL_B)/out_qgmma_e4m3_broken
 
-probe-h100: $(B)/mmaref
-	@sh scripts/probe_h100.sh $(B)/mmaref
+docs-triage: $(B)/mmaref $(RTL_B)/out_qgmma_e4m3_broken/Vmma_dpa
+	@sh scripts/triage_doc.sh $(B)/mmaref $(RTL_B)/out_qgmma_e4m3_broken --check docs/triage.md
+
+docs-triage-update: $(B)/mmaref $(RTL_B)/out_qgmma_e4m3_broken/Vmma_dpa
+	@sh scripts/triage_doc.sh $(B)/mmaref $(RTL_B)/out_qgmma_e4m3_broken --update docs/triage.md
 
 EXTRA_TESTS += test-triage

@@ -493,6 +493,63 @@ START_TEST(tile)
 }
 END_TEST
 
+/* The tile of block-scaled units: MX (ST-FDPA, K=32, block 32) and NVFP4
+ * (GDFS, K=64, block 16): each element is the dot product of its row of A
+ * and column of B with their own scales; scales of 1 give what the same
+ * unit without scales gives (the unscaled configuration of the same
+ * arithmetic), and doubling every scale of A while halving B's changes
+ * nothing, where swapping the scales of two rows does. */
+START_TEST(tile_scaled)
+{
+    static const char *units[2][2] = {
+        {"blackwell:tcgen05.mma.m128n8k32.kind::mxf8f6f4.block32.f32.e4m3.e4m3.ue8m0",
+         "fused,a=e4m3,b=e4m3,k=32,f=25,ezero=-133"},
+        {"rtx-blackwell:mma.m16n8k64.kind::mxf4nvf4.block16.f32.e2m1.e2m1.f32.ue4m3", NULL}};
+    for (int t = 0; t < 2; t++) {
+        mma_unit u = U(units[t][0]);
+        enum { M = 4, N = 3 };
+        int K = u.k, ns = mma_unit_nscales(&u);
+        int w = mma_format(u.a)->width;
+        uint64_t A[M * 64], B[N * 64], C[M * N], D[M * N], D1[M * N], SA[M * 4], SB[N * 4], S2A[M * 4], S2B[N * 4];
+        uint64_t E[M * N];
+        srand(11 + t);
+        for (int i = 0; i < M * K; i++) A[i] = (uint64_t)rand() & ((1u << w) - 1) & (t ? 0xf : 0x77);
+        for (int i = 0; i < N * K; i++) B[i] = (uint64_t)rand() & ((1u << w) - 1) & (t ? 0xf : 0x77);
+        for (int i = 0; i < M * N; i++) C[i] = (uint64_t)(rand() & 0x3fffffff);
+        /* ue8m0 scales near 1 (0x7f), ue4m3 ones 1..7.5 */
+        for (int i = 0; i < M * ns; i++) SA[i] = t ? (uint64_t)(0x38 + (rand() % 24)) : (uint64_t)(0x7c + rand() % 7);
+        for (int i = 0; i < N * ns; i++) SB[i] = t ? (uint64_t)(0x38 + (rand() % 24)) : (uint64_t)(0x7c + rand() % 7);
+        mma_tile_scaled(&u, M, N, A, B, C, SA, SB, D);
+        for (int i = 0; i < M; i++)
+            for (int j = 0; j < N; j++)
+                ck_assert_uint_eq(D[i * N + j], mma_dot(&u, C[i * N + j], A + i * K, B + j * K, SA + i * ns, SB + j * ns));
+        /* scale exponents moved from B to A: the same products */
+        for (int i = 0; i < M * ns; i++) S2A[i] = SA[i] + (t ? 8 : 1);     /* ue4m3: +1 in the exponent field */
+        for (int i = 0; i < N * ns; i++) S2B[i] = SB[i] - (t ? 8 : 1);
+        mma_tile_scaled(&u, M, N, A, B, C, S2A, S2B, D1);
+        ck_assert_mem_eq(D, D1, sizeof D);
+        /* scales of rows 0 and 1 swapped: row 0 and 1 of D change */
+        memcpy(S2A, SA, sizeof SA);
+        for (int s = 0; s < ns; s++) { S2A[s] = SA[ns + s]; S2A[ns + s] = SA[s] + 1; }
+        mma_tile_scaled(&u, M, N, A, B, C, S2A, SB, D1);
+        ck_assert(memcmp(D, D1, sizeof(uint64_t) * 2 * N) != 0);
+        ck_assert_mem_eq(D + 2 * N, D1 + 2 * N, sizeof(uint64_t) * (M - 2) * N);
+        /* no scales: each 1, as the same arithmetic without scales */
+        mma_tile_scaled(&u, M, N, A, B, C, NULL, NULL, D);
+        mma_tile(&u, M, N, A, B, C, D1);
+        ck_assert_mem_eq(D, D1, sizeof D);
+        if (units[t][1]) {
+            mma_unit v = U(units[t][1]);
+            mma_tile(&v, M, N, A, B, C, E);
+            ck_assert_mem_eq(D, E, sizeof D);
+        }
+        for (int i = 0; i < M * ns; i++) S2A[i] = t ? 0x38 : 0x7f;
+        mma_tile_scaled(&u, M, N, A, B, C, S2A, S2A, D1);
+        ck_assert_mem_eq(D, D1, sizeof D);
+    }
+}
+END_TEST
+
 /* mma_dot_batch gives each vector what mma_dot gives it, whatever the
  * number of threads (block-scaled units included: the scales of vector i
  * are read at i * nscales), also when the count is not a multiple of the
@@ -553,6 +610,7 @@ static Suite *suite(void)
     tcase_add_test(t, exact_small);
     tcase_add_test(t, exact_fp64);
     tcase_add_test(t, tile);
+    tcase_add_test(t, tile_scaled);
     tcase_add_test(t, dot_batch);
     suite_add_tcase(s, t);
     return s;

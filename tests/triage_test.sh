@@ -29,6 +29,29 @@ same_fields() {  # same_fields <cfg1> <cfg2> <key...>: the keys' values agree
 }
 KEYS="f l round p cadd interleave ftz align"
 
+expect() {  # expect <rc> <output-substring> <cmd...>
+  want=$1; sub=$2; shift 2
+  "$@" > "$T/out" 2> "$T/err"; rc=$?
+  if [ "$rc" != "$want" ]; then bad "$* -> exit $rc, wanted $want: $(head -c 300 "$T/err")"; return; fi
+  if [ -n "$sub" ] && ! grep -qF -- "$sub" "$T/err" "$T/out"; then bad "$* -> lacks '$sub': $(head -c 300 "$T/err")"; return; fi
+  ok
+}
+
+# ---- 0. bad input: a message naming the file or argument, exit 2 -----------
+printf '# mmavec 1\n# instr: fused,a=fp16,k=2,f=20\n# k: 2\n# fields: c a[0..1] b[0..1]\n3f800000 3c00 3c00 3c00 3c00\n' > "$T/nod.vec"
+printf '# mmavec 1\n# instr: fused,a=bf16,k=2,f=20\n# k: 2\n# fields: c a[0..1] b[0..1] d\n3f800000 3f80 3f80 3f80 3f80 40400000\n' > "$T/bf.vec"
+printf '# mmavec 1\n# instr: fused,a=fp16,k=2,f=20\n# k: 2\n# fields: c a[0..1] b[0..1] d\n3f800000 3c00 3c00 3c00 3c00 4040000\n' > "$T/short.vec"
+expect 2 "usage: mmaref probe" $M probe
+expect 2 "$T/none.vec" $M probe "$T/none.vec"
+expect 2 "nod.vec: field d" $M probe "$T/nod.vec"
+expect 2 "short.vec:5" $M probe "$T/short.vec"
+expect 2 "bf.vec: its vectors (a=bf16" $M probe vectors/hw/h100/mma.m16n8k8.f32.f16.f16.f32.order.vec.xz "$T/bf.vec"
+expect 2 "--threads '0'" $M probe "$T/bf.vec" --threads 0
+expect 2 "unknown option '--frob'" $M probe "$T/bf.vec" --frob
+expect 0 "Infers" $M probe --help
+expect 0 "4000 vectors, 0 mismatches" $M check vectors/hw/h100/mma.m16n8k8.f32.f16.f16.f32.order.vec.xz --explain
+grep -q triage "$T/out" && bad "check --explain printed a triage without mismatches" || ok
+
 # ---- 1. model units with one difference ---------------------------------
 H=hopper:wgmma.m64n8k16.f32.bf16.bf16
 HC=$($M describe $H | sed -n 's/^config: //p')

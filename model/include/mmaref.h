@@ -150,9 +150,17 @@ uint64_t mma_dot(const mma_unit *u, uint64_t c, const uint64_t *a,
 
 /* Whole tile D = A*B + C: A is M x K row-major, B is K x N column-major
  * (so that B's column j is contiguous, as the dot product reads it), C and
- * D are M x N row-major.  K must equal u->k.  Unscaled units only. */
+ * D are M x N row-major.  K must equal u->k.  For a block-scaled unit every
+ * scale is 1 here; mma_tile_scaled takes them. */
 void mma_tile(const mma_unit *u, int m, int n, const uint64_t *A,
               const uint64_t *B, const uint64_t *C, uint64_t *D);
+
+/* The same with the block scales of a block-scaled unit: SA holds A's,
+ * M x (K / block) row-major (row i's scales contiguous, as A's row), SB
+ * holds B's, N x (K / block) (column j's contiguous, as B's column).  SA or
+ * SB NULL, or an unscaled unit: every scale 1. */
+void mma_tile_scaled(const mma_unit *u, int m, int n, const uint64_t *A, const uint64_t *B,
+                     const uint64_t *C, const uint64_t *SA, const uint64_t *SB, uint64_t *D);
 
 /* Do two output encodings match under u's rules (NaN payload freedom)? */
 int mma_result_equal(const mma_unit *u, uint64_t x, uint64_t y);

@@ -26,10 +26,26 @@ uint64_t mma_dot(const mma_unit *u, uint64_t c, const uint64_t *a,
 void mma_tile(const mma_unit *u, int m, int n, const uint64_t *A,
               const uint64_t *B, const uint64_t *C, uint64_t *D)
 {
+    mma_tile_scaled(u, m, n, A, B, C, NULL, NULL, D);
+}
+
+void mma_tile_scaled(const mma_unit *u, int m, int n, const uint64_t *A, const uint64_t *B,
+                     const uint64_t *C, const uint64_t *SA, const uint64_t *SB, uint64_t *D)
+{
+    int ns = mma_unit_nscales(u);
+    /* scales not given: each 1.0 (the exponent bias, no fraction) */
+    uint64_t one[MMA_MAX_K];
+    if (ns) {
+        const mma_format_info *fs = mma_format(u->scale);
+        for (int s = 0; s < ns; s++) one[s] = (uint64_t)fs->bias << fs->mbits;
+    }
     for (int i = 0; i < m; i++)
         for (int j = 0; j < n; j++)
-            D[i * n + j] = mma_dot(u, C[i * n + j], A + (size_t)i * u->k,
-                                   B + (size_t)j * u->k, NULL, NULL);
+            D[(size_t)i * (size_t)n + (size_t)j] =
+                mma_dot(u, C[(size_t)i * (size_t)n + (size_t)j], A + (size_t)i * (size_t)u->k,
+                        B + (size_t)j * (size_t)u->k,
+                        !ns ? NULL : SA ? SA + (size_t)i * (size_t)ns : one,
+                        !ns ? NULL : SB ? SB + (size_t)j * (size_t)ns : one);
 }
 
 int mma_result_equal(const mma_unit *u, uint64_t x, uint64_t y)

@@ -32,6 +32,7 @@
 #include "internal.h"
 
 #include <limits.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1038,6 +1039,10 @@ static void plan_build(fast_plan *P, const mma_unit *u, int mode)
 static fast_plan *plan_tab[PLAN_SLOTS];
 static __thread const fast_plan *tl_last __attribute__((tls_model("initial-exec")));
 static __thread fast_plan *tl_spare __attribute__((tls_model("initial-exec")));
+static pthread_key_t spare_key;
+static pthread_once_t spare_once = PTHREAD_ONCE_INIT;
+static void spare_free(void *p) { free(p); }
+static void spare_key_make(void) { (void)pthread_key_create(&spare_key, spare_free); }
 
 static __attribute__((noinline)) const fast_plan *plan_lookup(const mma_unit *u)
 {
@@ -1061,8 +1066,14 @@ static __attribute__((noinline)) const fast_plan *plan_lookup(const mma_unit *u)
         }
         free(P);
     }
-    if (!tl_spare) tl_spare = malloc(sizeof *tl_spare);
-    if (!tl_spare) return tl_last = NULL;
+    if (!tl_spare) {
+        tl_spare = malloc(sizeof *tl_spare);
+        if (!tl_spare) return tl_last = NULL;
+        /* freed when the thread ends (mma_parallel_for's threads come and
+         * go: the probe, which meets hundreds of units, filled the table) */
+        pthread_once(&spare_once, spare_key_make);
+        pthread_setspecific(spare_key, tl_spare);
+    }
     plan_build(tl_spare, u, mode);
     return tl_last = tl_spare;
 }

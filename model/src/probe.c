@@ -766,7 +766,7 @@ static void findings(probe *P, const spec *best, const mma_unit *bu, long best_t
             if (above >= 0) { snprintf(lab, sizeof lab, "%d", hi + 1); cat_alt(ev, sizeof ev, lab, ALT_TOTAL(above), best_total); }
             if (below >= 0) { snprintf(lab, sizeof lab, "%d", lo - 1); cat_alt(ev, sizeof ev, lab, ALT_TOTAL(below), best_total); }
             if (!to_none) cat_alt(ev, sizeof ev, "none", ALT_TOTAL(none_m), best_total);
-            finding(r, "exponent of zero terms in the maximum (ezero)", val, ev);
+            finding(r, "exponent of zero terms (ezero)", val, ev);
             continue;
         }
         case D_F2:
@@ -826,7 +826,13 @@ static void findings(probe *P, const spec *best, const mma_unit *bu, long best_t
         case D_P:
             snprintf(val, sizeof val, "%d fraction bits%s", best->p,
                      bu->d == MMA_FMT_FP32 && best->p == 13 ? " (e8m13)" : best->p == fd->mbits ? "" : " (narrowed)");
-            finding(r, "output precision (p)", val, ev);
+            {
+                char pe[400];
+                if (P->p_seen >= fd->mbits) snprintf(pe, sizeof pe, "outputs set all %d", fd->mbits);
+                else snprintf(pe, sizeof pe, "no output sets the low %d bits", fd->mbits - P->p_seen);
+                if (ev[0]) { size_t l = strlen(pe); snprintf(pe + l, sizeof pe - l, "; %s", ev); }
+                finding(r, "output precision (p)", val, pe);
+            }
             break;
         case D_ALIGN:
             finding(r, "aligned terms cut", best->align == MMA_RZ ? "toward zero" : "toward -inf", ev);
@@ -1067,6 +1073,7 @@ void mma_probe_write(FILE *f, const mma_obs *o, const mma_probe_result *r, int t
         named++;
     }
     if (named) fprintf(f, " (on these vectors)\n");
+    else fprintf(f, "no catalogue instruction of this shape reproduces these vectors\n");
     fprintf(f, "reproduces %zu of %zu vectors%s\n", r->fit, r->n,
             r->fit == r->n ? "" : ": no configuration reproduces every vector; this one fits best");
 }

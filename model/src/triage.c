@@ -94,6 +94,56 @@ static void want_chunk(void *ctx, int tid, long lo, long hi)
     }
 }
 
+/* cfg with the value of key replaced by val (the tree when key is "") */
+static void with_field(const char *cfg, const char *key, const char *val, char *out, size_t len)
+{
+    size_t n = 0, kl = strlen(key);
+    out[0] = 0;
+    for (const char *p = cfg; *p; ) {
+        size_t tl = strcspn(p, ",");
+        int first = p == cfg;
+        int hit = (!kl && first) || (kl && tl > kl && !strncmp(p, key, kl) && p[kl] == '=');
+        int w = hit ? snprintf(out + n, n < len ? len - n : 0, "%s%s%s%s", first ? "" : ",", key, kl ? "=" : "", val)
+                    : snprintf(out + n, n < len ? len - n : 0, "%s%.*s", first ? "" : ",", (int)tl, p);
+        if (w > 0) n += (size_t)w;
+        p += tl;
+        if (*p) p++;
+    }
+}
+
+/* The nearest unit with as few differences from the reference as the
+ * observations allow: each field that differs goes back to the
+ * reference's value where that reproduces as many observations (the
+ * probe's choice among equivalent values, an ezero say, is no finding). */
+static void fewest_differences(mma_unit *near, const mma_unit *u, const mma_obs *o, const size_t *sub,
+                               size_t nsub, int threads)
+{
+    size_t fit = mma_probe_fit(near, o, sub, nsub, threads);
+    char cu[512];
+    mma_unit_config(u, cu, sizeof cu);
+    for (const char *p = cu; *p; ) {
+        size_t tl = strcspn(p, ",");
+        char key[32] = "", val[64];
+        const char *eq = memchr(p, '=', tl);
+        if (eq) {
+            snprintf(key, sizeof key, "%.*s", (int)(eq - p), p);
+            snprintf(val, sizeof val, "%.*s", (int)(tl - (size_t)(eq - p) - 1), eq + 1);
+        } else snprintf(val, sizeof val, "%.*s", (int)tl, p);
+        char cn[512], ct[512];
+        mma_unit_config(near, cn, sizeof cn);
+        with_field(cn, key, val, ct, sizeof ct);
+        mma_unit t;
+        if (strcmp(ct, cn) && mma_unit_parse(ct, &t, NULL, 0) == 0 && mma_probe_fit(&t, o, sub, nsub, threads) >= fit) {
+            char name[sizeof near->name];
+            memcpy(name, near->name, sizeof name);
+            *near = t;
+            memcpy(near->name, name, sizeof name);
+        }
+        p += tl;
+        if (*p) p++;
+    }
+}
+
 /* The mismatching elements of a tile, grouped by the configuration that
  * reproduces each one's observations. */
 static void tile_groups(const mma_unit *u, const mma_obs *o, const mma_triage_opts *opt,
@@ -121,6 +171,7 @@ static void tile_groups(const mma_unit *u, const mma_obs *o, const mma_triage_op
             mma_probe_opts po = {opt->threads, u, sub, ns};
             mma_probe_result pr;
             if (mma_probe(o, &po, &pr, NULL, 0) == 0) {
+                fewest_differences(&pr.unit, u, o, sub, ns, opt->threads);
                 gu[g] = pr.unit;
                 mma_unit_diff(&pr.unit, u, r->group[g].diff, sizeof r->group[g].diff);
                 r->ngroups++;
@@ -137,55 +188,6 @@ static void tile_groups(const mma_unit *u, const mma_obs *o, const mma_triage_op
     }
     free(cnt);
     free(badc);
-}
-
-/* cfg with the value of key replaced by val (the tree when key is "") */
-static void with_field(const char *cfg, const char *key, const char *val, char *out, size_t len)
-{
-    size_t n = 0, kl = strlen(key);
-    out[0] = 0;
-    for (const char *p = cfg; *p; ) {
-        size_t tl = strcspn(p, ",");
-        int first = p == cfg;
-        int hit = (!kl && first) || (kl && tl > kl && !strncmp(p, key, kl) && p[kl] == '=');
-        int w = hit ? snprintf(out + n, n < len ? len - n : 0, "%s%s%s%s", first ? "" : ",", key, kl ? "=" : "", val)
-                    : snprintf(out + n, n < len ? len - n : 0, "%s%.*s", first ? "" : ",", (int)tl, p);
-        if (w > 0) n += (size_t)w;
-        p += tl;
-        if (*p) p++;
-    }
-}
-
-/* The nearest unit with as few differences from the reference as the
- * observations allow: each field that differs goes back to the
- * reference's value where that reproduces as many observations (the
- * probe's choice among equivalent values, an ezero say, is no finding). */
-static void fewest_differences(mma_unit *near, const mma_unit *u, const mma_obs *o, int threads)
-{
-    size_t fit = mma_probe_fit(near, o, NULL, 0, threads);
-    char cu[512];
-    mma_unit_config(u, cu, sizeof cu);
-    for (const char *p = cu; *p; ) {
-        size_t tl = strcspn(p, ",");
-        char key[32] = "", val[64];
-        const char *eq = memchr(p, '=', tl);
-        if (eq) {
-            snprintf(key, sizeof key, "%.*s", (int)(eq - p), p);
-            snprintf(val, sizeof val, "%.*s", (int)(tl - (size_t)(eq - p) - 1), eq + 1);
-        } else snprintf(val, sizeof val, "%.*s", (int)tl, p);
-        char cn[512], ct[512];
-        mma_unit_config(near, cn, sizeof cn);
-        with_field(cn, key, val, ct, sizeof ct);
-        mma_unit t;
-        if (strcmp(ct, cn) && mma_unit_parse(ct, &t, NULL, 0) == 0 && mma_probe_fit(&t, o, NULL, 0, threads) >= fit) {
-            char name[sizeof near->name];
-            memcpy(name, near->name, sizeof name);
-            *near = t;
-            memcpy(near->name, name, sizeof name);
-        }
-        p += tl;
-        if (*p) p++;
-    }
 }
 
 int mma_triage(const mma_unit *u, const mma_obs *o, const mma_triage_opts *opt,
@@ -232,7 +234,7 @@ int mma_triage(const mma_unit *u, const mma_obs *o, const mma_triage_opts *opt,
         mma_probe_opts po = {opt->threads, u, NULL, 0};
         if (mma_probe(o, &po, &r->nearest, NULL, 0) == 0) {
             r->have_nearest = 1;
-            fewest_differences(&r->nearest.unit, u, o, opt->threads);
+            fewest_differences(&r->nearest.unit, u, o, NULL, 0, opt->threads);
             size_t *mis = malloc(sizeof(size_t) * numeric), *ok = malloc(sizeof(size_t) * (o->n - r->mismatches + 1));
             size_t nm = 0, nok = 0;
             if (!mis || !ok) abort();
