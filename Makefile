@@ -87,14 +87,14 @@ test: deps test-unit test-cli test-vectors test-sanitize test-fuzz test-valgrind
 demo: all
 	sh scripts/demo.sh $(B)/mmaref
 
-EXTRA_BENCH ?= metrics-bench tb-bench
+EXTRA_BENCH ?= metrics-bench tb-bench probe-bench
 bench: all
 	sh scripts/bench.sh $(B)/mmaref $(EXTRA_BENCH)
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	install -m 644 $(B)/libmmaref.a $(DESTDIR)$(PREFIX)/lib/
-	install -m 644 model/include/mmaref.h model/include/mmaref_vec.h model/include/mmaref_exact.h model/include/mmaref_parallel.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 $(wildcard model/include/*.h) $(DESTDIR)$(PREFIX)/include/
 	install -m 755 $(B)/mmaref $(DESTDIR)$(PREFIX)/bin/
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(shell sed -n 's/#define MMAREF_VERSION "\(.*\)"/\1/p' model/include/mmaref.h)|' \
 	    scripts/mmaref.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/mmaref.pc

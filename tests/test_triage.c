@@ -50,6 +50,18 @@ static void observe(mma_obs *o, const mma_unit *shape, const mma_unit *unit, int
     }
 }
 
+/* what mma_triage_write prints (to be freed) */
+static char *written(const mma_unit *u, const mma_obs *o, const mma_triage_report *r, long cols)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    ck_assert_ptr_nonnull(f);
+    mma_triage_write(f, u, o, r, cols);
+    fclose(f);
+    return text;
+}
+
 /* Each class from a case built for it (QGMMA: fp32 out with 13 fraction
  * bits, so one ulp is 0x400 in the encoding). */
 START_TEST(classes)
@@ -154,11 +166,7 @@ START_TEST(triage_f12)
     ck_assert_uint_eq(r.nearest_fit_mismatching, r.mismatches);
     ck_assert_uint_eq(r.nearest_fit_matching, r.n - r.mismatches);
     /* printed: the classes and the verdict */
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    mma_triage_write(f, &ref, &o, &r, 0);
-    fclose(f);
+    char *text = written(&ref, &o, &r, 0);
     ck_assert_ptr_nonnull(strstr(text, "the unit behaves as f=12 instead of 13 on 100.0% of the mismatching vectors"));
     ck_assert_ptr_nonnull(strstr(text, "1 ulp toward zero"));
     free(text);
@@ -192,11 +200,7 @@ START_TEST(triage_tile)
     ck_assert_str_eq(r.group[0].diff, "f=10 instead of 25");
     ck_assert_uint_eq(r.group[0].fit, r.group[0].n);
     ck_assert_uint_eq(r.group[0].n, 200);
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    mma_triage_write(f, &ref, &o, &r, 4);
-    fclose(f);
+    char *text = written(&ref, &o, &r, 4);
     ck_assert_ptr_nonnull(strstr(text, "1 output element (1,2) behave as f=10 instead of 25 (200 of their 200 vectors)"));
     free(text);
     mma_obs_free(&o);

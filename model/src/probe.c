@@ -524,30 +524,32 @@ static void shuffle(size_t *x, size_t n)
 
 /* ---- the search ------------------------------------------------------------- */
 
-/* mismatches of s with ezero e over sub */
-static long ez_mism(probe *P, const spec *s, int e, const size_t *sub, size_t nsub)
+/* mismatches over sub of s with field dim (D_F or D_EZERO) set to v; -1
+ * when that is no valid configuration */
+static long with_mism(probe *P, const spec *s, int dim, int v, const size_t *sub, size_t nsub)
 {
     spec t = *s;
-    t.ezero = e;
+    if (dim == D_F) t.f = v; else t.ezero = v;
     mma_unit u;
     if (spec_unit(P, &t, &u)) return -1;
     return mismatches(P, &u, sub, nsub);
 }
 
-/* From value v (tying m0) toward lim in steps of dir (+1 or -1): the
- * last value that still gives m0 mismatches, probing every 8th first;
- * *next gets the mismatches of the first value beyond it (-1: none
- * before lim).  The counts are flat over long runs of ezero, so this
- * costs a dozen evaluations where a scan would cost hundreds. */
-static int ez_walk(probe *P, const spec *s, int v, int dir, int lim, long m0, const size_t *sub, size_t nsub,
-                   long *next)
+/* From value v of field dim (v giving m0 mismatches) toward lim in
+ * steps of dir (+1 or -1): the last value that still gives m0, probing
+ * every step0-th value first; *next gets the mismatches of the first value
+ * beyond it (-1: lim reached, or no valid configuration beyond).  ezero's
+ * counts are flat over long runs, so that coarse steps cost a dozen
+ * evaluations where a scan would cost hundreds. */
+static int walk(probe *P, const spec *s, int dim, int v, int dir, int lim, int step0, long m0,
+                const size_t *sub, size_t nsub, long *next)
 {
-    int at = v, step = 8;
+    int at = v, step = step0;
     *next = -1;
     while (at != lim) {
         int t = at + dir * step;
         if (dir > 0 ? t > lim : t < lim) t = lim;
-        long m = ez_mism(P, s, t, sub, nsub);
+        long m = with_mism(P, s, dim, t, sub, nsub);
         if (m == m0) { at = t; continue; }
         if (t - at == dir) { *next = m; return at; }
         step = 1;
@@ -575,8 +577,8 @@ static spec best_ezero(probe *P, const spec *cur, const size_t *sub, size_t nsub
      * the observations allow (the hardware's ezero suite pins that edge);
      * where that is below every term, no ezero at all */
     long m0 = L->v[0].mism, next;
-    int lo = ez_walk(P, &best, best.ezero, -1, P->ez_lo, m0, sub, nsub, &next);
-    if (lo == P->ez_lo && ez_mism(P, &best, EZ_NONE, sub, nsub) == m0) best.ezero = EZ_NONE;
+    int lo = walk(P, &best, D_EZERO, best.ezero, -1, P->ez_lo, 8, m0, sub, nsub, &next);
+    if (lo == P->ez_lo && with_mism(P, &best, D_EZERO, EZ_NONE, sub, nsub) == m0) best.ezero = EZ_NONE;
     else best.ezero = lo;
     return best;
 }
@@ -719,24 +721,9 @@ static void findings(probe *P, const spec *best, const mma_unit *bu, long best_t
         switch (dim) {
         case D_F: {
             /* the values of F that do as well, and the nearest that do not */
-            int lo = best->f, hi = best->f;
-            long below = -1, above = -1;
-            for (int f = best->f - 1; f >= 1; f--) {
-                spec s = *best; s.f = f;
-                mma_unit u;
-                if (spec_unit(P, &s, &u)) break;
-                long m = mismatches(P, &u, sub, nsub);
-                if (m != best_sub) { below = m; break; }
-                lo = f;
-            }
-            for (int f = best->f + 1; f <= 48; f++) {
-                spec s = *best; s.f = f;
-                mma_unit u;
-                if (spec_unit(P, &s, &u)) break;
-                long m = mismatches(P, &u, sub, nsub);
-                if (m != best_sub) { above = m; break; }
-                hi = f;
-            }
+            long below, above;
+            int lo = walk(P, best, D_F, best->f, -1, 1, 1, best_sub, sub, nsub, &below);
+            int hi = walk(P, best, D_F, best->f, 1, 48, 1, best_sub, sub, nsub, &above);
             if (lo < hi) {
                 size_t l = strlen(ev);
                 snprintf(ev + l, sizeof ev - l, "any of %d..%d gives the same", lo, hi);
@@ -751,11 +738,11 @@ static void findings(probe *P, const spec *best, const mma_unit *bu, long best_t
             /* the interval of values that do as well, found by walking out
              * from the chosen one (coarsely downward, where it may reach
              * the values below every term, which act as none) */
-            long none_m = ez_mism(P, best, EZ_NONE, sub, nsub);
+            long none_m = with_mism(P, best, D_EZERO, EZ_NONE, sub, nsub);
             int v = best->ezero == EZ_NONE ? P->ez_lo : best->ezero;
             long above = -1, below = -1;
-            int hi = ez_walk(P, best, v, 1, P->ez_hi + 8, best_sub, sub, nsub, &above);
-            int lo = best->ezero == EZ_NONE ? v : ez_walk(P, best, v, -1, P->ez_lo, best_sub, sub, nsub, &below);
+            int hi = walk(P, best, D_EZERO, v, 1, P->ez_hi + 8, 8, best_sub, sub, nsub, &above);
+            int lo = best->ezero == EZ_NONE ? v : walk(P, best, D_EZERO, v, -1, P->ez_lo, 8, best_sub, sub, nsub, &below);
             int to_none = best->ezero == EZ_NONE || (lo <= P->ez_lo && none_m == best_sub);
             if (best->ezero == EZ_NONE) snprintf(val, sizeof val, "none (zero terms take no part)");
             else snprintf(val, sizeof val, "%d", best->ezero);
