@@ -52,6 +52,18 @@ typedef enum {
  * format without NaN (fp6, fp4).  ue8m0 rounds to a power of two. */
 uint64_t mma_from_double(mma_fmt f, double v, mma_overflow ovf);
 
+/* Block scales (MX, NVFP4).  The scale of a block whose largest finite
+ * magnitude is amax, for elements of format f, in scale format sf: ue8m0
+ * per the OCP MX rule, 2^(floor(log2 amax) - emax(f)) (2^-127 for a zero
+ * block); ue4m3 (NVFP4): amax / max(f) rounded to nearest (1 where that
+ * is 0).  *inv gets 1 / the scale's value. */
+uint64_t mma_block_scale(mma_fmt sf, mma_fmt f, double amax, double *inv);
+/* n values (blocks of `block` in a row; a last short block allowed) into
+ * f with one scale per block: scales[n / block rounded up], elements v / the
+ * block's scale rounded into f with overflow rule ovf. */
+void mma_block_quantize(mma_fmt sf, int block, mma_fmt f, const double *v, long n,
+                        uint64_t *out, uint64_t *scales, mma_overflow ovf);
+
 /* ---- the exact accumulator ------------------------------------------- */
 /* A Kulisch accumulator: the exact sum as 32-bit digits in signed 64-bit
  * slots covering 2^-2400 .. 2^2464 (every fp64 product and sum); a term is

@@ -164,30 +164,52 @@ static double absmax_gain(mma_fmt f, const double *v, int k)
     return m > 0 ? fm / m : 1.0;
 }
 
-/* block scales (MX: OCP shared exponent; NVFP4: amax/6 in ue4m3) */
+uint64_t mma_block_scale(mma_fmt sf, mma_fmt f, double amax, double *inv)
+{
+    mx_tables_init();
+    if (sf == MMA_FMT_UE8M0) {
+        int e = -127;
+        if (amax > 0 && amax <= 0x1.fffffffffffffp1023) { int ex; frexp(amax, &ex); e = ex - 1 - mx_fmt_emax(f); }
+        if (e < -127) e = -127;
+        if (e > 127) e = 127;
+        *inv = ldexp(1.0, -e);
+        return (uint64_t)(e + 127);
+    }
+    uint64_t sc = mx_quantize(sf, amax / mx_fmt_max(f));
+    double sv = mx_value(sf, sc);
+    if (!(sv > 0) || isinf(sv)) { sc = mx_quantize(sf, 1.0); sv = 1.0; }
+    *inv = 1.0 / sv;
+    return sc;
+}
+
+static double block_amax(const double *x, int n)
+{
+    double m = 0;
+    for (int j = 0; j < n; j++) if (fabs(x[j]) > m && !isinf(x[j])) m = fabs(x[j]);
+    return m;
+}
+
+void mma_block_quantize(mma_fmt sf, int block, mma_fmt f, const double *v, long n,
+                        uint64_t *out, uint64_t *scales, mma_overflow ovf)
+{
+    for (long bi = 0; bi * block < n; bi++) {
+        const double *x = v + bi * block;
+        int len = n - bi * block < block ? (int)(n - bi * block) : block;
+        double inv;
+        scales[bi] = mma_block_scale(sf, f, block_amax(x, len), &inv);
+        for (int j = 0; j < len; j++) out[bi * block + j] = mma_from_double(f, x[j] * inv, ovf);
+    }
+}
+
+/* block scales for the draws (elements through --quant first) */
 static void block_quant(const mx_gen *g, const mma_unit *u, mma_fmt f, const double *v,
                         uint64_t *out, uint64_t *sc)
 {
     int nb = g->k / u->block;
     for (int bi = 0; bi < nb; bi++) {
         const double *x = v + bi * u->block;
-        double m = 0;
-        for (int j = 0; j < u->block; j++) if (fabs(x[j]) > m) m = fabs(x[j]);
         double inv;
-        if (u->scale == MMA_FMT_UE8M0) {
-            int e = -127;
-            if (m > 0) { int ex; frexp(m, &ex); e = ex - 1 - mx_fmt_emax(f); }
-            if (e < -127) e = -127;
-            if (e > 127) e = 127;
-            sc[bi] = (uint64_t)(e + 127);
-            inv = ldexp(1.0, -e);
-        } else {
-            double s = m / mx_fmt_max(f);
-            sc[bi] = mx_quantize(u->scale, s);
-            double sv = mx_value(u->scale, sc[bi]);
-            if (!(sv > 0)) { sc[bi] = mx_quantize(u->scale, 1.0); sv = 1.0; }
-            inv = 1.0 / sv;
-        }
+        sc[bi] = mma_block_scale(u->scale, f, block_amax(x, u->block), &inv);
         for (int j = 0; j < u->block; j++) out[bi * u->block + j] = q2(g, f, x[j] * inv);
     }
 }
