@@ -189,23 +189,19 @@ int cmd_gemm(int argc, char **argv)
 {
     const char *names[64];
     int nu = 0, ntrun = 0, have_nc = 0;
-    long count = 1000, k = 0, threads = mma_default_threads(), seed = 1, nc = 128;
-    double scale = 1.0;
-    mma_dist dist = MMA_DIST_NORMAL;
-    mma_fmt quant = MMA_FMT_NONE;
+    long nc = 128;
     mx_outfmt of = MX_OUT_TABLE;
     mma_gemm_mode modes[MMA_GEMM_NMODES];
     int nm = 0;
+    mma_metrics_opts opt;
+    mma_metrics_defaults(&opt);
+    opt.count = 1000;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--dist") && v) {
-            if (mma_dist_parse(v, &dist)) {
-                fprintf(stderr, "mmaref gemm: unknown distribution '%s' (one of: %s)\n", v, mma_dist_list());
-                return 2;
-            }
-            i++;
-        }
-        else if (!strcmp(a, "--mode") && v) {
+        int c = mx_common_option("gemm", a, v, 1L << 32, &opt);
+        if (c < 0) return 2;
+        if (c) { i++; continue; }
+        if (!strcmp(a, "--mode") && v) {
             char buf[256];
             snprintf(buf, sizeof buf, "%s", v);
             for (char *sv = NULL, *tok = strtok_r(buf, ",", &sv); tok; tok = strtok_r(NULL, ",", &sv)) {
@@ -217,17 +213,7 @@ int cmd_gemm(int argc, char **argv)
             }
             i++;
         }
-        else if (!strcmp(a, "--count") && v) { if (mx_parse_long("gemm", a, v, 1, 1L << 32, &count)) return 2; i++; }
-        else if (!strcmp(a, "--seed") && v) { if (mx_parse_long("gemm", a, v, 0, 0x7fffffffffffffffL, &seed)) return 2; i++; }
-        else if (!strcmp(a, "--k") && v) { if (mx_parse_long("gemm", a, v, 1, 1L << 24, &k)) return 2; i++; }
         else if (!strcmp(a, "--nc") && v) { if (mx_parse_long("gemm", a, v, 1, 1L << 24, &nc)) return 2; have_nc = 1; i++; }
-        else if (!strcmp(a, "--threads") && v) { if (mx_parse_long("gemm", a, v, 1, 1024, &threads)) return 2; i++; }
-        else if (!strcmp(a, "--scale") && v) { if (mx_parse_double("gemm", a, v, &scale)) return 2; i++; }
-        else if (!strcmp(a, "--quant") && v) {
-            quant = mma_format_by_name(v);
-            if (!quant || mma_format(quant)->width > 32) { fprintf(stderr, "mmaref gemm: --quant needs an input format (e4m3, fp16, ...), got '%s'\n", v); return 2; }
-            i++;
-        }
         else if (!strcmp(a, "--ntrun")) ntrun = 1;
         else if (!strcmp(a, "--csv")) of = MX_OUT_CSV;
         else if (!strcmp(a, "--json")) of = MX_OUT_JSON;
@@ -240,6 +226,7 @@ int cmd_gemm(int argc, char **argv)
         else if (nu < 64) names[nu++] = a;
         else { fprintf(stderr, "mmaref gemm: at most 64 units\n"); return 2; }
     }
+    long k = opt.k;
     if (!nu || !k) {
         if (nu && !k) fprintf(stderr, "mmaref gemm: --k K (the GEMM depth) is required\n");
         usage();
@@ -267,15 +254,6 @@ int cmd_gemm(int argc, char **argv)
             fprintf(stderr, "mmaref gemm: --nc %ld is not a multiple of %s's K=%d\n", nc, names[j], u[j].k);
             goto out;
         }
-    mma_metrics_opts opt;
-    mma_metrics_defaults(&opt);
-    opt.dist = dist;
-    opt.scale = scale;
-    opt.k = (int)k;
-    opt.count = count;
-    opt.seed = (uint64_t)seed;
-    opt.quant = quant;
-    opt.threads = (int)threads;
     opt.nmodes = ntrun ? 1 : nm;
     memcpy(opt.modes, modes, sizeof modes);
     opt.nc = (int)nc;

@@ -120,36 +120,19 @@ int cmd_metrics(int argc, char **argv)
         }
     const char *names[256];
     int nu = 0;
-    long count = 100000, k = 0, threads = mma_default_threads(), bins = 101;
-    long seed = 1;
-    double scale = 1.0;
-    int zero_c = 0;
-    mma_dist dist = MMA_DIST_NORMAL;
-    mma_fmt quant = MMA_FMT_NONE;
+    long bins = 101;
     mx_outfmt of = MX_OUT_TABLE;
     const char *hist = NULL;
+    mma_metrics_opts opt;
+    mma_metrics_defaults(&opt);
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--dist") && v) {
-            if (mma_dist_parse(v, &dist)) {
-                fprintf(stderr, "mmaref metrics: unknown distribution '%s' (one of: %s)\n", v, mma_dist_list());
-                return 2;
-            }
-            i++;
-        }
-        else if (!strcmp(a, "--count") && v) { if (mx_parse_long("metrics", a, v, 1, 1L << 40, &count)) return 2; i++; }
-        else if (!strcmp(a, "--seed") && v) { if (mx_parse_long("metrics", a, v, 0, 0x7fffffffffffffffL, &seed)) return 2; i++; }
-        else if (!strcmp(a, "--k") && v) { if (mx_parse_long("metrics", a, v, 1, 1L << 24, &k)) return 2; i++; }
-        else if (!strcmp(a, "--threads") && v) { if (mx_parse_long("metrics", a, v, 1, 1024, &threads)) return 2; i++; }
-        else if (!strcmp(a, "--hist-bins") && v) { if (mx_parse_long("metrics", a, v, 1, 100000, &bins)) return 2; i++; }
-        else if (!strcmp(a, "--scale") && v) { if (mx_parse_double("metrics", a, v, &scale)) return 2; i++; }
-        else if (!strcmp(a, "--quant") && v) {
-            quant = mma_format_by_name(v);
-            if (!quant || mma_format(quant)->width > 32) { fprintf(stderr, "mmaref metrics: --quant needs an input format (e4m3, fp16, ...), got '%s'\n", v); return 2; }
-            i++;
-        }
+        int c = mx_common_option("metrics", a, v, 1L << 40, &opt);
+        if (c < 0) return 2;
+        if (c) { i++; continue; }
+        if (!strcmp(a, "--hist-bins") && v) { if (mx_parse_long("metrics", a, v, 1, 100000, &bins)) return 2; i++; }
         else if (!strcmp(a, "--hist") && v) { hist = v; i++; }
-        else if (!strcmp(a, "--zero-c")) zero_c = 1;
+        else if (!strcmp(a, "--zero-c")) opt.zero_c = 1;
         else if (!strcmp(a, "--csv")) of = MX_OUT_CSV;
         else if (!strcmp(a, "--json")) of = MX_OUT_JSON;
         else if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(); return 0; }
@@ -172,17 +155,17 @@ int cmd_metrics(int argc, char **argv)
         if (cli_unit(names[j], &u[j])) goto out;
         if (u[j].k > kmax) kmax = u[j].k;
     }
-    if (!k) k = kmax;
+    if (!opt.k) opt.k = kmax;
     for (int j = 0; j < nu; j++) {
-        if (k % u[j].k) {
-            fprintf(stderr, "mmaref metrics: --k %ld is not a multiple of %s's K=%d\n", k, names[j], u[j].k);
+        if (opt.k % u[j].k) {
+            fprintf(stderr, "mmaref metrics: --k %d is not a multiple of %s's K=%d\n", opt.k, names[j], u[j].k);
             goto out;
         }
-        for (int ab = 0; ab < 2 && quant && dist != MMA_DIST_BITS; ab++) {
-            mma_fmt in = ab ? u[j].b : u[j].a;
-            if (quant != in && (mma_format(quant)->mbits > mma_format(in)->mbits || mma_format(quant)->ebits > mma_format(in)->ebits)) {
+        for (int ab = 0; ab < 2 && opt.quant && opt.dist != MMA_DIST_BITS; ab++) {
+            mma_fmt in = ab ? u[j].b : u[j].a, q = opt.quant;
+            if (q != in && (mma_format(q)->mbits > mma_format(in)->mbits || mma_format(q)->ebits > mma_format(in)->ebits)) {
                 fprintf(stderr, "mmaref metrics: --quant %s values are not all representable in %s's input format %s\n",
-                        mma_format(quant)->name, names[j], mma_format(in)->name);
+                        mma_format(q)->name, names[j], mma_format(in)->name);
                 goto out;
             }
         }
@@ -191,16 +174,6 @@ int cmd_metrics(int argc, char **argv)
         if (cli_out_open(&o, hist)) goto out;
         ht = 1;
     }
-    mma_metrics_opts opt;
-    mma_metrics_defaults(&opt);
-    opt.dist = dist;
-    opt.scale = scale;
-    opt.k = (int)k;
-    opt.count = count;
-    opt.seed = (uint64_t)seed;
-    opt.zero_c = zero_c;
-    opt.quant = quant;
-    opt.threads = (int)threads;
     progress_line pl;
     mx_progress(&opt, &pl, "metrics", nu);
     char err[1024];
@@ -209,8 +182,8 @@ int cmd_metrics(int argc, char **argv)
     print_metrics(stdout, of, &opt, u, nu, rows, names);
     rc = 0;
     if (ht) {
-        fprintf(o.f, "# mmaref metrics histogram: dist=%s scale=%g k=%ld count=%ld seed=%ld\n",
-                mma_dist_name(dist), scale, k, count, seed);
+        fprintf(o.f, "# mmaref metrics histogram: dist=%s scale=%g k=%d count=%ld seed=%ld\n",
+                mma_dist_name(opt.dist), opt.scale, opt.k, opt.count, (long)opt.seed);
         mx_write_hist(o.f, rows, names, nu, (int)bins);
         ht = 0;
         if (cli_out_commit(&o)) rc = 2;

@@ -26,6 +26,10 @@ void mx_table_print(FILE *f, char **cells, int nrows, int ncol);
 char *mx_fmt(const char *fmt, ...);            /* malloc'd snprintf */
 const char *mx_g(double x, char *buf);         /* %.4g, "-" for NaN */
 
+/* The options metrics and gemm share, into o: --dist --count (1..count_max)
+ * --seed --k --threads --scale --quant.  1: a (with its value v) was one of
+ * them; 0: it was not; -1: a message was printed (exit 2). */
+int mx_common_option(const char *cmd, const char *a, const char *v, long count_max, mma_metrics_opts *o);
 int mx_parse_long(const char *cmd, const char *opt, const char *v, long lo, long hi, long *out);
 int mx_parse_double(const char *cmd, const char *opt, const char *v, double *out);
 void mx_json_str(FILE *f, const char *s);

@@ -173,6 +173,32 @@ int mx_parse_long(const char *cmd, const char *opt, const char *v, long lo, long
     return 0;
 }
 
+int mx_common_option(const char *cmd, const char *a, const char *v, long count_max, mma_metrics_opts *o)
+{
+    long x;
+    if (!v) return 0;
+    if (!strcmp(a, "--dist")) {
+        if (mma_dist_parse(v, &o->dist)) {
+            fprintf(stderr, "mmaref %s: unknown distribution '%s' (one of: %s)\n", cmd, v, mma_dist_list());
+            return -1;
+        }
+    }
+    else if (!strcmp(a, "--count")) { if (mx_parse_long(cmd, a, v, 1, count_max, &o->count)) return -1; }
+    else if (!strcmp(a, "--seed")) { if (mx_parse_long(cmd, a, v, 0, 0x7fffffffffffffffL, &x)) return -1; o->seed = (uint64_t)x; }
+    else if (!strcmp(a, "--k")) { if (mx_parse_long(cmd, a, v, 1, 1L << 24, &x)) return -1; o->k = (int)x; }
+    else if (!strcmp(a, "--threads")) { if (mx_parse_long(cmd, a, v, 1, 1024, &x)) return -1; o->threads = (int)x; }
+    else if (!strcmp(a, "--scale")) { if (mx_parse_double(cmd, a, v, &o->scale)) return -1; }
+    else if (!strcmp(a, "--quant")) {
+        o->quant = mma_format_by_name(v);
+        if (!o->quant || mma_format(o->quant)->width > 32) {
+            fprintf(stderr, "mmaref %s: --quant needs an input format (e4m3, fp16, ...), got '%s'\n", cmd, v);
+            return -1;
+        }
+    }
+    else return 0;
+    return 1;
+}
+
 int mx_parse_double(const char *cmd, const char *opt, const char *v, double *out)
 {
     char *e;

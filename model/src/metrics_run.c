@@ -221,33 +221,43 @@ static int row_init(mma_row *r, const mma_unit *u, const char *mode, mma_fmt out
     return 0;
 }
 
+/* Vector i: drawn once, encoded once per group of units with the same input
+ * formats, fn called for each group's leader g */
+typedef void (*group_fn)(run_ctx *x, tls *t, long i, int g, const mx_enc *e);
+static void each_group(run_ctx *x, tls *t, long i, group_fn fn)
+{
+    mx_draw_vector(&x->gen, (uint64_t)i, t->draw);
+    for (int g = 0; g < x->nu; g++) {
+        if (x->group[g] != g) continue;
+        mx_enc *e = t->enc[g];
+        mx_encode_draw(&x->gen, &x->u[g], t->draw, e);
+        fn(x, t, i, g, e);
+    }
+}
+
 /* ---- mmaref metrics ------------------------------------------------------- */
+static void metrics_group(run_ctx *x, tls *t, long i, int g, const mx_enc *e)
+{
+    const mma_unit *ug = &x->u[g];
+    mma_acc_reset(&t->acc);
+    mma_acc_chain(&t->acc, ug, e->c, e->a, e->b, e->sa, e->sb, x->k);
+    mma_xval v = mma_acc_value(&t->acc);
+    int ns = mma_unit_nscales(ug);
+    double ref = mx_fp32_ref(ug, mx_value(ug->c, e->c), e->a, e->b, ns ? e->sa : NULL, ns ? e->sb : NULL, x->k);
+    for (int j = g; j < x->nu; j++) {
+        if (x->group[j] != g) continue;
+        const mma_unit *u = &x->u[j];
+        uint64_t d = mma_chain(u, e->c, e->a, e->b, e->sa, e->sb, x->k);
+        mx_res r;
+        mx_result(u->d, d, &t->acc, v, ref, 1, &r);
+        mx_row_put(&x->rows[j], i, &r);
+    }
+}
+
 static void metrics_chunk(void *vctx, int tid, long lo, long hi)
 {
     run_ctx *x = vctx;
-    tls *t = &x->t[tid];
-    for (long i = lo; i < hi; i++) {
-        mx_draw_vector(&x->gen, (uint64_t)i, t->draw);
-        for (int g = 0; g < x->nu; g++) {
-            if (x->group[g] != g) continue;
-            const mma_unit *ug = &x->u[g];
-            mx_enc *e = t->enc[g];
-            mx_encode_draw(&x->gen, ug, t->draw, e);
-            mma_acc_reset(&t->acc);
-            mma_acc_chain(&t->acc, ug, e->c, e->a, e->b, e->sa, e->sb, x->k);
-            mma_xval v = mma_acc_value(&t->acc);
-            int ns = mma_unit_nscales(ug);
-            double ref = mx_fp32_ref(ug, mx_value(ug->c, e->c), e->a, e->b, ns ? e->sa : NULL, ns ? e->sb : NULL, x->k);
-            for (int j = g; j < x->nu; j++) {
-                if (x->group[j] != g) continue;
-                const mma_unit *u = &x->u[j];
-                uint64_t d = mma_chain(u, e->c, e->a, e->b, e->sa, e->sb, x->k);
-                mx_res r;
-                mx_result(u->d, d, &t->acc, v, ref, 1, &r);
-                mx_row_put(&x->rows[j], i, &r);
-            }
-        }
-    }
+    for (long i = lo; i < hi; i++) each_group(x, &x->t[tid], i, metrics_group);
 }
 
 /* Can every value of format q be held by format in? */
@@ -309,44 +319,40 @@ static void ntrun_sweep(const run_ctx *x, tls *t, const mma_unit *u, const mx_en
     }
 }
 
+static void gemm_group(run_ctx *x, tls *t, long i, int g, const mx_enc *e)
+{
+    const mma_unit *ug = &x->u[g];
+    int ns = mma_unit_nscales(ug);
+    mma_xval v = {MMA_ZERO, 0, 0, 0, 0};
+    double ref = 0;
+    if (!x->o->ntrun) {
+        mma_acc_reset(&t->acc);
+        mma_acc_chain(&t->acc, ug, e->c, e->a, e->b, e->sa, e->sb, x->k);
+        v = mma_acc_value(&t->acc);
+        ref = mx_fp32_ref(ug, 0.0, e->a, e->b, ns ? e->sa : NULL, ns ? e->sb : NULL, x->k);
+    }
+    for (int j = g; j < x->nu; j++) {
+        if (x->group[j] != g) continue;
+        const mma_unit *u = &x->u[j];
+        if (x->o->ntrun) {
+            ntrun_sweep(x, t, u, e, x->chg[j] + (size_t)i * (size_t)(x->tmax + 1));
+            continue;
+        }
+        for (int m = 0; m < x->nm; m++) {
+            mma_gemm_mode mode = x->o->modes[m];
+            mma_fmt rf;
+            uint64_t d = mma_gemm_dot(u, mode, ncof(x, u, mode), e->c, e->a, e->b, e->sa, e->sb, x->k, &rf);
+            mx_res r;
+            mx_result(rf, d, &t->acc, v, ref, 1, &r);
+            mx_row_put(&x->rows[j * x->nm + m], i, &r);
+        }
+    }
+}
+
 static void gemm_chunk(void *vctx, int tid, long lo, long hi)
 {
     run_ctx *x = vctx;
-    tls *t = &x->t[tid];
-    for (long i = lo; i < hi; i++) {
-        mx_draw_vector(&x->gen, (uint64_t)i, t->draw);
-        for (int g = 0; g < x->nu; g++) {
-            if (x->group[g] != g) continue;
-            const mma_unit *ug = &x->u[g];
-            mx_enc *e = t->enc[g];
-            mx_encode_draw(&x->gen, ug, t->draw, e);
-            int ns = mma_unit_nscales(ug);
-            mma_xval v = {MMA_ZERO, 0, 0, 0, 0};
-            double ref = 0;
-            if (!x->o->ntrun) {
-                mma_acc_reset(&t->acc);
-                mma_acc_chain(&t->acc, ug, e->c, e->a, e->b, e->sa, e->sb, x->k);
-                v = mma_acc_value(&t->acc);
-                ref = mx_fp32_ref(ug, 0.0, e->a, e->b, ns ? e->sa : NULL, ns ? e->sb : NULL, x->k);
-            }
-            for (int j = g; j < x->nu; j++) {
-                if (x->group[j] != g) continue;
-                const mma_unit *u = &x->u[j];
-                if (x->o->ntrun) {
-                    ntrun_sweep(x, t, u, e, x->chg[j] + (size_t)i * (size_t)(x->tmax + 1));
-                    continue;
-                }
-                for (int m = 0; m < x->nm; m++) {
-                    mma_gemm_mode mode = x->o->modes[m];
-                    mma_fmt rf;
-                    uint64_t d = mma_gemm_dot(u, mode, ncof(x, u, mode), e->c, e->a, e->b, e->sa, e->sb, x->k, &rf);
-                    mx_res r;
-                    mx_result(rf, d, &t->acc, v, ref, 1, &r);
-                    mx_row_put(&x->rows[j * x->nm + m], i, &r);
-                }
-            }
-        }
-    }
+    for (long i = lo; i < hi; i++) each_group(x, &x->t[tid], i, gemm_group);
 }
 
 int mma_gemm_run(const mma_metrics_opts *o, const mma_unit *u, int nu, mma_row *rows,
