@@ -18,7 +18,7 @@ CLI_OBJ   := $(patsubst cli/%.c,$(B)/cli/%.o,$(CLI_SRC))
 all: lib $(B)/mmaref
 
 # ---- dependencies: Debian packages, installed when root, else listed -----
-DEB_PKGS := build-essential pkg-config check libmpfr-dev libgmp-dev verilator libsystemc-dev yosys gnuplot-nox xz-utils valgrind bc python3 clang
+DEB_PKGS := build-essential pkg-config check libmpfr-dev libgmp-dev verilator libsystemc-dev yosys gnuplot-nox xz-utils valgrind bc python3 clang python3-dev python3-venv
 deps:
 	@sh scripts/deps.sh $(DEB_PKGS)
 
@@ -87,7 +87,7 @@ test: deps test-unit test-cli test-vectors test-sanitize test-fuzz test-valgrind
 demo: all
 	sh scripts/demo.sh $(B)/mmaref
 
-EXTRA_BENCH ?= metrics-bench tb-bench probe-bench
+EXTRA_BENCH ?= metrics-bench tb-bench python-bench probe-bench
 bench: all
 	sh scripts/bench.sh $(B)/mmaref $(EXTRA_BENCH)
 
