@@ -44,39 +44,69 @@ typedef struct {
 #define NV_SM89(A, F, LB, E32, E16, P32) \
     {A, "mma.m16n8k32.{d}.{a}.{b}.{d}", "", "f32 f16", F8, F8, 32, LB, "fused,f=" #F, E32, E16, P32}, \
     {A, "mma.m16n8k16.{d}.{a}.{b}.{d}", "", "f32 f16", F8, F8, 16, LB, "fused,f=" #F, E32, E16, P32}
+/* wmma: ptxas maps every shape onto the architecture's native HMMA (DMMA
+ * for f64), chained over k where the native step is shorter than K (SASS
+ * of nvcc 13.0 for sm_75 to sm_120; docs/hardware.md, "wmma").  LB: the
+ * native f16/bf16 step in bytes of one input (Volta's HMMA.884: 8, four
+ * steps; Turing HMMA.1688 and Ampere/Ada HMMA.16816: 16, two; Hopper and
+ * Blackwell HMMA.16816: 32, one).  tf32 m16n16k8 is two HMMA.1684 on
+ * every architecture that has it: lbytes 16. */
+#define NV_WMMA_F16(A, S, F, LB, E32, E16) \
+    {A, "wmma." S ".{d}.f16.f16.{d}", "", "f32 f16", "f16", "=", 16, LB, "fused,f=" #F, E32, E16, 23}
+#define NV_WMMA70(A, F, LB, E32, E16) \
+    NV_WMMA_F16(A, "m16n16k16", F, LB, E32, E16), NV_WMMA_F16(A, "m32n8k16", F, LB, E32, E16), \
+    NV_WMMA_F16(A, "m8n32k16", F, LB, E32, E16)
+#define NV_WMMA_BF16(A, S, F, LB, E32, E16) \
+    {A, "wmma." S ".f32.bf16.bf16.f32", "", "f32", "bf16", "=", 16, LB, "fused,f=" #F, E32, E16, 23}
+#define NV_WMMA80(A, F, LB, E32, E16) \
+    NV_WMMA70(A, F, LB, E32, E16), \
+    NV_WMMA_BF16(A, "m16n16k16", F, LB, E32, E16), NV_WMMA_BF16(A, "m32n8k16", F, LB, E32, E16), \
+    NV_WMMA_BF16(A, "m8n32k16", F, LB, E32, E16), \
+    {A, "wmma.m16n16k8.f32.tf32.tf32.f32", "", "f32", "tf32", "=", 8, 16, "fused,f=" #F, E32, E16, 23}, \
+    {A, "wmma.m8n8k4.f64.f64.f64.f64", "", "f64", "f64", "=", 4, 0, "fma", SKIP, SKIP, 0}
+/* fp8 mma.sync where the architecture has no fp8 HMMA (sm_90, sm_100):
+ * ptxas converts the operands to f16 and issues two HMMA over k mod 4 in
+ * {0,1} and {2,3}, the first from +0, then adds c with one FADD (HMMA.F16
+ * and HADD2 for f16 output; HMMA.1688 for k16).  Read from the SASS of the
+ * H100 captures (hw/, docs/capture.md) and of nvcc 13.0 for sm_100a, and
+ * fitted by published B200 outputs (docs/hardware.md). */
+#define NV_FP8_EMULATED(A) \
+    {A, "mma.m16n8k32.{d}.{a}.{b}.{d}", "", "f32 f16", F8, F8, 32, 16, \
+     "fused,interleave=2,cadd=after,via=fp16,f=25", -133, -21, 23}, \
+    {A, "mma.m16n8k16.{d}.{a}.{b}.{d}", "", "f32 f16", F8, F8, 16, 8, \
+     "fused,interleave=2,cadd=after,via=fp16,f=25", -133, -21, 23}
 #define NV_SM70(A) \
     {A, "mma.m8n8k4.{d}.f16.f16.f32", "", "f32", "f16", "=", 4, 8, "fused,f=23", -131, -19, 23}, \
     {A, "mma.m8n8k4.{d}.f16.f16.f16", "", "f32/f16 f16", "f16", "=", 4, 8, "fused,f=23", -131, -19, 23}
 
 static const cat_row rows[] = {
     NV_SM70("volta"),
+    NV_WMMA70("volta", 23, 8, -131, -19),
     NV_SM70("turing"),          /* Volta shapes keep Volta's arithmetic on Turing */
     NV_SM75("turing", 24, 16, -132, -20),
+    NV_WMMA70("turing", 24, 16, -132, -20),
     NV_SM75("ampere", 24, 16, -132, -20),
     NV_SM80("ampere", 24, 16, -132, -20),
+    NV_WMMA80("ampere", 24, 16, -132, -20),
     NV_SM75("ada", 24, 16, -132, -20),
     NV_SM80("ada", 24, 16, -132, -20),
+    NV_WMMA80("ada", 24, 16, -132, -20),
     NV_SM89("ada", 13, 16, -132, -20, 13),   /* QMMA: F=13, e8m13 output */
     NV_SM75("hopper", 25, 32, -133, -21),
     NV_SM80("hopper", 25, 32, -133, -21),
+    NV_WMMA80("hopper", 25, 32, -133, -21),
     {"hopper", "mma.m16n8k16.f64.f64.f64.f64", "", "f64", "f64", "=", 16, 0, "fma", SKIP, SKIP, 0},
     {"hopper", "mma.m16n8k8.f64.f64.f64.f64", "", "f64", "f64", "=", 8, 0, "fma", SKIP, SKIP, 0},
     {"hopper", "mma.m16n8k4.f64.f64.f64.f64", "", "f64", "f64", "=", 4, 0, "fma", SKIP, SKIP, 0},
-    /* fp8 mma.sync is no native instruction on sm_90: ptxas converts the
-     * operands to f16 and issues two HMMA.16816 over k mod 4 in {0,1} and
-     * {2,3}, the first from +0, then adds c with one FADD (BRIEF 4b); the
-     * f16 forms use HMMA.16816.F16 and HADD2, the k16 forms HMMA.1688
-     * (SASS read by hw/, docs/capture.md). */
-    {"hopper", "mma.m16n8k32.{d}.{a}.{b}.{d}", "", "f32 f16", F8, F8, 32, 16,
-     "fused,interleave=2,cadd=after,f=25", -133, -21, 23},
-    {"hopper", "mma.m16n8k16.{d}.{a}.{b}.{d}", "", "f32 f16", F8, F8, 16, 8,
-     "fused,interleave=2,cadd=after,f=25", -133, -21, 23},
+    NV_FP8_EMULATED("hopper"),
     {"hopper", "wgmma.m64nNk8.f32.tf32.tf32", WN, "f32", "tf32", "=", 8, 32, "fused,f=25", -133, -21, 23},
     {"hopper", "wgmma.m64nNk16.{d}.f16.f16", WN, "f32 f16", "f16", "=", 16, 32, "fused,f=25", -133, -21, 23},
     {"hopper", "wgmma.m64nNk16.f32.bf16.bf16", WN, "f32", "bf16", "=", 16, 32, "fused,f=25", -133, -21, 23},
     {"hopper", "wgmma.m64nNk32.{d}.{a}.{b}", WN, "f32 f16", F8, F8, 32, 32, "fused,f=13", -133, -21, 13},
     NV_SM75("blackwell", 25, 32, -133, -21),
     NV_SM80("blackwell", 25, 32, -133, -21),
+    NV_WMMA80("blackwell", 25, 32, -133, -21),
+    NV_FP8_EMULATED("blackwell"),
     {"blackwell", "tcgen05.mma.mMnNk8.kind::tf32.f32.tf32.tf32", TCN, "f32", "tf32", "=", 8, 32, "fused,f=25", -133, -21, 23},
     {"blackwell", "tcgen05.mma.mMnNk16.kind::f16.f32.{a}.{b}", TCN, "f32", "f16 bf16", "=", 16, 32, "fused,f=25", -133, -21, 23},
     {"blackwell", "tcgen05.mma.mMnNk16.kind::f16.f16.f16.f16", TCN, "f16", "f16", "=", 16, 32, "fused,f=25", -133, -21, 23},
@@ -93,6 +123,7 @@ static const cat_row rows[] = {
      "groups,g=16,f=35,scale=ue4m3,block=16", -139, -139, 23},
     NV_SM75("rtx-blackwell", 25, 32, -133, -21),
     NV_SM80("rtx-blackwell", 25, 32, -133, -21),
+    NV_WMMA80("rtx-blackwell", 25, 32, -133, -21),
     NV_SM89("rtx-blackwell", 25, 32, -133, -21, 23),
     {"rtx-blackwell", "mma.m16n8k32.kind::f8f6f4.{d}.{a}.{b}.{d}", "", "f32 f16", F864, F864, 32, 32, "fused,f=25", -133, -21, 23},
     {"rtx-blackwell", "mma.m16n8k32.kind::mxf8f6f4.block32.f32.{a}.{b}.f32.ue8m0", "", "f32", F864, F864, 32, 32,
