@@ -58,8 +58,10 @@ static double value_of(mma_fmt f, uint64_t bits) {
   return v.neg ? -x : x;
 }
 
-/* Nearest encoding of x in f, ties to the even encoding; the format's
- * non-negative finite codes sorted by value. */
+/* Nearest encoding of x in f, ties to the even encoding: the format's
+ * non-negative finite codes sorted by value (formats of 16 bits or fewer);
+ * tf32 is rounded to 10 fraction bits in double arithmetic (exact: N(0,1)
+ * draws stay far from its subnormals and overflow). */
 struct quantizer {
   mma_fmt f;
   uint64_t sign;
@@ -67,6 +69,7 @@ struct quantizer {
   explicit quantizer(mma_fmt fmt) : f(fmt) {
     const mma_format_info *fi = mma_format(fmt);
     sign = (uint64_t)1 << (fi->width - 1);
+    if (fi->width > 16) return;
     for (uint64_t c = 0; c < sign; c++) {
       mma_value v = mma_decode(fmt, c);
       if (v.cls == MMA_FINITE || v.cls == MMA_ZERO) pos.push_back({value_of(fmt, c), c});
@@ -74,6 +77,14 @@ struct quantizer {
     std::sort(pos.begin(), pos.end());
   }
   uint64_t operator()(double x) const {
+    if (pos.empty()) { /* tf32: 10 fraction bits, round to nearest even */
+      int e;
+      double m = frexp(x, &e);
+      float r = (float)ldexp(nearbyint(ldexp(m, 11)), e - 11);
+      uint32_t w;
+      memcpy(&w, &r, 4);
+      return w;
+    }
     double a = fabs(x);
     auto it = std::lower_bound(pos.begin(), pos.end(), std::make_pair(a, (uint64_t)0));
     uint64_t code;
