@@ -327,8 +327,9 @@ int mma_catalogue_get(size_t i, mma_catalogue_entry *e, mma_unit *u)
 }
 
 /* wgmma and tcgen05 compute the same way for every N (and, for tcgen05,
- * for M=64 and M=128): rewrite the shape to the catalogue's m128/n8 form. */
-static void canon_shape(char *q, size_t len)
+ * every M: 64 and 128; 256 is cta_group::2's, 32 only .ws's): rewrite the
+ * shape to the catalogue's m128/n8 form. */
+static void canon_shape(char *q, size_t len, int cta2, int ws)
 {
     int is_tc = !strncmp(q, "tcgen05.mma.", 12), is_wg = !strncmp(q, "wgmma.", 6);
     if (!is_tc && !is_wg) return;
@@ -336,9 +337,9 @@ static void canon_shape(char *q, size_t len)
     int m, n, k, used = 0;
     if (sscanf(p, "m%dn%dk%d%n", &m, &n, &k, &used) != 3) return;
     if (n < 8 || n > 256 || n % 8) return;
-    if (is_tc && m != 64 && m != 128) return;
+    if (is_tc && !(m == 64 || m == 128 || (m == 256 && !ws) || (m == 32 && !cta2))) return;
     if (is_wg && m != 64) return;
-    char out[160];
+    char out[200];
     snprintf(out, sizeof out, "%.*sm%dn8k%d%s", (int)(p - q), q, is_tc ? 128 : 64, k, p + used);
     snprintf(q, len, "%s", out);
 }
@@ -364,43 +365,66 @@ static int edit_distance(const char *s, const char *t)
 
 static const char *arch_names[] = {"volta", "turing", "ampere", "ada", "hopper", "blackwell",
                                    "rtx-blackwell", "cdna1", "cdna2", "cdna3"};
+#define ARCH_LIST "volta turing ampere ada hopper blackwell rtx-blackwell cdna1 cdna2 cdna3"
+
+/* The three catalogue names nearest to qual (edit distance), among the
+ * entries of arch when it is an architecture we know, else among all
+ * <arch>:<qualifier> names. */
+static void nearest(const char *arch, const char *qual, const char *text, char *buf, size_t len)
+{
+    int known = 0;
+    for (size_t i = 0; i < sizeof arch_names / sizeof arch_names[0]; i++) known |= !strcmp(arch, arch_names[i]);
+    size_t best[3] = {0, 0, 0};
+    int bd[3] = {1 << 30, 1 << 30, 1 << 30}, nb = 0;
+    for (size_t i = 0; i < n_entries; i++) {
+        if (known && strcmp(entries[i].arch, arch)) continue;
+        char full[200];
+        snprintf(full, sizeof full, "%s:%s", entries[i].arch, entries[i].qual);
+        int dd = known ? edit_distance(qual, entries[i].qual) : edit_distance(text, full);
+        for (int j = 0; j < 3; j++) if (dd < bd[j]) {
+            for (int m = 2; m > j; m--) { bd[m] = bd[m - 1]; best[m] = best[m - 1]; }
+            bd[j] = dd; best[j] = i; if (nb < 3) nb++; break;
+        }
+    }
+    size_t n = 0;
+    buf[0] = 0;
+    for (int j = 0; j < nb && n < len; j++)
+        n += (size_t)snprintf(buf + n, len - n, "%s%s:%s", j ? ", " : "", entries[best[j]].arch, entries[best[j]].qual);
+}
 
 int mma_unit_parse(const char *text, mma_unit *u, char *err, size_t len)
 {
     if (strchr(text, '=')) return mma_config_parse(text, u, err, len);
     build();
-    const char *colon = strchr(text, ':');
-    char arch[32], qual[160];
-    if (!colon || colon - text >= (int)sizeof arch) {
-        if (err) snprintf(err, len, "unknown instruction '%s': names are <arch>:<qualifier>, arch one of volta turing ampere ada hopper blackwell rtx-blackwell cdna1 cdna2 cdna3", text);
+    char arch[32], qual[200], canon[200], look[200], near[400];
+    int cta2, ws;
+    int has_arch = mma_name_split(text, arch, sizeof arch, qual, sizeof qual);
+    mma_name_canon(qual, canon, sizeof canon, &cta2, &ws);
+    snprintf(look, sizeof look, "%s", canon);
+    canon_shape(look, sizeof look, cta2, ws);
+    if (!has_arch) {
+        /* a bare qualifier: say which architectures have it */
+        size_t n = 0;
+        near[0] = 0;
+        for (size_t i = 0; i < n_entries && n < sizeof near; i++)
+            if (!strcmp(entries[i].qual, look) && (!n || !strstr(near, entries[i].arch)))
+                n += (size_t)snprintf(near + n, sizeof near - n, "%s%s", n ? ", " : "", entries[i].arch);
+        if (err) {
+            if (n) snprintf(err, len, "unknown instruction '%s': give the architecture as <arch>:<qualifier> (this qualifier exists on %s)", text, near);
+            else snprintf(err, len, "unknown instruction '%s': names are <arch>:<qualifier>, arch one of " ARCH_LIST, text);
+        }
         return -1;
     }
-    snprintf(arch, sizeof arch, "%.*s", (int)(colon - text), text);
-    snprintf(qual, sizeof qual, "%s", colon + 1);
-    canon_shape(qual, sizeof qual);
     for (size_t i = 0; i < n_entries; i++)
-        if (!strcmp(entries[i].arch, arch) && !strcmp(entries[i].qual, qual)) {
+        if (!strcmp(entries[i].arch, arch) && !strcmp(entries[i].qual, look)) {
             *u = entries[i].u;
-            snprintf(u->name, sizeof u->name, "%s", text);
+            snprintf(u->name, sizeof u->name, "%.31s:%.95s", arch, canon);
             return 0;
         }
     int known = 0;
     for (size_t i = 0; i < sizeof arch_names / sizeof arch_names[0]; i++) known |= !strcmp(arch, arch_names[i]);
-    /* nearest three names */
-    size_t best[3] = {0, 0, 0};
-    int bd[3] = {1 << 30, 1 << 30, 1 << 30};
-    for (size_t i = 0; i < n_entries; i++) {
-        char full[160];
-        snprintf(full, sizeof full, "%s:%s", entries[i].arch, entries[i].qual);
-        int dd = edit_distance(text, full);
-        for (int j = 0; j < 3; j++) if (dd < bd[j]) {
-            for (int m = 2; m > j; m--) { bd[m] = bd[m - 1]; best[m] = best[m - 1]; }
-            bd[j] = dd; best[j] = i; break;
-        }
-    }
-    if (err) snprintf(err, len, "unknown instruction '%s'%s; nearest: %s:%s, %s:%s, %s:%s", text,
-                      known ? "" : " (unknown architecture)",
-                      entries[best[0]].arch, entries[best[0]].qual, entries[best[1]].arch, entries[best[1]].qual,
-                      entries[best[2]].arch, entries[best[2]].qual);
+    nearest(arch, look, text, near, sizeof near);
+    if (err) snprintf(err, len, "unknown instruction '%s'%s; nearest: %s", text,
+                      known ? "" : " (unknown architecture; architectures: " ARCH_LIST ")", near);
     return -1;
 }
