@@ -7,10 +7,11 @@ IEEE fma rounded to nearest even (exact Fraction arithmetic here).  A step
 that meets a NaN operand returns one of its NaN operands, quieted; which one
 is what the candidate rules differ in:
 
-  <order>          the first NaN operand in that order (a: a[k], b: b[k],
-                   c: the running d), signaling or quiet alike
-  snan/<order>     the first signaling NaN in that order if there is one,
-                   else the first quiet NaN in that order
+  first NaN of <order>        the first NaN operand in that order (a[k],
+                              b[k], d the running accumulator), signaling
+                              or quiet alike
+  signaling first, then <order>  the first signaling NaN in that order if
+                              there is one, else the first quiet NaN
 A step with no NaN operand that is invalid (0*Inf, Inf-Inf) gives the
 default NaN 0xfff8000000000000 (what the H100 returns).
 
@@ -111,11 +112,13 @@ def make_rule(snan_first, order):
     return pick
 
 
+NAME = {"a": "a[k]", "b": "b[k]", "c": "d"}
 RULES = {}
 for perm in itertools.permutations("abc"):
     order = "".join(perm)
-    RULES[order] = make_rule(False, order)
-    RULES["snan/" + order] = make_rule(True, order)
+    label = ", ".join(NAME[o] for o in order)
+    RULES["first NaN of " + label] = make_rule(False, order)
+    RULES["signaling first, then " + label] = make_rule(True, order)
 
 
 def chain(rule, c, a, b):
