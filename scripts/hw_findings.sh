@@ -70,10 +70,7 @@ awk -F'\t' '{ v[$2] += $4; m[$2] += ($5 < 0 ? 0 : $5); tv += $4; tm += ($5 < 0 ?
 
 for t in hw-findings hw-nan hw-million hw-million-suites; do
   if [ -n "$DOC" ]; then
-    awk -v name="$t" -v file="$W/$t.md" '
-      $0 == "<!-- BEGIN " name " -->" { print; while ((getline l < file) > 0) print l; skip = 1; next }
-      $0 == "<!-- END " name " -->" { skip = 0 }
-      !skip { print }' "$DOC" > "$DOC.tmp" && mv "$DOC.tmp" "$DOC"
+    sh scripts/splice_table.sh "$DOC" "$t" "$W/$t.md"
   else
     cat "$W/$t.md"; echo
   fi

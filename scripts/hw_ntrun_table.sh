@@ -57,12 +57,6 @@ curve mma.m16n8k32.f32.e4m3.e4m3.f32 > "$W/c2"
 paste -d' ' "$W/c1" "$W/g1" "$W/c2" "$W/g2" | awk '{ printf "| %s | %s | %s | %s | %s |\n", $1, $2, $4, $6, $8 }'
 } > "$W/ntrun-h100-curve.md"
 
-splice() {   # name file
-  awk -v name="$1" -v file="$2" '
-    $0 == "<!-- BEGIN " name " -->" { print; while ((getline l < file) > 0) print l; skip = 1; next }
-    $0 == "<!-- END " name " -->" { skip = 0 }
-    !skip { print }' "$DOC" > "$DOC.tmp" && mv "$DOC.tmp" "$DOC"
-}
-splice ntrun-h100 "$W/ntrun-h100.md"
-splice ntrun-h100-curve "$W/ntrun-h100-curve.md"
+sh scripts/splice_table.sh "$DOC" ntrun-h100 "$W/ntrun-h100.md"
+sh scripts/splice_table.sh "$DOC" ntrun-h100-curve "$W/ntrun-h100-curve.md"
 echo "hw_ntrun_table: $DOC updated"
