@@ -358,6 +358,25 @@ START_TEST(ptx_spellings)
 }
 END_TEST
 
+/* Every name of the peer model mmasim 2.1.1's lists (4,999, every shape;
+ * scripts/peer/mmasim_fill.py --list-all) resolves to a unit. */
+START_TEST(mmasim_names)
+{
+    FILE *f = fopen("scripts/peer/mmasim_instructions_all.txt", "r");
+    ck_assert_msg(f != NULL, "run from the repository root");
+    char line[256], err[1024];
+    int n = 0;
+    while (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = 0;
+        mma_unit u;
+        ck_assert_msg(mma_unit_parse(line, &u, err, sizeof err) == 0, "%s: %s", line, err);
+        n++;
+    }
+    fclose(f);
+    ck_assert_int_eq(n, 4999);
+}
+END_TEST
+
 /* A vector file whose '# instr:' has no architecture takes '# arch:'. */
 START_TEST(vecfile_arch_header)
 {
@@ -711,6 +730,7 @@ static Suite *suite(void)
     tcase_add_test(t, wmma_chain);
     tcase_add_test(t, ptx_spellings);
     tcase_add_test(t, vecfile_arch_header);
+    tcase_add_test(t, mmasim_names);
     tcase_add_test(t, gps);
     tcase_add_test(t, fdrda_paper);
     tcase_add_test(t, gfdrda);
