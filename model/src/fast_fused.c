@@ -162,10 +162,11 @@ static int pre_shift(const mma_unit *u)
 int mma_fast_fused_ok(const mma_unit *u)
 {
     /* products hold at most 22 bits; the left pre-shift must keep them
-     * inside 63 bits.  Product overflow (AMD) and flushed inputs stay with
-     * the reference path. */
+     * inside 63 bits.  Product overflow (AMD), flushed inputs and inputs
+     * converted to fp16 first (via=fp16: the operand tables do not convert)
+     * stay with the reference path. */
     return u->tree == MMA_TREE_FUSED && u->cadd == MMA_CADD_FUSED && u->scale == MMA_FMT_NONE &&
-           !u->interleave && !(u->flags & (MMA_F_PROD_OVF | MMA_F_FTZ_IN)) &&
+           !u->interleave && !(u->flags & (MMA_F_PROD_OVF | MMA_F_FTZ_IN | MMA_F_VIA_FP16)) &&
            (int)u->a > 0 && u->a < MMA_FMT_COUNT && (int)u->b > 0 && u->b < MMA_FMT_COUNT &&
            (int)u->c > 0 && u->c < MMA_FMT_COUNT && tables[u->a] && tables[u->b] &&
            u->lmax >= 1 && u->lmax <= 64 && u->k >= u->lmax && pre_shift(u) <= 40 &&

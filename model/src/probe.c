@@ -44,6 +44,7 @@ typedef struct {
     mma_rounding rho, align;
     int ezero;             /* EZ_NONE: zero terms take no part */
     int ftz, povf, nan, zero_pos;
+    int via;               /* e4m3/e5m2 converted to fp16 first */
 } spec;
 
 typedef struct {
@@ -110,6 +111,7 @@ static int spec_unit(const probe *P, const spec *s, mma_unit *u)
             else APPEND(",ezero=%d", s->ezero);
         }
         if (s->ftz) APPEND(",ftz=in");
+        if (s->via) APPEND(",via=fp16");
         if (s->povf) APPEND(",povf=1");
     }
     if (n >= sizeof buf) return -1;
@@ -133,6 +135,7 @@ static spec spec_of(const mma_unit *u)
     s.ezero = (u->flags & MMA_F_NO_EZERO) ? EZ_NONE : u->ezero;
     s.ftz = u->tree != MMA_TREE_PAIRWISE && (u->flags & MMA_F_FTZ_IN);
     s.povf = (u->flags & MMA_F_PROD_OVF) != 0;
+    s.via = (u->flags & MMA_F_VIA_FP16) != 0;
     s.nan = (u->flags & MMA_F_NAN_CANON) ? ((u->flags & MMA_F_NAN_ANY) ? NAN_CANON_ANY : NAN_CANON)
                                          : ((u->flags & MMA_F_NAN_ANY) ? NAN_ANY : NAN_IEEE);
     s.zero_pos = (u->flags & MMA_F_ZERO_POS) != 0;
@@ -372,7 +375,7 @@ static void add_structures(const probe *P, clist *L, const spec *base)
 /* The dimensions in the order the descent takes them: those that only
  * matter on a part of the observations (zero terms, specials) first, so
  * that a wrong ezero is not made up for by a wrong F over all of them. */
-enum { D_EZERO, D_NAN, D_ZERO, D_P, D_STRUCT, D_F, D_RHO, D_ALIGN, D_FTZ, D_F2, D_POVF, D_COUNT };
+enum { D_EZERO, D_NAN, D_ZERO, D_P, D_STRUCT, D_F, D_RHO, D_ALIGN, D_FTZ, D_VIA, D_F2, D_POVF, D_COUNT };
 
 /* The current spec first (ties keep it), then the values of one dimension;
  * *sub gets the observations where they can differ. */
@@ -419,6 +422,12 @@ static void dim_list(probe *P, const spec *cur, int dim, clist *L, const size_t 
         cl_add(P, L, &s);
         /* c=+0 starts every step of cadd=after: then every vector counts */
         if (cur->cadd != MMA_CADD_AFTER) { *sub = P->zeros; *nsub = P->nzeros; }
+        break;
+    case D_VIA:
+        /* only where a subnormal e4m3/e5m2 operand becomes a normal fp16 */
+        for (int v = 0; v < 2; v++) { s.via = v; cl_add(P, L, &s); }
+        *sub = P->subn;
+        *nsub = P->nsubn;
         break;
     case D_NAN: {
         static const int pref[4] = {NAN_CANON, NAN_IEEE, NAN_CANON_ANY, NAN_ANY};
@@ -621,7 +630,7 @@ static spec descend(probe *P, spec s)
  * zero results +0. */
 static spec polish(probe *P, spec s)
 {
-    static const int dims[] = {D_NAN, D_FTZ, D_ALIGN, D_POVF, D_ZERO};
+    static const int dims[] = {D_NAN, D_FTZ, D_VIA, D_ALIGN, D_POVF, D_ZERO};
     clist L = {0};
     for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++) {
         const size_t *sub;
@@ -709,7 +718,7 @@ static void findings(probe *P, const spec *best, const mma_unit *bu, long best_t
     char ev[320], val[128], lab[64];
     const mma_format_info *fd = mma_format(bu->d);
     static const int shown_order[D_COUNT] = {D_STRUCT, D_F, D_F2, D_RHO, D_P, D_ALIGN, D_EZERO, D_FTZ,
-                                             D_POVF, D_NAN, D_ZERO};
+                                             D_VIA, D_POVF, D_NAN, D_ZERO};
     for (int di = 0; di < D_COUNT; di++) {
         int dim = shown_order[di];
         const size_t *sub;
@@ -793,6 +802,7 @@ static void findings(probe *P, const spec *best, const mma_unit *bu, long best_t
             case D_P: snprintf(lab, sizeof lab, "p=%d", s->p); break;
             case D_ALIGN: snprintf(lab, sizeof lab, "cut %s", s->align == MMA_RZ ? "toward zero" : "toward -inf"); break;
             case D_FTZ: snprintf(lab, sizeof lab, "%s", s->ftz ? "flushed" : "used exactly"); break;
+            case D_VIA: snprintf(lab, sizeof lab, "%s", s->via ? "via fp16" : "as they are"); break;
             case D_NAN: snprintf(lab, sizeof lab, "nan=%s", nan_name[s->nan]); break;
             case D_ZERO: snprintf(lab, sizeof lab, "%s", s->zero_pos ? "always +0" : "IEEE signs"); break;
             case D_POVF: snprintf(lab, sizeof lab, "%s", s->povf ? "overflowing at 2^128" : "exact"); break;
@@ -826,6 +836,9 @@ static void findings(probe *P, const spec *best, const mma_unit *bu, long best_t
             break;
         case D_FTZ:
             finding(r, "subnormal inputs", best->ftz ? "flushed to +0" : "used exactly", ev);
+            break;
+        case D_VIA:
+            finding(r, "fp8 inputs", best->via ? "converted to fp16 first (a subnormal becomes normal)" : "used as they are", ev);
             break;
         case D_NAN:
             snprintf(val, sizeof val, "%s", best->nan == NAN_CANON ? "canonical NaN" :
@@ -900,7 +913,9 @@ int mma_probe(const mma_obs *o, const mma_probe_opts *opt, mma_probe_result *r, 
          * common roundings and terms cut toward zero only: the descent
          * settles the rest */
         int slow = s.interleave || s.cadd == MMA_CADD_AFTER;
-        for (int f = 1; f <= 48; f++)
+        /* F from the widest: where no vector tells F, the answer is the
+         * widest (no truncation seen), not F=1 */
+        for (int f = 48; f >= 1; f--)
             for (int r2 = 0; r2 < (slow ? 2 : 4); r2++)
                 for (int al = 0; al < 4; al += 2) {
                     if (al && (slow || s.cadd == MMA_CADD_RD || s.cadd == MMA_CADD_RDZ)) continue;
