@@ -25,6 +25,7 @@ int cmd_gen(int argc, char **argv);
 int cmd_metrics(int argc, char **argv);
 int cmd_gemm(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_verify(int argc, char **argv);
 
 /* Deterministic generator: one stream per (seed, vector index). */
 typedef struct { uint64_t s[4]; } cli_rng;
