@@ -639,18 +639,17 @@ static void no_result(harness *h, const char *note)
     h->n = 0;
 }
 
-int mmaref_vfy_stall(void *hp, int cycles, int input_blocked)
+int mmaref_vfy_stall(void *hp, int idle, int input_blocked, long long cycles)
 {
     harness *h = (harness *)hp;
     char note[256];
     int n = inflight(h);
     if (input_blocked)
-        snprintf(note, sizeof note, "the unit took no input for %d cycles (its input ready stayed low), %d vectors in flight", cycles, n);
+        snprintf(note, sizeof note, "the unit took no input for %d cycles (its input ready stayed low), %d vectors in flight", idle, n);
     else
-        snprintf(note, sizeof note, "the unit gave no result for %d cycles with %d vectors in flight", cycles, n);
-    fprintf(stdout, "%s\n", note);
+        snprintf(note, sizeof note, "the unit gave no result for %d cycles with %d vectors in flight", idle, n);
     no_result(h, note);
-    return finish(h, 0);
+    return finish(h, cycles);
 }
 
 int mmaref_vfy_status(void) { return exit_status; }
@@ -661,7 +660,6 @@ void mmaref_vfy_timeout(double seconds, long long cycles)
     if (!h) return;
     char note[256];
     snprintf(note, sizeof note, "stopped by the time limit (%.0f s) after %lld cycles", seconds, cycles);
-    fprintf(stdout, "%s\n", note);
     no_result(h, note);
     finish(h, cycles);
     if (exit_status == 0) exit_status = 1;

@@ -40,10 +40,11 @@ int mmaref_vfy_push(void *h, svBitVecVal *a, svBitVecVal *b, svBitVecVal *c,
  * one of its tag), 1 it does not (recorded). */
 int mmaref_vfy_pop(void *h, const svBitVecVal *d, const svBitVecVal *flags,
                    const svBitVecVal *tag);
-/* The unit made no progress for `cycles` cycles with vectors in flight:
- * they are recorded as mismatches of class "no result"; ends the campaign
+/* The unit gave no result for `idle` cycles with vectors in flight (and,
+ * with input_blocked, took no input either): they are recorded as
+ * mismatches of class "no result"; ends the campaign after `cycles` cycles
  * and returns the status. */
-int mmaref_vfy_stall(void *h, int cycles, int input_blocked);
+int mmaref_vfy_stall(void *h, int idle, int input_blocked, long long cycles);
 /* Ends the campaign: the remaining item lines, the results file; returns
  * the status (0 every vector matched, 1 a mismatch). */
 int mmaref_vfy_finish(void *h, long long cycles);

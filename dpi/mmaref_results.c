@@ -143,7 +143,7 @@ void mmaref_res_print_item(FILE *f, const mmaref_res_item *it)
     fprintf(f, "%-28s %ld vectors, %ld mismatches\n", name, it->n, it->mism);
 }
 
-void mmaref_res_print_summary(FILE *f, const mmaref_results *r)
+void mmaref_res_print_summary(FILE *f, const mmaref_results *r, const char *dut)
 {
     long n, mism, cls[MMAREF_CLS_COUNT];
     mmaref_res_totals(r, &n, &mism, cls);
@@ -159,11 +159,15 @@ void mmaref_res_print_summary(FILE *f, const mmaref_results *r)
         }
         fprintf(f, "\n");
         for (int i = 0; i < r->nfiles; i++) fprintf(f, "mismatching vectors: %s\n", r->files[i]);
-        if (r->has_first)
-            fprintf(f, "first mismatch: %s %s vector %ld (%s)\n", r->first_mode, r->first_label,
+        if (r->has_first) {
+            fprintf(f, "first mismatch: %s %s vector %ld, in %s\n", r->first_mode, r->first_label,
                     r->first_index, r->first_file);
+            fprintf(f, "replay it: mmaref check %s", r->first_file);
+            if (dut) fprintf(f, "; mmaref verify %s --vec %s", dut, r->first_file);
+            fprintf(f, "\n");
+        }
     }
-    if (r->seconds > 0 && r->cpu > 0 && n > 0)
+    if (r->cpu >= 0.01 && n > 0)
         fprintf(f, "simulated %lld cycles in %.2f s (CPU %.2f s): %.0f vectors/s (%.0f vectors/s CPU)\n",
                 r->cycles, r->seconds, r->cpu, (double)n / r->seconds, (double)n / r->cpu);
     fprintf(f, "%ld vectors, %ld mismatches\n", n, mism);

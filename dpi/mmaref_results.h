@@ -68,9 +68,10 @@ int  mmaref_res_merge(mmaref_results *r, const char *path, char *err, size_t len
 void mmaref_res_totals(const mmaref_results *r, long *n, long *mism, long cls[MMAREF_CLS_COUNT]);
 /* The line of one item: "<mode> <label>: <N> vectors, <M> mismatches" */
 void mmaref_res_print_item(FILE *f, const mmaref_res_item *it);
-/* The summary: mismatches by class, the files, the notes, and last the
- * line "<N> vectors, <M> mismatches". */
-void mmaref_res_print_summary(FILE *f, const mmaref_results *r);
+/* The summary: mismatches by class, the files, the notes, how to replay
+ * the first mismatch (with description dut, when given), and last the line
+ * "<N> vectors, <M> mismatches". */
+void mmaref_res_print_summary(FILE *f, const mmaref_results *r, const char *dut);
 
 #ifdef __cplusplus
 }

@@ -320,9 +320,7 @@ int vfy_design_make(const dut_desc *d, const vfy_ports *ps, vfy_design *g, char 
         int wc = mma_format(md->u.c)->width, wd = mma_format(md->u.d)->width;
         if (wc > g->cw) { dut_err(d, md->line, "match", err, len, "c is %s (%d bits) but port %s has %d", mma_format(md->u.c)->name, wc, d->c.name, g->cw); goto out; }
         if (wd > g->dw) { dut_err(d, md->line, "match", err, len, "d is %s (%d bits) but port %s has %d", mma_format(md->u.d)->name, wd, d->d.name, g->dw); goto out; }
-        char cfg[512];
-        mma_unit_config(&md->u, cfg, sizeof cfg);
-        bprintf(&plan, "mode %s %llx %s\n", md->name, (unsigned long long)v, cfg);
+        bprintf(&plan, "mode %s %llx %s\n", md->name, (unsigned long long)v, md->spec);
         if (layout(c, "a", &d->a, &oa, md, &plan) || layout(c, "b", &d->b, &ob, md, &plan)) goto out;
         bprintf(&plan, "c %s\nd %s\n", dut_box_names[d->c_box], dut_box_names[d->d_box]);
     }

@@ -388,15 +388,17 @@ int mma_verify(const mma_verify_opts *o)
         if (dot && !strcmp(dot, ".dut")) *dot = 0;
         strncat(workdir, ".verify", sizeof workdir - strlen(workdir) - 1);
     }
-    if (o->shard_n > 1) vfy_path(rundir, sizeof rundir, "%s/run-%d-of-%d", workdir, o->shard_i, o->shard_n);
-    else vfy_path(rundir, sizeof rundir, "%s/run", workdir);
-    if (vfy_mkdirs(workdir) || vfy_mkdirs(rundir)) { fprintf(stderr, "mmaref verify: cannot create %s\n", rundir); goto out; }
+    if (vfy_mkdirs(workdir)) { fprintf(stderr, "mmaref verify: cannot create %s\n", workdir); goto out; }
     /* absolute: the build and the simulation run elsewhere */
     char real[PATH_MAX];
     if (!realpath(workdir, real)) { fprintf(stderr, "mmaref verify: cannot resolve %s\n", workdir); goto out; }
     vfy_path(workdir, sizeof workdir, "%s", real);
-    if (o->shard_n > 1) vfy_path(rundir, sizeof rundir, "%s/run-%d-of-%d", workdir, o->shard_i, o->shard_n);
-    else vfy_path(rundir, sizeof rundir, "%s/run", workdir);
+    /* the run directory: per shard, and apart for replays of vector files
+     * (which are often the mismatch files of the last run) */
+    const char *run = o->nvec ? "vec" : "run";
+    if (o->shard_n > 1) vfy_path(rundir, sizeof rundir, "%s/%s-%d-of-%d", workdir, run, o->shard_i, o->shard_n);
+    else vfy_path(rundir, sizeof rundir, "%s/%s", workdir, run);
+    if (vfy_mkdirs(rundir)) { fprintf(stderr, "mmaref verify: cannot create %s\n", rundir); goto out; }
     /* a fresh run directory: no results or mismatch files of an earlier run */
     const char *stale[] = {"results", "first_mismatch.vec", "first_mismatch.fst", NULL};
     for (int i = 0; stale[i]; i++) { vfy_path(path, sizeof path, "%s/%s", rundir, stale[i]); remove(path); }
@@ -445,9 +447,7 @@ int mma_verify(const mma_verify_opts *o)
     long n, mism, cls[MMAREF_CLS_COUNT];
     mmaref_res_totals(res, &n, &mism, cls);
     if (mism && res->has_first && !o->no_fst) replay_first(&d, &kit, o, &g, workdir, rundir, res);
-    if (mism && res->has_first)
-        printf("replay: mmaref check %s; mmaref verify %s --vec %s\n", res->first_file, o->dut, res->first_file);
-    mmaref_res_print_summary(stdout, res);
+    mmaref_res_print_summary(stdout, res, o->dut);
     status = mism ? 1 : 0;
 out:
     fflush(stdout);
@@ -472,7 +472,7 @@ int mma_verify_merge(const char *const *files, int n)
             return 2;
         }
     for (int i = 0; i < r->nitems; i++) mmaref_res_print_item(stdout, &r->items[i]);
-    mmaref_res_print_summary(stdout, r);
+    mmaref_res_print_summary(stdout, r, NULL);
     long tn, tm, cls[MMAREF_CLS_COUNT];
     mmaref_res_totals(r, &tn, &tm, cls);
     free(r);

@@ -189,8 +189,9 @@ int vfy_ports_read(const dut_desc *d, const mma_verify_kit *kit, const char *wor
     ps->p = NULL;
     int pcap = 0;
     for (const char *v = strstr(mod, "<var "); v && (!mend || v < mend); v = strstr(v + 1, "<var ")) {
-        char dir[16], id[64];
-        if (!attr(v, "dir", dir, sizeof dir)) continue;
+        char dir[16], id[64], pin[16];
+        /* ports have a pin index (function arguments have a direction too) */
+        if (!attr(v, "dir", dir, sizeof dir) || !attr(v, "pinIndex", pin, sizeof pin)) continue;
         if (ps->n == pcap) {
             pcap = pcap ? 2 * pcap : 32;
             ps->p = realloc(ps->p, (size_t)pcap * sizeof *ps->p);

@@ -10,8 +10,8 @@
 // in locals).
 //
 // Plusargs: +plan=<file> (required)  +bp=<0..255> output back-pressure per
-// 256 cycles  +seed=<n>  +maxwait=<cycles without progress before the unit
-// is reported as not answering>
+// 256 cycles  +seed=<n>  +maxwait=<cycles without a result, vectors in
+// flight, before the unit is reported as not answering>
 module mmaref_verify_tb (input logic clk);
   localparam int AW = @AW@, BW = @BW@, CW = @CW@, DW = @DW@;
   localparam int FW = @FWB@, MW = @MWB@, TW = @TWB@;   // at least 1 bit each
@@ -23,7 +23,8 @@ module mmaref_verify_tb (input logic clk);
                                               output bit [MW-1:0] m, output bit [TW-1:0] t);
   import "DPI-C" function int mmaref_vfy_pop(input chandle h, input bit [DW-1:0] d,
                                              input bit [FW-1:0] f, input bit [TW-1:0] t);
-  import "DPI-C" function int mmaref_vfy_stall(input chandle h, input int cycles, input int blocked);
+  import "DPI-C" function int mmaref_vfy_stall(input chandle h, input int idle, input int blocked,
+                                               input longint cycles);
   import "DPI-C" function int mmaref_vfy_finish(input chandle h, input longint cycles);
 
   // ---- the unit's inputs: the driver register and the register after it --
@@ -119,10 +120,11 @@ module mmaref_verify_tb (input logic clk);
       // output back-pressure from a xorshift register
       lfsr <= lfsr ^ (lfsr << 13) ^ (lfsr >> 7) ^ (lfsr << 17);
       o_ready <= @O_READY_RULE@;
-      // a unit that stops answering is reported, not waited for
-      idle <= (pushed + popped != 0 || inflight + pushed - popped == 0) ? 0 : idle + 1;
+      // a unit that stops answering is reported, not waited for: cycles
+      // since the last result, while vectors are in flight
+      idle <= (popped != 0 || inflight + pushed - popped == 0) ? 0 : idle + 1;
       if (idle >= maxwait) begin
-        void'(mmaref_vfy_stall(h, idle, (v_r && !i_ready) ? 1 : 0));
+        void'(mmaref_vfy_stall(h, idle, (v_r && !i_ready) ? 1 : 0, longint'(cyc)));
         ended <= 1'b1;
         $finish;
       end else if (done && inflight + pushed - popped == 0) begin
