@@ -98,7 +98,7 @@ test: deps test-unit test-cli test-vectors test-sanitize test-fuzz test-valgrind
 demo: all
 	sh scripts/demo.sh $(B)/mmaref
 
-EXTRA_BENCH ?= metrics-bench tb-bench
+EXTRA_BENCH ?= metrics-bench tb-bench verify-bench
 bench: all
 	sh scripts/bench.sh $(B)/mmaref $(EXTRA_BENCH)
 

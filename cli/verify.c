@@ -18,6 +18,7 @@ static const char *const help =
     "  --gaps P            input gaps, percent of cycles  --backpressure P  output not ready, percent\n"
     "  --workdir DIR       where the testbench is built and run (default <name>.verify)\n"
     "  --no-fst            no waveform of the first mismatch   --jobs N  parallel compile jobs\n"
+    "  --build-only        build the testbench and the suites, run nothing (before shards)\n"
     "prints \"<mode> <suite>: <N> vectors, <M> mismatches\" per suite, and last \"<N> vectors, <M> mismatches\";\n"
     "exit status 0: no mismatch, 1: any mismatch or a unit that stops answering, 2: a bad description,\n"
     "a build failure or bad arguments\n";
@@ -45,6 +46,14 @@ static int number(const char *opt, const char *s, long lo, long hi, long *out)
     return 0;
 }
 
+static int takes_value(const char *opt)
+{
+    static const char *const opts[] = {"--suites", "--count", "--random", "--max-wait", "--gaps", "--backpressure",
+                                       "--jobs", "--seed", "--shard", "--timeout", "--vec", "--workdir", NULL};
+    for (int i = 0; opts[i]; i++) if (!strcmp(opt, opts[i])) return 1;
+    return 0;
+}
+
 int cmd_verify(int argc, char **argv)
 {
     mma_verify_opts o;
@@ -65,7 +74,12 @@ int cmd_verify(int argc, char **argv)
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) { printf(help, DEFAULT_SUITES); rc = 0; goto out; }
         else if (!strcmp(a, "--merge")) merge = 1;
         else if (!strcmp(a, "--no-fst")) o.no_fst = 1;
-        else if (a[0] == '-' && a[1] == '-' && !v) { fprintf(stderr, "mmaref verify: %s needs a value\n", a); goto out; }
+        else if (!strcmp(a, "--build-only")) o.build_only = 1;
+        else if (a[0] == '-' && a[1] && !takes_value(a)) {
+            fprintf(stderr, "mmaref verify: unknown option '%s' (mmaref verify --help)\n", a);
+            goto out;
+        }
+        else if (a[0] == '-' && !v) { fprintf(stderr, "mmaref verify: %s needs a value\n", a); goto out; }
         else if (!strcmp(a, "--suites")) {
             snprintf(suites, sizeof suites, "%s", v);
             for (char *p = suites; *p; p++) if (*p == ',') *p = ' ';
@@ -101,7 +115,6 @@ int cmd_verify(int argc, char **argv)
         }
         else if (!strcmp(a, "--vec")) { vec[o.nvec++] = v; i++; }
         else if (!strcmp(a, "--workdir")) { o.workdir = v; i++; }
-        else if (a[0] == '-' && a[1]) { fprintf(stderr, "mmaref verify: unknown option '%s' (mmaref verify --help)\n", a); goto out; }
         else files[nfiles++] = a;
     }
     if (merge) {

@@ -18,6 +18,7 @@ int vfy_mkdirs(const char *path);
 int vfy_write_if_changed(const char *path, const char *text);   /* 1 changed, 0 same, -1 error */
 char *vfy_read_file(const char *path, size_t *len);
 uint64_t vfy_hash(uint64_t h, const void *p, size_t n);
+uint64_t vfy_hash_stat(uint64_t h, const char *path);   /* its name, time and size */
 /* snprintf for messages (cut to fit) and for paths (a path that does not
  * fit ends the command with a message) */
 void vfy_fmt(char *out, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -41,6 +41,7 @@ typedef struct {
     const char **vec;               /* replay these vector files instead (nvec of them) */
     int nvec;
     int no_fst;                     /* no waveform of the first mismatch */
+    int build_only;                 /* build the testbench and the suites, run nothing */
     int jobs;                       /* parallel compile jobs; 0: 2 */
     mma_verify_suite_fn make_suite;
 } mma_verify_opts;

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* the value of attribute name in the tag starting at s (up to '>'); 0 if absent */
 static int attr(const char *s, const char *name, char *out, size_t len)
@@ -133,8 +134,6 @@ int vfy_ports_read(const dut_desc *d, const mma_verify_kit *kit, const char *wor
     vfy_path(xml, sizeof xml, "%s/ports.xml", workdir);
     vfy_path(log, sizeof log, "%s/ports.log", workdir);
     vfy_path(mdir, sizeof mdir, "%s/xml", workdir);
-    remove(log);
-    remove(xml);
     /* argv: verilator --xml-only ... sources */
     int na = 0, cap = 32 + 2 * (d->nsources + d->nincludes + d->ndefines + d->nparams);
     char **argv = calloc((size_t)cap, sizeof *argv);
@@ -158,12 +157,30 @@ int vfy_ports_read(const dut_desc *d, const mma_verify_kit *kit, const char *wor
     for (int i = 0; i < d->nparams; i++) ARGF("-G%s=%s", d->params[i].name, d->params[i].value);
     for (int i = 0; i < d->nsources; i++) ARG(d->sources[i].path);
     argv[na] = NULL;
-    int rc = vfy_run(argv, NULL, log, err, len);
+#undef ARG
+#undef ARGF
+    /* elaborated again only when the command or a source changed (shards of
+     * a campaign share the work directory and only read it) */
+    uint64_t h = 0;
+    for (int i = 0; i < na; i++) h = vfy_hash(h, argv[i], strlen(argv[i]) + 1);
+    for (int i = 0; i < d->nsources; i++) h = vfy_hash_stat(h, d->sources[i].path);
+    for (int i = 0; i < d->nincludes; i++) h = vfy_hash_stat(h, d->includes[i].path);
+    char key[32], keyf[1200];
+    snprintf(key, sizeof key, "%016llx\n", (unsigned long long)h);
+    vfy_path(keyf, sizeof keyf, "%s/ports.key", workdir);
+    char *old = vfy_read_file(keyf, NULL);
+    int rc = 0;
+    if (!old || strcmp(old, key) || access(xml, R_OK)) {
+        remove(keyf);
+        remove(log);
+        remove(xml);
+        rc = vfy_run(argv, NULL, log, err, len);
+        if (rc == 0) vfy_write_if_changed(keyf, key);
+    }
+    free(old);
     for (int i = 0; i < no; i++) free(owned[i]);
     free(owned);
     free(argv);
-#undef ARG
-#undef ARGF
     if (rc < 0) return -1;
     if (rc != 0) {
         char msg[4000];

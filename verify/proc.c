@@ -113,7 +113,7 @@ int vfy_write_if_changed(const char *path, const char *text)
     if (old && n == strlen(text) && !memcmp(old, text, n)) { free(old); return 0; }
     free(old);
     char tmp[2100];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid());   /* shards may write at once */
     FILE *f = fopen(tmp, "w");
     if (!f) return -1;
     int bad = fputs(text, f) < 0;
@@ -147,4 +147,15 @@ void vfy_path(char *out, size_t len, const char *fmt, ...)
         fprintf(stderr, "mmaref verify: a path longer than %zu characters: %.80s...\n", len - 1, out);
         exit(2);
     }
+}
+
+uint64_t vfy_hash_stat(uint64_t h, const char *path)
+{
+    struct stat st;
+    h = vfy_hash(h, path, strlen(path));
+    if (!stat(path, &st)) {
+        h = vfy_hash(h, &st.st_mtim, sizeof st.st_mtim);
+        h = vfy_hash(h, &st.st_size, sizeof st.st_size);
+    }
+    return h;
 }
