@@ -21,7 +21,7 @@ CLI_OBJ   := $(patsubst cli/%.c,$(B)/cli/%.o,$(CLI_SRC)) $(patsubst %.c,$(B)/ver
 all: lib $(B)/mmaref
 
 # ---- dependencies: Debian packages, installed when root, else listed -----
-DEB_PKGS := build-essential pkg-config check libmpfr-dev libgmp-dev verilator libsystemc-dev yosys gnuplot-nox xz-utils valgrind bc python3 clang
+DEB_PKGS := build-essential pkg-config check libmpfr-dev libgmp-dev verilator libsystemc-dev yosys gnuplot-nox xz-utils valgrind bc python3 clang slurm-wlm
 deps:
 	@sh scripts/deps.sh $(DEB_PKGS)
 

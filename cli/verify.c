@@ -7,7 +7,7 @@
 
 static const char *const help =
     "usage: mmaref verify <unit.dut> [options]      check a unit's RTL against the model\n"
-    "       mmaref verify --merge <results>...       add up the results of shards\n"
+    "       mmaref verify --merge <workdir|results>...   add up the results of shards\n"
     "  --suites S1,S2      the suites of mmaref gen to run (default: the description's [run] suites,\n"
     "                      else %s)\n"
     "  --count N           vectors per suite            --random N   constrained-random vectors per mode\n"

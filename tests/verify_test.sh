@@ -102,5 +102,16 @@ expect 2 "is none of the units" "$PIPE/dot4_pipe.dut" --workdir "$W/pipe" --vec 
 # ---- the time limit ---------------------------------------------------------------
 expect 1 "stopped by the time limit (1 s)" "$PIPE/dot4_pipe.dut" --workdir "$W/pipe" --count 0 --random 1000000000 --timeout 1
 
+# ---- docs/verify.md: its sample output is what the examples print --------------
+"$M" verify "$PIPE/dot4_pipe.dut" --workdir "$W/pipe" > "$W/doc.out" 2>&1
+awk '/^`mmaref verify` elaborates/ { f = 1 } f && /^```$/ { g = !g; if (!g) exit; next } g && !/^\.\.\.$/' "$R/docs/verify.md" > "$W/doc.sample"
+[ -s "$W/doc.sample" ] && grep -vxFf "$W/doc.out" "$W/doc.sample" > "$W/doc.missing"
+[ -s "$W/doc.sample" ] && [ ! -s "$W/doc.missing" ] && ok || bad "docs/verify.md's sample output is not what dot4_pipe.dut prints: $(cat "$W/doc.missing")"
+"$M" verify "$BRK" --workdir "$W/brk" --no-fst > "$W/doc.out" 2>&1
+line=$(grep '^mismatches by class:' "$R/docs/verify.md")
+grep -qxF "$line" "$W/doc.out" && ok || bad "docs/verify.md: '$line', broken.dut prints '$(grep '^mismatches by class:' "$W/doc.out")'"
+n=$(grep -cv '^[[:space:]]*\(#.*\)\{0,1\}$' "$R/tb/mma_dpa_qgmma.dut")
+grep -qF "(\`tb/mma_dpa_qgmma.dut\`, $n lines)" "$R/docs/verify.md" && ok || bad "docs/verify.md: tb/mma_dpa_qgmma.dut has $n lines"
+
 echo "verify tests: $pass passed, $fail failed"
 [ $fail = 0 ]

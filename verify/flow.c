@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -458,20 +459,60 @@ out:
     return status;
 }
 
-int mma_verify_merge(const char *const *files, int n)
+/* the results of every shard of a work directory, in shard order; every
+ * shard of the largest split found must be there */
+static int shard_files(const char *dir, char ***out, int *n, char *err, size_t len)
+{
+    DIR *dp = opendir(dir);
+    if (!dp) { vfy_fmt(err, len, "%s: cannot open", dir); return -1; }
+    int shards = 0;
+    struct dirent *e;
+    while ((e = readdir(dp))) {
+        int i, k;
+        char tail;
+        if (sscanf(e->d_name, "run-%d-of-%d%c", &i, &k, &tail) == 2 && k > shards) shards = k;
+    }
+    closedir(dp);
+    if (!shards) { vfy_fmt(err, len, "%s: no shard results (run-<i>-of-<n>/results)", dir); return -1; }
+    *out = calloc((size_t)shards, sizeof **out);
+    *n = shards;
+    for (int i = 0; i < shards; i++) {
+        (*out)[i] = malloc(PATHLEN);
+        vfy_path((*out)[i], PATHLEN, "%s/run-%d-of-%d/results", dir, i, shards);
+        if (access((*out)[i], R_OK)) { vfy_fmt(err, len, "%s: shard %d of %d has no results (%s)", dir, i, shards, (*out)[i]); return -1; }
+    }
+    return 0;
+}
+
+int mma_verify_merge(const char *const *args, int nargs)
 {
     mmaref_results *r = calloc(1, sizeof *r);
-    char err[1200];
-    for (int i = 0; i < n; i++)
-        if (mmaref_res_merge(r, files[i], err, sizeof err)) {
-            fprintf(stderr, "mmaref verify: %s\n", err);
-            free(r);
-            return 2;
+    char err[PATHLEN + 200];
+    int rc = 2;
+    for (int a = 0; a < nargs; a++) {
+        struct stat st;
+        char **files = NULL;
+        int n = 0;
+        if (!stat(args[a], &st) && S_ISDIR(st.st_mode)) {
+            if (shard_files(args[a], &files, &n, err, sizeof err)) { fprintf(stderr, "mmaref verify: %s\n", err); goto out; }
+        } else {
+            files = calloc(1, sizeof *files);
+            files[0] = strdup(args[a]);
+            n = 1;
         }
+        int bad = 0;
+        for (int i = 0; i < n && !bad; i++)
+            if (mmaref_res_merge(r, files[i], err, sizeof err)) { fprintf(stderr, "mmaref verify: %s\n", err); bad = 1; }
+        for (int i = 0; i < n; i++) free(files[i]);
+        free(files);
+        if (bad) goto out;
+    }
     for (int i = 0; i < r->nitems; i++) mmaref_res_print_item(stdout, &r->items[i]);
     mmaref_res_print_summary(stdout, r, NULL);
     long tn, tm, cls[MMAREF_CLS_COUNT];
     mmaref_res_totals(r, &tn, &tm, cls);
+    rc = tm || !tn ? 1 : 0;
+out:
     free(r);
-    return tm ? 1 : 0;
+    return rc;
 }

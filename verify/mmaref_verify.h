@@ -53,8 +53,9 @@ typedef struct {
  * Verilator error). */
 int mma_verify(const mma_verify_opts *o);
 
-/* Adds up the results files of shards (in shard order) and prints the
- * report; the same exit status. */
+/* Adds up results files of shards (in shard order; a work directory
+ * stands for all its run-<i>-of-<n>/results, every shard required) and
+ * prints the report; the same exit status. */
 int mma_verify_merge(const char *const *files, int n);
 
 #endif
