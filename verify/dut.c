@@ -204,17 +204,24 @@ static int unit_line(ctx *c, dut_desc *d)
         char perr[512];
         if (mma_unit_parse(m->spec, &m->u, perr, sizeof perr)) FAIL("%s", perr);
         if (m->u.scale != MMA_FMT_NONE) FAIL("block-scaled units are not verified by this tool yet (the unit has scale fields)");
+        /* the name goes into file names and reports: no spaces, no slashes */
+        char nm[sizeof m->name] = "";
         if (name) {
-            if (!ident_ok(name, 0) && !strchr(name, '=')) FAIL("'%s' is not a name (letters, digits, _)", name);
-            snprintf(m->name, sizeof m->name, "%s", name);
+            if (strlen(name) >= sizeof nm || strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.,=+-") != strlen(name))
+                FAIL("'%s' is not a mode name (up to %zu letters, digits and _ . , = + -)", name, sizeof nm - 1);
+            memcpy(nm, name, strlen(name) + 1);
         } else if (!nv) {
-            snprintf(m->name, sizeof m->name, "unit");
+            memcpy(nm, "unit", 5);
         } else {
             size_t o = 0;
-            for (int i = 0; i < nv; i++)
-                o += (size_t)snprintf(m->name + o, sizeof m->name - o, "%s%s=%llu", i ? "," : "",
-                                      d->mode_ports[i].name, (unsigned long long)m->value[i]);
+            for (int i = 0; i < nv && o < sizeof nm; i++) {
+                int w = snprintf(nm + o, sizeof nm - o, "%s%s=%llu", i ? "," : "", d->mode_ports[i].name,
+                                 (unsigned long long)m->value[i]);
+                o = w < 0 ? sizeof nm : o + (size_t)w;
+            }
+            if (o >= sizeof nm) FAIL("the mode's name from its ports and values is too long: name it with 'as <name>'");
         }
+        memcpy(m->name, nm, sizeof nm);
         for (int i = 0; i < d->nmodes; i++) {
             if (!strcmp(d->modes[i].name, m->name)) FAIL("mode name '%s' taken on line %d", m->name, d->modes[i].line);
             if (nv && !memcmp(d->modes[i].value, m->value, sizeof m->value)) FAIL("mode value given twice (line %d)", d->modes[i].line);

@@ -65,7 +65,8 @@ static int build(const dut_desc *d, const mma_verify_kit *kit, const char *workd
     const char *uc = getenv("MMAREF_VERIFY_CFLAGS");
     snprintf(cflags, sizeof cflags, "%s -DVL_USER_FINISH -I%s%s%s", trace ? "-O1" : uc && *uc ? uc : "-O3 -march=native",
              kit->include[0], kit->include[1][0] ? " -I" : "", kit->include[1]);
-    snprintf(ldflags, sizeof ldflags, "%s -lm -lpthread", kit->dpilib);
+    const char *ul = getenv("MMAREF_VERIFY_LDFLAGS");
+    snprintf(ldflags, sizeof ldflags, "%s -lm -lpthread%s%s", kit->dpilib, ul && *ul ? " " : "", ul && *ul ? ul : "");
     snprintf(jobs_s, sizeof jobs_s, "%d", jobs > 0 ? jobs : 2);
     snprintf(makeflags, sizeof makeflags, "CXX=%s", kit->cxx);
     int cap = 48 + 2 * (d->nsources + d->nincludes + d->ndefines), na = 0, no = 0;
