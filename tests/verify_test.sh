@@ -91,6 +91,11 @@ grep '^item' "$W/whole.results" > "$W/a"
 grep '^item' "$W/brk/run/results" > "$W/b"
 cmp -s "$W/a" "$W/b" && ok || bad "the same campaign twice gave different results"
 expect 2 "not a results file" --merge "$W/a"
+expect 1 "$whole" --merge "$W/brk"
+# the make -j fallback of docs/verify.md: the same shards through shards.mk
+make --no-print-directory -s -f "$R/verify/shards.mk" DUT="$BRK" N=3 -j3 MMAREF="$M" WORKDIR="$W/brk-make" \
+    ARGS="--count 500 --random 30000 --seed 7 --no-fst" > "$W/make.out" 2>&1
+[ "$(grep -E '^[0-9]+ vectors, [0-9]+ mismatches$' "$W/make.out" | tail -1)" = "$whole" ] && ok || bad "shards.mk: $(tail -3 "$W/make.out")"
 
 # ---- replays: the mismatch file fails the broken unit, passes the fixed one ---
 F=$W/brk/run/first_mismatch.vec
