@@ -180,8 +180,10 @@ static int layout(ctx *c, const char *key, const dut_operand *o, const oper *op,
     if (slot > 64) FAIL(o->line, key, "elements of %d bits: at most 64", slot);
     bprintf(plan, "%s %d %s", key, slot, dut_box_names[o->box]);
     for (int k = 0; k < K; k++) {
-        int pos = o->msb_first ? (op->elem ? op->n - 1 - k : 0) : k;
-        int off = op->elem ? pos * slot : o->msb_first ? op->bits - (k + 1) * slot : k * slot;
+        /* element ports (or array elements) in the bus from bit 0 up; a
+         * packed port's elements fill it from bit 0, or from the top */
+        int off = op->elem ? (o->msb_first ? op->n - 1 - k : k) * slot
+                           : o->msb_first ? op->bits - (k + 1) * slot : k * slot;
         bprintf(plan, " %d", off);
     }
     bprintf(plan, "\n");

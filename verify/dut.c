@@ -418,6 +418,19 @@ static void defaults(dut_desc *d)
 
 int dut_read(const char *path, dut_desc *d, char *err, size_t len)
 {
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        memset(d, 0, sizeof *d);
+        snprintf(err, len, "%s: cannot open", path);
+        return -1;
+    }
+    int rc = dut_read_stream(f, path, d, err, len);
+    fclose(f);
+    return rc;
+}
+
+int dut_read_stream(FILE *f, const char *path, dut_desc *d, char *err, size_t len)
+{
     memset(d, 0, sizeof *d);
     defaults(d);
     snprintf(d->path, sizeof d->path, "%s", path);
@@ -428,8 +441,6 @@ int dut_read(const char *path, dut_desc *d, char *err, size_t len)
     /* absolute: the build runs elsewhere */
     char real[PATH_MAX];
     if (realpath(d->dir, real)) snprintf(d->dir, sizeof d->dir, "%.*s", (int)sizeof d->dir - 1, real);
-    FILE *f = fopen(path, "r");
-    if (!f) { cut_fmt(err, len, "%s: cannot open", path); return -1; }
     char line[8192];
     int ln = 0, sec = S_NONE, rc = 0;
     int seen[5] = {0};
@@ -475,7 +486,6 @@ int dut_read(const char *path, dut_desc *d, char *err, size_t len)
         default: dut_err(d, ln, c.key, err, len, "outside any section (start with [files], [unit], [ports] or [run])"); rc = -1;
         }
     }
-    fclose(f);
     if (rc) return -1;
     /* what every description needs */
     if (!d->nsources) { dut_err(d, d->files_line ? d->files_line : ln, "files", err, len, "no source files (list them under [files])"); return -1; }

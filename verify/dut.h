@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include "mmaref.h"
 
 #define DUT_MAX_SOURCES 128
@@ -93,8 +94,11 @@ typedef struct {
     long max_wait;                  /* cycles without progress */
 } dut_desc;
 
-/* Reads path into d.  0, or -1 with "file:line: key 'k': message" in err. */
+/* Reads path into d.  0, or -1 with "file:line: key 'k': message" in err.
+ * dut_read_stream reads an open stream, path naming it (and the directory
+ * that relative source paths start from).  Free d with dut_free either way. */
 int dut_read(const char *path, dut_desc *d, char *err, size_t len);
+int dut_read_stream(FILE *f, const char *path, dut_desc *d, char *err, size_t len);
 void dut_free(dut_desc *d);
 
 /* An error about the setting at line of key, in the house style. */

@@ -1,7 +1,7 @@
 // ieee_dot2: d = a0*b0 + a1*b1 + c, fp16 a and b, fp32 c and d, with one
 // IEEE 754 rounding of the exact result in the mode given by rm:
 //   0 to nearest, ties to even   1 toward zero   2 down (toward -inf)
-//   3 up (toward +inf)
+//   3 up (toward +inf)   4 to nearest, ties away from zero
 // and the exception flags {nv, dz, of, uf, nx} (invalid, divide by zero,
 // overflow, underflow, inexact; RISC-V's fflags order).
 //
@@ -97,8 +97,10 @@ module ieee_dot2 (
         neg = acc < 0;
         mag = neg ? -acc : acc;
         if (mag == 0) begin
-          // an exact zero: -0 when every term is -0, or when rounding down
-          if (p0z && p1z && z.zero && (x0.neg ^ y0.neg) && (x1.neg ^ y1.neg) && z.neg) d <= 32'h80000000;
+          // an exact zero (IEEE 754 6.3): zeros of one sign keep it; any
+          // other zero sum is +0, or -0 rounding down
+          if (p0z && p1z && z.zero && (x0.neg ^ y0.neg) == z.neg && (x1.neg ^ y1.neg) == z.neg)
+            d <= {z.neg, 31'b0};
           else d <= rd ? 32'h80000000 : 32'h0;
         end else begin
           m = 0;
@@ -109,12 +111,17 @@ module ieee_dot2 (
             sh = m - 23;                          // bits below the 24 kept
             q = 25'(mag >> sh);
             rest = sh == 0 ? '0 : mag & ((W'(1) << sh) - 1);
+`ifdef BROKEN_INEXACT
+            nx = sh > 0 && mag[sh - 1];           // the bug: inexact only when the first bit cut is 1
+`else
             nx = rest != 0;
+`endif
             case (rm)
               3'd0: up = sh > 0 && mag[sh - 1] && (rest != (W'(1) << (sh - 1)) || q[0]);
               3'd1: up = 1'b0;
-              3'd2: up = neg && nx;
-              3'd3: up = !neg && nx;
+              3'd2: up = neg && rest != 0;
+              3'd3: up = !neg && rest != 0;
+              3'd4: up = sh > 0 && mag[sh - 1];
               default: up = 1'b0;
             endcase
             q = q + 25'(up);
