@@ -381,7 +381,8 @@ static int run_line(ctx *c, dut_desc *d)
         size_t o = 0;
         d->suites[0] = 0;
         for (int i = 0; i < c->n; i++) {
-            if (!ident_ok(c->tok[i], 0)) FAIL("'%s' is not a suite name", c->tok[i]);
+            if (strspn(c->tok[i], "abcdefghijklmnopqrstuvwxyz0123456789-_") != strlen(c->tok[i]))
+                FAIL("'%s' is not a suite name (mmaref gen --list-suites)", c->tok[i]);
             o += (size_t)snprintf(d->suites + o, sizeof d->suites - o, "%s%s", i ? " " : "", c->tok[i]);
             if (o >= sizeof d->suites) FAIL("too many suites");
         }
