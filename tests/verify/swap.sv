@@ -1,4 +1,4 @@
-// A test unit for mmaref verify: the QGMMA unit (our mma_dpa) whose results
+// A test unit for mmaref verify: an e4m3 unit (our mma_dpa, K=4) whose results
 // leave in pairs in reverse order (the second operation's first), with a
 // tag to match them by; a lone operation leaves after 8 idle cycles.
 module swap (
@@ -6,8 +6,8 @@ module swap (
   input  logic         rst_n,
   input  logic         in_valid,
   output logic         in_ready,
-  input  logic [255:0] a,
-  input  logic [255:0] b,
+  input  logic [31:0]  a,
+  input  logic [31:0]  b,
   input  logic [31:0]  c,
   input  logic [2:0]   tag_i,
   output logic         out_valid,
@@ -17,7 +17,7 @@ module swap (
 );
   logic        v;
   logic [31:0] r, cov;
-  mma_dpa #(.EZERO_EN(1), .EZERO(-133)) u (.clk(clk), .rst_n(rst_n), .in_valid(in_valid && in_ready),
+  mma_dpa #(.K(4), .L(4)) u (.clk(clk), .rst_n(rst_n), .in_valid(in_valid && in_ready),
       .a(a), .b(b), .c(c), .out_valid(v), .d(r), .cov(cov));
   logic [1:0]  n;                      // results held
   logic        drain;
