@@ -48,9 +48,11 @@ verify-bench: $(B)/mmaref dpi
 # description and a whole campaign with modes, whose testbench links the
 # sanitized kit (the harness and the model checked too); and the harness in the
 # generated testbench under valgrind memcheck (a kit built without
-# -march=native: valgrind knows no AVX-512), a broken unit to the end
-VERIFY_SAN_B := $(B)/san
-VERIFY_VG_B  := $(B)/vg
+# -march=native: valgrind knows no AVX-512), a broken unit to the end.
+# Build directories of their own: make -j may run test-sanitize and
+# tb-valgrind beside them
+VERIFY_SAN_B := $(B)/san-verify
+VERIFY_VG_B  := $(B)/vg-verify
 test-verify-san:
 	@$(MAKE) --no-print-directory B=$(VERIFY_SAN_B) CFLAGS="-O1 -g $(SAN)" KIT_CFLAGS="-O1 -g $(SAN)" CLI_LIBS="$(CLI_LIBS) $(SAN)" \
 	  $(VERIFY_SAN_B)/mmaref $(VERIFY_SAN_B)/libmmaref_dpi.a > /dev/null
