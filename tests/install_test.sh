@@ -44,7 +44,7 @@ run() {
     block systemverilog > "$1/tb.sv"
     unit "$2" > "$1/my_dot_unit.sv"
     block sh | grep -v '^export PKG_CONFIG_PATH=' > "$1/build.sh"
-    (cd "$1" && sh ./build.sh > run.log 2>&1) 2>/dev/null
+    (cd "$1" && sh ./build.sh > run.log 2>&1; exit $?) 2>/dev/null
 }
 block systemverilog | grep -q '^module tb;' || { echo "FAIL: no testbench in docs/dpi.md"; fail=1; }
 run "$T/doc" 0; rc=$?
@@ -62,7 +62,7 @@ fi
 (cd "$T/doc-broken" && rm -rf obj_dir &&
  verilator --binary --top-module tb "$(pkg-config --variable=svpkg mmaref)" tb.sv my_dot_unit.sv \
     -LDFLAGS "$(pkg-config --variable=svlib mmaref) -Wl,-rpath,$(pkg-config --variable=libdir mmaref)" > so.log 2>&1 &&
- ldd obj_dir/Vtb | grep -q "$P/lib/libmmaref_dpi.so" && obj_dir/Vtb >> so.log 2>&1) 2>/dev/null; rc=$?
+ ldd obj_dir/Vtb | grep -q "$P/lib/libmmaref_dpi.so" && obj_dir/Vtb >> so.log 2>&1; exit $?) 2>/dev/null; rc=$?
 echo "== the same through libmmaref_dpi.so: exit $rc"
 if [ $rc = 0 ] || ! grep -q "my_dot_unit does not match the model" "$T/doc-broken/so.log"; then
     tail -15 "$T/doc-broken/so.log"; echo "FAIL: the shared library"; fail=1
@@ -85,7 +85,7 @@ module tb;
 endmodule
 SV
 (cd "$T/len" && verilator --binary --top-module tb "$(pkg-config --variable=svpkg mmaref)" tb.sv \
-    -LDFLAGS "$(pkg-config --variable=dpilib mmaref) -lm -lpthread" > build.log 2>&1 && obj_dir/Vtb > run.log 2>&1) 2>/dev/null; rc=$?
+    -LDFLAGS "$(pkg-config --variable=dpilib mmaref) -lm -lpthread" > build.log 2>&1 && obj_dir/Vtb > run.log 2>&1; exit $?) 2>/dev/null; rc=$?
 echo "== an array of 31 elements for K=32: exit $rc, $(grep -o 'mmaref_dot: operand array a has 31 elements, the unit has K=32' "$T/len/run.log")"
 if [ $rc = 0 ] || grep -q "not stopped" "$T/len/run.log" || ! grep -q "mmaref_dot: operand array a has 31 elements, the unit has K=32" "$T/len/run.log"; then
     cat "$T/len/build.log" "$T/len/run.log" | tail -15; echo "FAIL: a wrong array length did not stop the simulation"; fail=1
