@@ -10,7 +10,7 @@ CLI_LIBS ?=
 
 MODEL_SRC := $(wildcard model/src/*.c)
 MODEL_OBJ := $(patsubst model/src/%.c,$(B)/model/%.o,$(MODEL_SRC))
-MODEL_HDR := $(wildcard model/include/*.h) model/src/internal.h
+MODEL_HDR := $(wildcard model/include/*.h) model/src/internal.h model/src/fast.h
 CLI_SRC   := $(wildcard cli/*.c)
 CLI_OBJ   := $(patsubst cli/%.c,$(B)/cli/%.o,$(CLI_SRC))
 
