@@ -69,6 +69,18 @@ const uint64_t *fast_pair_table(mma_fmt fa, mma_fmt fb)
     return t;
 }
 
+void fast_src_init(fast_src *s, mma_fmt a, mma_fmt b)
+{
+    const mma_format_info *fa = mma_format(a), *fb = mma_format(b);
+    s->ta = fast_tab[a];
+    s->tb = fast_tab[b];
+    s->amask = fa->width <= 8 ? 0xff : 0xffff;   /* (the 8-bit tables repeat narrower formats) */
+    s->bmask = fb->width <= 8 ? 0xff : 0xffff;
+    s->pt = fa->width <= 8 && fb->width <= 8 ? fast_pair_table(a, b) : NULL;
+    s->bta = fast_btab[a];
+    s->btb = fast_btab[b];
+}
+
 void fast_cfmt_init(fast_cfmt *cf, mma_fmt f, int F)
 {
     cf->tab = f == MMA_FMT_FP32 ? NULL : fast_tab[f];

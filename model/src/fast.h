@@ -54,6 +54,9 @@ static inline uint64_t fast_entry_tf32(uint64_t bits)
     return neg | sig | ((uint64_t)(uint16_t)(int16_t)((int32_t)(ef ? ef : 1) - 127) << 32);
 }
 
+/* the operand formats the fast path decodes (tables, or tf32) */
+static inline int fast_op_ok(mma_fmt f) { return fast_tab[f] || f == MMA_FMT_TF32; }
+
 /* an operand's entry: through its table, or tf32 (tab NULL) decoded */
 static inline uint64_t fast_entry(const uint64_t *tab, uint64_t mask, uint64_t bits)
 {
@@ -246,6 +249,74 @@ static inline __attribute__((always_inline)) uint64_t round_f32rz(const fast_out
         cn->e = (int32_t)be - 127;
     }
     return (uint64_t)(m | (uint32_t)(db >> 63 << 31));
+}
+
+/* Where a kernel finds its packed products: the pair table of two 8-bit
+ * formats, the biased tables of fp16/bf16, the operand tables, or (a NULL
+ * table) tf32 decoded arithmetically. */
+typedef struct {
+    const uint64_t *ta, *tb, *pt, *bta, *btb;
+    uint64_t amask, bmask;               /* a table's index: the width */
+} fast_src;
+void fast_src_init(fast_src *s, mma_fmt a, mma_fmt b);
+
+/* The L packed products of a and b into p; *any: the or of them (P_SPEC:
+ * an Inf or NaN is involved, P_ZERO: a product is zero), *emf: the
+ * largest exponent field (0: every product is zero). */
+static inline __attribute__((always_inline)) void fast_products(const fast_src *S, const uint64_t *a,
+                                                               const uint64_t *b, int L, uint64_t *p,
+                                                               uint64_t *anyp, uint64_t *emfp)
+{
+    const uint64_t *ta = S->ta, *tb = S->tb, *pt = S->pt, *bta = S->bta, *btb = S->btb;
+    uint64_t any = 0, emf = 0;
+    if (pt) {
+        for (int j = 0; j < L; j++) {
+            uint64_t x = pt[(a[j] & 0xff) << 8 | (b[j] & 0xff)];
+            p[j] = x;
+            any |= x;
+            uint64_t ef = x & P_EMASK;
+            emf = ef > emf ? ef : emf;
+        }
+    } else if (bta && btb) {
+        for (int j = 0; j < L; j++) {
+            uint64_t x = bta[a[j] & 0xffff], y = btb[b[j] & 0xffff];
+            uint32_t sg = (uint32_t)x * (uint32_t)y;
+            uint64_t hi = (x + y) & ~(uint64_t)0xffffffffu;    /* e sum, sign xor, specials */
+            any |= (x | y) & B_SPEC;
+            uint64_t v = (hi & ~(uint64_t)(B_SPEC | (B_SPEC << 1))) | sg;
+            v = sg ? v : P_ZERO;
+            p[j] = v;
+            any |= v;
+            uint64_t ef = v & P_EMASK;
+            emf = ef > emf ? ef : emf;
+        }
+        if (any & B_SPEC) any |= P_SPEC;
+    } else if (ta && tb) {
+        for (int j = 0; j < L; j++) {
+            uint64_t x = pack_product(ta[a[j] & S->amask], tb[b[j] & S->bmask]);
+            p[j] = x;
+            any |= x;
+            uint64_t ef = x & P_EMASK;
+            emf = ef > emf ? ef : emf;
+        }
+    } else {                                /* tf32 */
+        for (int j = 0; j < L; j++) {
+            uint64_t x = pack_product(fast_entry(ta, S->amask, a[j]), fast_entry(tb, S->bmask, b[j]));
+            p[j] = x;
+            any |= x;
+            uint64_t ef = x & P_EMASK;
+            emf = ef > emf ? ef : emf;
+        }
+    }
+    *anyp = any;
+    *emfp = emf;
+}
+
+/* one packed product (the slow paths) */
+static inline uint64_t fast_product(const fast_src *S, uint64_t a, uint64_t b)
+{
+    if (S->pt) return S->pt[(a & 0xff) << 8 | (b & 0xff)];
+    return pack_product(fast_entry(S->ta, S->amask, a), fast_entry(S->tb, S->bmask, b));
 }
 
 /* ---- scalar alignment of packed products -------------------------------- */

@@ -35,8 +35,6 @@ static int scale_fb(const mma_unit *u)
     return u->scale == MMA_FMT_NONE ? 0 : 2 * mma_format(u->scale)->mbits;
 }
 
-static int op_ok(mma_fmt f) { return fast_tab[f] || f == MMA_FMT_TF32; }
-
 static int fused_ok(const mma_unit *u)
 {
     /* products hold at most 30 bits (22 for two operands, 8 more for the
@@ -45,7 +43,7 @@ static int fused_ok(const mma_unit *u)
      * the reference path; interleaved steps take no scales. */
     if (u->tree != MMA_TREE_FUSED || (u->cadd != MMA_CADD_FUSED && u->cadd != MMA_CADD_AFTER)) return 0;
     if (u->flags & (MMA_F_PROD_OVF | MMA_F_FTZ_IN)) return 0;
-    if (!op_ok(u->a) || !op_ok(u->b) || u->lmax < 1 || u->lmax > 64 || u->k < u->lmax || u->k % u->lmax) return 0;
+    if (!fast_op_ok(u->a) || !fast_op_ok(u->b) || u->lmax < 1 || u->lmax > 64 || u->k < u->lmax || u->k % u->lmax) return 0;
     if (u->interleave && (u->lmax % u->interleave || u->scale != MMA_FMT_NONE)) return 0;
     if (u->scale != MMA_FMT_NONE) {
         if ((u->scale != MMA_FMT_UE8M0 && u->scale != MMA_FMT_UE4M3) || u->block < 1 || u->k % u->block ||
@@ -71,9 +69,7 @@ struct fast_plan {
     int32_t ezero;
     fast_cfmt c1, cd;                    /* c of the first step, of later */
     fast_out o;
-    /* scalar kernel */
-    const uint64_t *ta, *tb, *pt, *bta, *btb;
-    uint64_t amask, bmask;               /* a table's index: the width    */
+    fast_src src;                        /* the scalar kernel's products  */
     /* block scales */
     int scaled, block;
     const uint64_t *ts;
@@ -160,7 +156,7 @@ static __attribute__((noinline)) uint64_t special_step(const fast_plan *P, const
     const int L = P->L;
     /* (most products are finite and skipped at one test; a NaN decides
      * at once, whatever the other terms are) */
-    const uint64_t *pt = P->pt, *ta = P->ta, *tb = P->tb;
+    const uint64_t *pt = P->src.pt, *ta = P->src.ta, *tb = P->src.tb;
     if (pt && !P->scaled) {
         for (int j = 0; j < L; j++) {
             uint64_t x = pt[(a[j] & 0xff) << 8 | (b[j] & 0xff)];
@@ -170,7 +166,7 @@ static __attribute__((noinline)) uint64_t special_step(const fast_plan *P, const
         }
     } else if (ta && tb && !P->scaled) {
         for (int j = 0; j < L; j++) {
-            uint64_t x = ta[a[j] & P->amask], y = tb[b[j] & P->bmask];
+            uint64_t x = ta[a[j] & P->src.amask], y = tb[b[j] & P->src.bmask];
             if (__builtin_expect(!((x | y) & T_SPEC), 1)) continue;
             uint64_t p = product_class(x, y);
             if (p & P_NAN) return P->o.nan;
@@ -178,7 +174,7 @@ static __attribute__((noinline)) uint64_t special_step(const fast_plan *P, const
         }
     } else {                             /* tf32 operands, block scales */
         for (int j = 0; j < L; j++) {
-            uint64_t x = pack_product(fast_entry(ta, P->amask, a[j]), fast_entry(tb, P->bmask, b[j]));
+            uint64_t x = fast_product(&P->src, a[j], b[j]);
             if (P->scaled) x = scale_apply(x, scale_pair(P, sa, sb, (s * L + j) / P->block));
             if (!(x & P_SPEC)) continue;
             if (x & P_NAN) return P->o.nan;
@@ -255,51 +251,11 @@ static uint64_t fast_scalar(const fast_hdr *h, uint64_t c, const uint64_t *a,
 {
     const fast_plan *P = PLAN(h);
     const mma_unit *u = &h->u;
-    const uint64_t *ta = P->ta, *tb = P->tb, *pt = P->pt, *bta = P->bta, *btb = P->btb;
     const int L = P->L, pre = P->pre;
     uint64_t acc = c;
     for (int s = 0; s < P->steps; s++, a += L, b += L) {
-        uint64_t p[64];
-        uint64_t any = 0, emf = 0;
-        if (pt) {
-            for (int j = 0; j < L; j++) {
-                uint64_t x = pt[(a[j] & 0xff) << 8 | (b[j] & 0xff)];
-                p[j] = x;
-                any |= x;
-                uint64_t ef = x & P_EMASK;
-                emf = ef > emf ? ef : emf;
-            }
-        } else if (bta && btb) {
-            for (int j = 0; j < L; j++) {
-                uint64_t x = bta[a[j] & 0xffff], y = btb[b[j] & 0xffff];
-                uint32_t sg = (uint32_t)x * (uint32_t)y;
-                uint64_t hi = (x + y) & ~(uint64_t)0xffffffffu;    /* e sum, sign xor, specials */
-                any |= (x | y) & B_SPEC;
-                uint64_t v = (hi & ~(uint64_t)(B_SPEC | (B_SPEC << 1))) | sg;
-                v = sg ? v : P_ZERO;
-                p[j] = v;
-                any |= v;
-                uint64_t ef = v & P_EMASK;
-                emf = ef > emf ? ef : emf;
-            }
-            if (any & B_SPEC) any |= P_SPEC;
-        } else if (ta && tb) {
-            for (int j = 0; j < L; j++) {
-                uint64_t x = pack_product(ta[a[j] & P->amask], tb[b[j] & P->bmask]);
-                p[j] = x;
-                any |= x;
-                uint64_t ef = x & P_EMASK;
-                emf = ef > emf ? ef : emf;
-            }
-        } else {                                /* tf32 */
-            for (int j = 0; j < L; j++) {
-                uint64_t x = pack_product(fast_entry(ta, P->amask, a[j]), fast_entry(tb, P->bmask, b[j]));
-                p[j] = x;
-                any |= x;
-                uint64_t ef = x & P_EMASK;
-                emf = ef > emf ? ef : emf;
-            }
-        }
+        uint64_t p[64], any, emf;
+        fast_products(&P->src, a, b, L, p, &any, &emf);
         if (P->scaled && !(any & P_SPEC)) {     /* the block scales join */
             any = emf = 0;
             for (int j = 0; j < L; j++) {
@@ -674,13 +630,7 @@ static fast_hdr *fused_build(const mma_unit *u, int mode)
     P->oadd.rho = MMA_RNE;
     P->oadd.zsigned = 0;
     P->oadd.maxf = P->oadd.inf - 1;
-    P->ta = fast_tab[u->a];
-    P->tb = fast_tab[u->b];
-    P->amask = fa->width <= 8 ? 0xff : 0xffff;   /* (the 8-bit tables repeat narrower formats) */
-    P->bmask = fb->width <= 8 ? 0xff : 0xffff;
-    P->pt = fa->width <= 8 && fb->width <= 8 ? fast_pair_table(u->a, u->b) : NULL;
-    P->bta = fast_btab[u->a];
-    P->btb = fast_btab[u->b];
+    fast_src_init(&P->src, u->a, u->b);
     P->scaled = u->scale != MMA_FMT_NONE;
     P->block = u->block;
     P->ts = P->scaled ? fast_tab[u->scale] : NULL;
