@@ -14,7 +14,12 @@
  * of each, 0: all).  Each vector is computed by the best kernel this
  * machine has (specialized AVX2, generic AVX2 or scalar), by the generic
  * AVX2 kernel and the scalar kernel (forced), by a hand-made copy of the
- * unit (impl 0), and by the reference.
+ * unit (impl 0), and by the reference.  Results must be the same bits,
+ * except that a unit that leaves the NaN payload open (nan=any: the AMD
+ * units) may give another NaN where the reference gives a NaN (the IEEE
+ * families take their NaN from the host's operations, whose payload
+ * depends on the order the compiler gives the operands); those are
+ * counted apart.
  *
  * usage: test_fastpath [count-per-suite [seed [file-count [vector dirs...]]]]
  *                                      (make test-fastpath, test-fastpath-full)
@@ -41,7 +46,7 @@ static const char *suites[] = {"compliance", "random", "normal", "cancel", "orde
 /* per algorithm family: units, vectors, mismatches */
 #define NALG 16
 static struct { const char *name; long units, vecs, bad; } alg[NALG];
-static long n_units, n_cat, n_vecs, n_bad, n_kernel[4], n_files, n_file_vecs;
+static long n_units, n_cat, n_vecs, n_bad, n_kernel[4], n_files, n_file_vecs, n_nan_open;
 static char tmpdir[256];
 
 static int alg_index(const mma_unit *u)
@@ -75,6 +80,8 @@ static int check_one(const char *name, const char *what, const mma_unit *u, cons
 {
     uint64_t r = dot(ref, v), h = dot(hand, v);
     if (fast[i] == r && h == r) return 0;
+    /* a unit that leaves the NaN payload open (nan=any): any NaN for a NaN */
+    if (h == fast[i] && mma_result_equal(u, fast[i], r) && mma_result_equal(u, h, r)) { n_nan_open++; return 0; }
     if (n_bad++ < 20) {
         fprintf(stderr, "MISMATCH %s (%s) vector %ld: reference %llx, fast %llx, hand-made %llx\n  c=%llx a=",
                 name, what, i, (unsigned long long)r, (unsigned long long)fast[i], (unsigned long long)h,
@@ -453,7 +460,7 @@ int main(int argc, char **argv)
         "evenodd,a=fp16,b=fp16,k=16,l=8,f=22,f2=28,cadd=rdz,round=rz,povf=1",
         "groups,a=e2m1,b=e2m1,k=64,l=64,g=16,f=35,scale=ue8m0,block=32,ezero=-139",
         "groups,a=e2m1,b=e2m1,k=64,l=64,g=16,f=35,scale=ue4m3,block=16,ezero=-139",
-        "groups,a=e4m3,b=e5m2,k=32,l=32,g=8,f=30,scale=ue8m0,block=16,ezero=none,round=rne",
+        "groups,a=e4m3,b=e4m3,k=32,l=32,g=8,f=30,scale=ue8m0,block=16,ezero=none,round=rne",
         "groups,a=e3m2,b=e2m3,c=fp16,d=fp16,k=64,l=64,g=8,f=24,scale=ue4m3,block=32,ezero=-20",
         "pairwise,a=fp16,b=fp16,k=16,g=4,nan=any",
         "pairwise,a=bf16,b=bf16,k=8,g=2",
@@ -520,8 +527,9 @@ int main(int argc, char **argv)
     rmdir(tmpdir);
     printf("test_fastpath: %ld catalogue units and %ld configurations on the fast path "
            "(best kernel here: %ld specialized AVX2, %ld generic AVX2, %ld scalar), %ld vectors "
-           "(%ld of them from %ld vector files), %ld mismatches\n",
-           n_cat, n_units - n_cat, n_kernel[3], n_kernel[2], n_kernel[1], n_vecs, n_file_vecs, n_files, n_bad);
+           "(%ld of them from %ld vector files), %ld mismatches (%ld NaN results of units that leave the payload open "
+           "matched as any NaN)\n",
+           n_cat, n_units - n_cat, n_kernel[3], n_kernel[2], n_kernel[1], n_vecs, n_file_vecs, n_files, n_bad, n_nan_open);
     for (int i = 0; i < NALG && alg[i].name; i++)
         printf("  %-11s %4ld units %9ld vectors %ld mismatches\n", alg[i].name, alg[i].units, alg[i].vecs, alg[i].bad);
     return n_bad ? 1 : 0;
