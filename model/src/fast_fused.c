@@ -74,7 +74,7 @@ struct fast_plan {
     int scaled, block;
     const uint64_t *ts;
     /* interleaved steps, the closing addition of c */
-    int permute, after;
+    int permute, after, il;
     fast_out oadd;
     unsigned char perm[MMA_MAX_K];       /* k of the j-th product in step order */
     /* vector kernel */
@@ -327,6 +327,7 @@ static uint64_t add_finite(const fast_plan *P, const mma_unit *u, uint64_t x, ui
     }
     int64_t sum = (cx.neg ? -vx : vx) + (cy.neg ? -vy : vy);
     uint64_t sg = (uint64_t)(sum >> 63);
+    if (u->d == MMA_FMT_FP16) return fast_round(&P->oadd, (int)(sg & 1), ((uint64_t)sum ^ sg) - sg, lsb, OUT_F16, NULL);
     return fast_round_general(&P->oadd, (int)(sg & 1), ((uint64_t)sum ^ sg) - sg, lsb);
 }
 
@@ -351,9 +352,16 @@ static uint64_t fused_wrap(const fast_hdr *h, uint64_t c, const uint64_t *a,
     uint64_t pa[MMA_MAX_K], pb[MMA_MAX_K];
     if (P->permute) {
         const int k = u->k;
-        for (int j = 0; j < k; j++) {
-            pa[j] = a[P->perm[j]];
-            pb[j] = b[P->perm[j]];
+        if (P->il == 2) {                /* runs of two: 16-byte moves */
+            for (int j = 0; j < k; j += 2) {
+                memcpy(pa + j, a + P->perm[j], 16);
+                memcpy(pb + j, b + P->perm[j], 16);
+            }
+        } else {
+            for (int j = 0; j < k; j++) {
+                pa[j] = a[P->perm[j]];
+                pb[j] = b[P->perm[j]];
+            }
         }
         a = pa;
         b = pb;
@@ -475,7 +483,10 @@ V_FN uint64_t v_step(const fast_plan *P, const mma_unit *u, const int first, int
  * and NaN operands are found through running maxima: of the exponent
  * fields (all ones: SPK_EXP, fp16/bf16/e5m2 only), of x & smask (equal to
  * sval: SPK_AND, e4m3 and the mixes), or not at all (SPK_NONE, fp6/fp4).
- * sc: MX block scales. */
+ * sc: 1 MX block scales; 2 interleaved runs of two in two steps (Hopper's
+ * fp8 mma.sync: step 0 takes k = 0, 1 mod 4, step 1 k = 2, 3 mod 4, which
+ * are the low and high halves of v_load8's lanes: two loads give a step's
+ * group of eight by one lane permutation). */
 #define SPK_EXP 0
 #define SPK_AND 1
 #define SPK_NONE 2
@@ -488,10 +499,19 @@ V_FN uint64_t s_step(const fast_plan *P, const mma_unit *u, const int first, int
     const fast_vop *ka = &P->ka, *kb = &P->kb;
     const __m128i mba = V_CNT(ka->mb), mbb = V_CNT(kb->mb), ssh = V_CNT(ka->ssh);
     __m256i smaxa = zero, smaxb = zero, emv = V_LD(P->low);
-    int snan = sc ? v_scales(P, psa, psb, s, G, SO) : 0;
+    int snan = sc == 1 ? v_scales(P, psa, psb, s, G, SO) : 0;
 #pragma GCC unroll 4
     for (int g = 0; g < G; g++) {
-        __m256i xa = v_load8(a + 8 * g), xb = v_load8(b + 8 * g);
+        __m256i xa, xb;
+        if (sc == 2) {
+            __m256i a0 = v_load8(a + 16 * g), a1 = v_load8(a + 16 * g + 8);
+            __m256i b0 = v_load8(b + 16 * g), b1 = v_load8(b + 16 * g + 8);
+            xa = s ? _mm256_permute2x128_si256(a0, a1, 0x31) : _mm256_permute2x128_si256(a0, a1, 0x20);
+            xb = s ? _mm256_permute2x128_si256(b0, b1, 0x31) : _mm256_permute2x128_si256(b0, b1, 0x20);
+        } else {
+            xa = v_load8(a + 8 * g);
+            xb = v_load8(b + 8 * g);
+        }
         __m256i ra = _mm256_and_si256(_mm256_srl_epi32(xa, mba), V_LD(ka->em));
         __m256i rb = _mm256_and_si256(_mm256_srl_epi32(xb, mbb), V_LD(kb->em));
         __m256i sa = _mm256_or_si256(_mm256_and_si256(xa, V_LD(ka->mm)),
@@ -508,7 +528,7 @@ V_FN uint64_t s_step(const fast_plan *P, const mma_unit *u, const int first, int
         }
         __m256i sp = _mm256_mullo_epi32(sa, sb);
         __m256i ep = _mm256_add_epi32(_mm256_max_epi32(ra, V_LD(P->one)), _mm256_max_epi32(rb, V_LD(P->one)));
-        if (sc) ep = _mm256_add_epi32(ep, SO[g]);
+        if (sc == 1) ep = _mm256_add_epi32(ep, SO[g]);
         ep = _mm256_blendv_epi8(ep, V_LD(P->ezv), _mm256_cmpeq_epi32(sp, zero));
         /* the product's sign (a zero product's does not matter with RZ) */
         SG[g] = _mm256_srai_epi32(_mm256_sll_epi32(_mm256_xor_si256(xa, xb), ssh), 31);
@@ -526,6 +546,14 @@ V_FN uint64_t s_step(const fast_plan *P, const mma_unit *u, const int first, int
     }
     if (__builtin_expect(pspec | xc.spec, 0)) {
         xcp->spec = 1;
+        if (sc == 2) {                   /* the step's products in step order */
+            uint64_t pa[64], pb[64];
+            for (int j = 0; j < P->L; j++) {
+                pa[j] = a[P->perm[s * P->L + j]];
+                pb[j] = b[P->perm[s * P->L + j]];
+            }
+            return special_step(P, u, first, s, acc, pa, pb, psa, psb);
+        }
         return special_step(P, u, first, s, acc, a, b, psa, psb);
     }
     int32_t er = v_hmax(emv);
@@ -577,6 +605,30 @@ static const fast_fn s_kernels[3][3][3] = {   /* [out - 1][spk][G: 1 2 4] */
     {S_ROW(3, 0, 0), S_ROW(3, 1, 0), S_ROW(3, 2, 0)}};
 static const fast_fn s_kernels_mx[3][3] = {   /* fp32 RZ p = 23, MX scales: [spk][G] */
     S_ROW(1, 0, 1), S_ROW(1, 1, 1), S_ROW(1, 2, 1)};
+#undef S_ROW
+
+/* Hopper's fp8 mma.sync: two interleaved steps from +0, then c added */
+#define S_KERNEL_IL2(NAME, G, OUT, CK, SPK)                                                        \
+    static V_TARGET uint64_t NAME(const fast_hdr *h, uint64_t c, const uint64_t *a, const uint64_t *b, \
+                                  const uint64_t *sa, const uint64_t *sb)                          \
+    {                                                                                              \
+        const fast_plan *P = PLAN(h);                                                              \
+        const mma_unit *u = &h->u;                                                                 \
+        fast_c xc;                                                                                 \
+        xc.spec = 1;                                                                               \
+        uint64_t acc = s_step(P, u, 1, 0, 0, &xc, a, b, sa, sb, G, OUT, CK, SPK, 2);               \
+        acc = s_step(P, u, 0, 1, acc, &xc, a, b, sa, sb, G, OUT, CK, SPK, 2);                      \
+        return ieee_add(P, u, c, acc);                                                             \
+    }
+#define S_KERNELS_IL2(OUT, CK, SPK) S_KERNEL_IL2(fast_il2_1_##OUT##_##SPK, 1, OUT, CK, SPK) \
+    S_KERNEL_IL2(fast_il2_2_##OUT##_##SPK, 2, OUT, CK, SPK)
+S_KERNELS_IL2(1, CK_F32, 0) S_KERNELS_IL2(1, CK_F32, 1) S_KERNELS_IL2(1, CK_F32, 2)
+S_KERNELS_IL2(3, CK_F16, 0) S_KERNELS_IL2(3, CK_F16, 1) S_KERNELS_IL2(3, CK_F16, 2)
+#undef S_KERNELS_IL2
+#undef S_KERNEL_IL2
+#define S_ROW(OUT, SPK) {fast_il2_1_##OUT##_##SPK, fast_il2_2_##OUT##_##SPK}
+static const fast_fn s_kernels_il2[2][3][2] = {   /* [f32, f16][spk][G: 1 2] */
+    {S_ROW(1, 0), S_ROW(1, 1), S_ROW(1, 2)}, {S_ROW(3, 0), S_ROW(3, 1), S_ROW(3, 2)}};
 #undef S_ROW
 
 #define V_KERNEL(NAME, G, TAIL, TF, SC)                                                            \
@@ -635,6 +687,7 @@ static fast_hdr *fused_build(const mma_unit *u, int mode)
     P->block = u->block;
     P->ts = P->scaled ? fast_tab[u->scale] : NULL;
     P->permute = u->interleave != 0;
+    P->il = u->interleave;
     for (int j = 0; j < u->k; j++) {
         int s = j / u->lmax, i = j % u->lmax, steps = u->k / u->lmax;
         int run = u->interleave ? i / u->interleave : 0;
@@ -685,6 +738,14 @@ static fast_hdr *fused_build(const mma_unit *u, int mode)
             P->narrow && !P->rd && !P->tf && (!P->scaled || out == OUT_F32)) {
             fn = P->scaled ? s_kernels_mx[spk][gi] : s_kernels[out - 1][spk][gi];
             kernel = FAST_K_SPECIAL;
+            if (P->permute || P->after) {
+                if (P->after && u->interleave == 2 && P->steps == 2 && gi < 2 && out != OUT_E8M13) {
+                    P->h.kernel = FAST_K_SPECIAL;
+                    P->h.fn = s_kernels_il2[out == OUT_F16][spk][gi];
+                    return &P->h;
+                }
+                kernel = FAST_K_VECTOR;       /* (the wrapped kernel below) */
+            }
         }
     }
 #endif
