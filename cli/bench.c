@@ -44,6 +44,25 @@ static void run_items(void *ctx, int tid, long lo, long hi)
     j->sink[tid & 255] ^= x;
 }
 
+/* up to max vectors of a file (*n: how many), its unit in *u */
+static mma_vec *read_file(const char *path, long max, long *n, mma_unit *u)
+{
+    char err[1024];
+    mma_vec_reader *r = mma_vec_open(path, NULL, err, sizeof err);
+    if (!r) { fprintf(stderr, "mmaref: %s\n", err); return NULL; }
+    *u = *mma_vec_unit(r);
+    long cap = 4096, i = 0;
+    mma_vec *v = malloc(sizeof *v * (size_t)cap);
+    int rc = 0;
+    while (v && i < max && (rc = mma_vec_next(r, &v[i], err, sizeof err)) == 1)
+        if (++i == cap) { cap *= 2; mma_vec *w = realloc(v, sizeof *v * (size_t)cap); if (!w) { free(v); v = NULL; } else v = w; }
+    mma_vec_close(r);
+    if (rc < 0) fprintf(stderr, "mmaref: %s\n", err);
+    if (rc < 0 || !v || i == 0) { free(v); return NULL; }
+    *n = i;
+    return v;
+}
+
 /* Inputs: the normal suite (random significands, clustered exponents),
  * written by gen into a temporary file and read back. */
 static mma_vec *inputs(const char *instr, long n)
@@ -69,10 +88,11 @@ static mma_vec *inputs(const char *instr, long n)
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: mmaref bench [instr|config ...] [--all] [--threads N] [--seconds S] [--reps R]\n"
+    fprintf(stderr, "usage: mmaref bench [instr|config ...] [--all] [--file F.vec ...] [--threads N] [--seconds S] [--reps R]\n"
                     "  dot products per second: one core (thread CPU time and wall clock) and N threads\n"
-                    "  (default: every core); --all: every catalogue unit, then the slowest;\n"
-                    "  --reps R: R fixed passes over 4096 vectors on one core (for instruction counts)\n");
+                    "  (default: every core), on 4096 vectors of the normal suite; --all: every catalogue\n"
+                    "  unit, then the slowest; --file: the vectors of a file instead (up to 1,000,000);\n"
+                    "  --reps R: R fixed passes over the vectors on one core (for instruction counts)\n");
     return 2;
 }
 
@@ -84,7 +104,7 @@ int cmd_bench(int argc, char **argv)
     int threads = mma_default_threads(), all = 0;
     const char **list = malloc(sizeof *list * (size_t)(argc + mma_catalogue_size() + 16));
     char (*names)[256] = NULL;
-    int nl = 0;
+    int nl = 0, files = 0;
     for (int i = 0; i < argc; i++) {
         char *e = NULL;
         if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
@@ -97,6 +117,7 @@ int cmd_bench(int argc, char **argv)
             fixed_reps = strtol(argv[++i], &e, 10);
             if (*e || fixed_reps < 1) { fprintf(stderr, "mmaref bench: --reps needs a positive integer\n"); free(list); return 2; }
         } else if (!strcmp(argv[i], "--all")) all = 1;
+        else if (!strcmp(argv[i], "--file")) files = 1;
         else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) { free(list); usage(); return 0; }
         else if (argv[i][0] == '-') { fprintf(stderr, "mmaref bench: unknown option '%s'\n", argv[i]); free(list); return usage(); }
         else list[nl++] = argv[i];
@@ -127,9 +148,15 @@ int cmd_bench(int argc, char **argv)
     int rc = 0;
     for (int li = 0; li < nl; li++) {
         mma_unit u;
-        if (cli_unit(list[li], &u)) { rc = 2; break; }
-        mma_vec *v = inputs(list[li], n);
-        if (!v) { fprintf(stderr, "mmaref bench: cannot make inputs for %s\n", list[li]); rc = 2; break; }
+        mma_vec *v;
+        if (files) {
+            if (!(v = read_file(list[li], 1000000, &n, &u))) { rc = 2; break; }
+        } else {
+            n = 4096;
+            if (cli_unit(list[li], &u)) { rc = 2; break; }
+            v = inputs(list[li], n);
+            if (!v) { fprintf(stderr, "mmaref bench: cannot make inputs for %s\n", list[li]); rc = 2; break; }
+        }
         int k = u.k, ns = mma_unit_nscales(&u) ? mma_unit_nscales(&u) : 1;
         uint64_t *buf = malloc(sizeof(uint64_t) * (size_t)n * (size_t)(1 + 2 * k + 2 * ns));
         uint64_t *pc = buf, *pa = pc + n, *pb = pa + n * k, *psa = pb + n * k, *psb = psa + n * ns;
@@ -166,7 +193,7 @@ int cmd_bench(int argc, char **argv)
         t0 = mma_now();
         mma_parallel_for(n * reps * threads, n, threads, run_items, j, NULL, NULL);
         double allr = (double)n * (double)reps * threads / (mma_now() - t0);
-        printf("%-80s %-10s %-9s %14.0f %14.0f %14.0f %7d\n", list[li], mma_unit_algorithm(&u),
+        printf("%-80s %-10s %-9s %14.0f %14.0f %14.0f %7d\n", files ? u.name : list[li], mma_unit_algorithm(&u),
                kernel_name[mma_fast_kernel(&u) & 3], onecpu, one, allr, threads);
         fflush(stdout);
         if (!slowest || onecpu < slow_rate) { slowest = list[li]; slow_rate = onecpu; }

@@ -15,12 +15,13 @@
 #include "mmaref_parallel.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define PIECE_BYTES (512 * 1024)      /* input bytes (or output bytes, gen) a piece */
+#define PIECE_BYTES (256 * 1024)      /* input bytes (or output bytes, gen) a piece */
 #define LINE_MAX_OUT (MMA_MAX_K * 2 * 17 + 64 + 34 * MMA_VEC_MAX_SCALES)
 
 typedef struct { long rel; uint64_t file_d, model_d; char *text; } mismatch;
@@ -50,7 +51,6 @@ typedef struct {
     long show;
     int fd;
     off_t body, size;                 /* plain input: body start, file size */
-    int ofd;                          /* plain output: its descriptor, else -1 */
     piece *pc;
     /* gen */
     cli_gen_fn gen;
@@ -188,37 +188,61 @@ static void vec_piece(void *ctx, int tid, long lo, long hi)
 
 /* ---- output in order ------------------------------------------------------- */
 
-static void write_piece(void *ctx, int tid, long lo, long hi)
+/* One thread writes the rounds' output in order while the others compute
+ * the next round (a file takes one writer at a time in the kernel anyway).
+ * A plain file is written with pwrite at running offsets, a pipe or stdout
+ * through stdio. */
+typedef struct {
+    pthread_t th;
+    int started, quit, err, busy, ntodo;
+    piece *todo;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    FILE *f;
+    int fd;                           /* plain file, else -1 */
+    off_t at;
+} writer;
+
+static int write_set(writer *w, piece *pc, int n)
 {
-    (void)tid;
-    pass *x = ctx;
-    for (long i = lo; i < hi; i++) {
-        piece *p = &x->pc[i];
+    for (int i = 0; i < n; i++) {
+        piece *p = &pc[i];
+        if (w->fd < 0) {
+            if (p->outlen && fwrite(p->out, 1, p->outlen, w->f) != p->outlen) return -1;
+            continue;
+        }
         size_t done = 0;
         while (done < p->outlen) {
-            ssize_t w = pwrite(x->ofd, p->out + done, p->outlen - done, p->out_off + (off_t)done);
-            if (w < 0 && errno == EINTR) continue;
-            if (w <= 0) { p->io_err = 1; break; }
-            done += (size_t)w;
+            ssize_t k = pwrite(w->fd, p->out + done, p->outlen - done, w->at + (off_t)done);
+            if (k < 0 && errno == EINTR) continue;
+            if (k <= 0) return -1;
+            done += (size_t)k;
         }
+        w->at += (off_t)p->outlen;
     }
+    return 0;
 }
 
-/* the first n pieces' output after *at (plain file: by the threads) */
-static int emit(pass *x, cli_out *o, int n, int threads, off_t *at)
+static void *writer_main(void *arg)
 {
-    if (x->ofd < 0) {
-        for (int i = 0; i < n; i++)
-            if (x->pc[i].outlen && fwrite(x->pc[i].out, 1, x->pc[i].outlen, o->f) != x->pc[i].outlen) return -1;
-        return 0;
+    writer *w = arg;
+    pthread_mutex_lock(&w->mu);
+    for (;;) {
+        while (!w->todo && !w->quit) pthread_cond_wait(&w->cv, &w->mu);
+        if (!w->todo) break;
+        piece *pc = w->todo;
+        int n = w->ntodo;
+        w->busy = 1;
+        pthread_mutex_unlock(&w->mu);
+        int bad = write_set(w, pc, n);
+        pthread_mutex_lock(&w->mu);
+        w->err |= bad;
+        w->todo = NULL;
+        w->busy = 0;
+        pthread_cond_broadcast(&w->cv);
     }
-    for (int i = 0; i < n; i++) {
-        x->pc[i].out_off = *at;
-        *at += (off_t)x->pc[i].outlen;
-    }
-    mma_parallel_for(n, 1, threads, write_piece, x, NULL, NULL);
-    for (int i = 0; i < n; i++) if (x->pc[i].io_err) return -1;
-    return 0;
+    pthread_mutex_unlock(&w->mu);
+    return NULL;
 }
 
 /* a plain output file: its descriptor and where the body starts (after
@@ -233,9 +257,45 @@ static int plain_out(cli_out *o, off_t *at)
     return *at < 0 ? -1 : fd;
 }
 
-static void finish_out(int ofd, cli_out *o, off_t at)
+static void writer_start(writer *w, cli_out *o)
 {
-    if (ofd >= 0) fseeko(o->f, at, SEEK_SET);   /* (stdio's position: the end) */
+    memset(w, 0, sizeof *w);
+    w->f = o->f;
+    w->fd = plain_out(o, &w->at);
+    pthread_mutex_init(&w->mu, NULL);
+    pthread_cond_init(&w->cv, NULL);
+    w->started = !pthread_create(&w->th, NULL, writer_main, w);
+}
+
+/* waits for the set in hand to be written, then hands pc over (without a
+ * writer thread: writes it here); returns -1 once a write has failed */
+static int writer_give(writer *w, piece *pc, int n)
+{
+    if (!w->started) return w->err |= write_set(w, pc, n), w->err ? -1 : 0;
+    pthread_mutex_lock(&w->mu);
+    while (w->todo || w->busy) pthread_cond_wait(&w->cv, &w->mu);
+    w->todo = pc;
+    w->ntodo = n;
+    pthread_cond_broadcast(&w->cv);
+    int err = w->err;
+    pthread_mutex_unlock(&w->mu);
+    return err ? -1 : 0;
+}
+
+/* waits for everything to be written; -1 if a write failed */
+static int writer_stop(writer *w, cli_out *o)
+{
+    if (w->started) {
+        pthread_mutex_lock(&w->mu);
+        w->quit = 1;
+        pthread_cond_broadcast(&w->cv);
+        pthread_mutex_unlock(&w->mu);
+        pthread_join(w->th, NULL);
+    }
+    pthread_mutex_destroy(&w->mu);
+    pthread_cond_destroy(&w->cv);
+    if (!w->err && w->fd >= 0) fseeko(o->f, w->at, SEEK_SET);   /* (stdio's position: the end) */
+    return w->err ? -1 : 0;
 }
 
 static pass *pass_new(int npieces)
@@ -295,12 +355,21 @@ static int read_round(FILE *f, piece *pc, int n, char **carry, size_t *ncarry, s
     return k;
 }
 
+/* pieces a round: enough that threads finish a round together (each takes
+ * about 16), few enough to hold (two rounds are in memory: one computed,
+ * one written) */
+static int round_pieces(int threads)
+{
+    return threads > 16 ? 256 : 16 * threads;
+}
+
 int cli_vec_pass(mma_vec_reader *r, const char *in, int check, long show, cli_out *o, int threads,
                  long *nvec, long *nbad)
 {
     if (threads <= 0) threads = mma_default_threads();
-    const int np = 4 * threads;
-    pass *x = pass_new(np);
+    const int np = round_pieces(threads);
+    pass *x = pass_new(2 * np);
+    piece *sets = x ? x->pc : NULL;
     if (!x) { fprintf(stderr, "mmaref: out of memory\n"); return -1; }
     x->r = r;
     x->u = mma_vec_unit(r);
@@ -313,8 +382,12 @@ int cli_vec_pass(mma_vec_reader *r, const char *in, int check, long show, cli_ou
     x->fd = fileno(f);
     x->pipe_in = body < 0 || x->fd < 0 || fstat(x->fd, &st) || !S_ISREG(st.st_mode);
     if (!x->pipe_in) { x->body = body; x->size = st.st_size; }
-    off_t oat = 0;
-    x->ofd = check ? -1 : plain_out(o, &oat);
+    writer w;
+    int workers = threads;
+    if (!check) {
+        writer_start(&w, o);
+        if (w.started && workers > 1) workers--;   /* (a core for the writer) */
+    }
     long line0 = mma_vec_lineno(r);        /* lines before the body */
     off_t next = x->body;
     char *carry = NULL;
@@ -322,8 +395,9 @@ int cli_vec_pass(mma_vec_reader *r, const char *in, int check, long show, cli_ou
     int eof = 0, rc = 0;
     long shown = 0;
     *nvec = *nbad = 0;
-    for (;;) {
+    for (int round = 0;; round++) {
         int n = 0;
+        x->pc = sets + (round % 2) * np;   /* (the other set may be being written) */
         if (x->pipe_in) {
             for (int i = 0; i < np; i++) piece_reset(&x->pc[i]);
             n = read_round(f, x->pc, np, &carry, &ncarry, &ccap, &eof);
@@ -337,7 +411,7 @@ int cli_vec_pass(mma_vec_reader *r, const char *in, int check, long show, cli_ou
             }
         }
         if (!n) break;
-        mma_parallel_for(n, 1, threads, vec_piece, x, NULL, NULL);
+        mma_parallel_for(n, 1, workers, vec_piece, x, NULL, NULL);
         /* in order: mismatches, the first error, the counts */
         int stop = n;
         for (int i = 0; i < n; i++) {
@@ -363,15 +437,15 @@ int cli_vec_pass(mma_vec_reader *r, const char *in, int check, long show, cli_ou
             line0 += p->nlines;
         }
         if (rc) break;
-        if (!check && emit(x, o, stop, threads, &oat)) {
-            fprintf(stderr, "mmaref: %s: write failed\n", o->path[0] ? o->path : "output");
-            rc = -1;
-            break;
-        }
+        if (!check && writer_give(&w, x->pc, stop)) break;
     }
-    if (!rc && !check) finish_out(x->ofd, o, oat);
+    if (!check && writer_stop(&w, o) && !rc) {
+        fprintf(stderr, "mmaref: %s: write failed\n", o->path[0] ? o->path : "output");
+        rc = -1;
+    }
     free(carry);
-    pass_free(x, np);
+    x->pc = sets;
+    pass_free(x, 2 * np);
     return rc;
 }
 
@@ -398,9 +472,10 @@ static void gen_piece(void *ctx, int tid, long lo, long hi)
 int cli_gen_pass(const mma_unit *u, long lo, long hi, cli_gen_fn fn, void *ctx, cli_out *o, int threads)
 {
     if (threads <= 0) threads = mma_default_threads();
-    const int np = 4 * threads;
-    pass *x = pass_new(np);
+    const int np = round_pieces(threads);
+    pass *x = pass_new(2 * np);
     if (!x) { fprintf(stderr, "mmaref: out of memory\n"); return -1; }
+    piece *sets = x->pc;
     x->u = u;
     x->ns = mma_unit_nscales(u);
     x->gen = fn;
@@ -408,23 +483,27 @@ int cli_gen_pass(const mma_unit *u, long lo, long hi, cli_gen_fn fn, void *ctx, 
     x->size = hi;                            /* (the end of the indices) */
     x->gper = PIECE_BYTES / (40 + 6 * u->k); /* about PIECE_BYTES of output */
     if (x->gper < 1) x->gper = 1;
-    off_t oat = 0;
-    x->ofd = plain_out(o, &oat);
+    writer w;
+    writer_start(&w, o);
+    int workers = w.started && threads > 1 ? threads - 1 : threads;   /* (a core for the writer) */
     int rc = 0;
-    for (long next = lo; next < hi && !rc;) {
+    long next = lo;
+    for (int round = 0; next < hi && !rc; round++) {
         long n = (hi - next + x->gper - 1) / x->gper;
         if (n > np) n = np;
+        x->pc = sets + (round % 2) * np;
         for (int i = 0; i < n; i++) piece_reset(&x->pc[i]);
         x->glo = next;
-        mma_parallel_for(n, 1, threads, gen_piece, x, NULL, NULL);
-        for (int i = 0; i < n; i++) if (x->pc[i].io_err) { fprintf(stderr, "mmaref: out of memory\n"); rc = -1; }
-        if (!rc && emit(x, o, (int)n, threads, &oat)) {
-            fprintf(stderr, "mmaref: %s: write failed\n", o->path[0] ? o->path : "output");
-            rc = -1;
-        }
+        mma_parallel_for(n, 1, workers, gen_piece, x, NULL, NULL);
+        for (int i = 0; i < n; i++) if (x->pc[i].io_err) { fprintf(stderr, "mmaref: out of memory\n"); rc = -1; break; }
+        if (!rc && writer_give(&w, x->pc, (int)n)) break;
         next = next + n * x->gper < hi ? next + n * x->gper : hi;
     }
-    if (!rc) finish_out(x->ofd, o, oat);
-    pass_free(x, np);
+    if (writer_stop(&w, o) && !rc) {
+        fprintf(stderr, "mmaref: %s: write failed\n", o->path[0] ? o->path : "output");
+        rc = -1;
+    }
+    x->pc = sets;
+    pass_free(x, 2 * np);
     return rc;
 }
