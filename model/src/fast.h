@@ -439,6 +439,29 @@ V_FN void v_decode(__m256i x, const fast_vop *k, const int32_t *one, __m256i *si
     *spec = _mm256_or_si256(*spec, _mm256_cmpeq_epi32(_mm256_and_si256(x, V_LD(k->sm)), V_LD(k->sv)));
 }
 
+/* Group g of eight operands of a and b (the last group holding `part`
+ * operands when part > 0), shifted first where tf (tf32) and decoded:
+ * the raw lanes, significands, max(biased exponent, 1), Inf/NaN lanes
+ * or'ed into *spec, the loaded lanes in *valid (part > 0). */
+V_FN void v_operands(const uint64_t *a, const uint64_t *b, int g, const int part, const int tf, const fast_vop *ka,
+                     const fast_vop *kb, const int32_t *one, __m256i *xa, __m256i *xb, __m256i *sa, __m256i *sb,
+                     __m256i *ea, __m256i *eb, __m256i *valid, __m256i *spec)
+{
+    if (part) {
+        *xa = v_load_part(a + 8 * g, part, valid);
+        *xb = v_load_part(b + 8 * g, part, valid);
+    } else {
+        *xa = v_load8(a + 8 * g);
+        *xb = v_load8(b + 8 * g);
+    }
+    if (tf) {
+        *xa = _mm256_srl_epi32(*xa, V_CNT(ka->shr));
+        *xb = _mm256_srl_epi32(*xb, V_CNT(kb->shr));
+    }
+    v_decode(*xa, ka, one, sa, ea, spec);
+    v_decode(*xb, kb, one, sb, eb, spec);
+}
+
 V_FN int32_t v_hmax(__m256i v)
 {
     __m128i m = _mm_max_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));

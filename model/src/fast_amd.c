@@ -106,6 +106,16 @@ static __attribute__((noinline)) int amd_special(const amd_plan *P, const uint64
     return 0;
 }
 
+/* GFDRDA: the even and odd sums (F bits relative to 2^ee, 2^eo; fe, fo:
+ * not empty) joined with round-down at the larger exponent, *ed */
+static inline int64_t join_evenodd(int64_t se, int32_t ee, int fe, int64_t so, int32_t eo, int fo, int32_t *ed)
+{
+    if (!fe) { *ed = eo; return so; }
+    if (!fo) { *ed = ee; return se; }
+    *ed = ee > eo ? ee : eo;
+    return realign_rd(se, ee, *ed) + realign_rd(so, eo, *ed);
+}
+
 /* the largest exponent field of every other product from j0 (0: all zero) */
 static inline uint64_t emf_stride(const uint64_t *p, int L, int j0)
 {
@@ -163,12 +173,7 @@ static inline __attribute__((always_inline)) uint64_t amd_step(const amd_plan *P
         int64_t se = fe ? align_body(p, L, (int64_t)ee + P_EOFF + P->base, P->pre, 0, 2) : 0;
         int64_t so = fo ? align_body(p + 1, L - 1, (int64_t)eo + P_EOFF + P->base, P->pre, 0, 2) : 0;
         empty = !fe && !fo;
-        if (!fe) { S = so; ed = eo; }
-        else if (!fo) { S = se; ed = ee; }
-        else {
-            ed = ee > eo ? ee : eo;
-            S = realign_rd(se, ee, ed) + realign_rd(so, eo, ed);
-        }
+        S = join_evenodd(se, ee, fe != 0, so, eo, fo != 0, &ed);
     }
     return amd_join(P, first, &xc, cf, empty, S, ed, out);
 }
@@ -195,19 +200,7 @@ V_FN uint64_t amd_vstep(const amd_plan *P, const int first, uint64_t acc, const 
     for (int g = 0; g < G; g++) {
         __m256i xa, xb, sa, sb, ea, eb, valid = zero;
         const int part = tail && g == G - 1;
-        if (part) {
-            xa = v_load_part(a + 8 * g, tail, &valid);
-            xb = v_load_part(b + 8 * g, tail, &valid);
-        } else {
-            xa = v_load8(a + 8 * g);
-            xb = v_load8(b + 8 * g);
-        }
-        if (tf) {
-            xa = _mm256_srl_epi32(xa, V_CNT(P->ka.shr));
-            xb = _mm256_srl_epi32(xb, V_CNT(P->kb.shr));
-        }
-        v_decode(xa, &P->ka, P->one, &sa, &ea, &spec);
-        v_decode(xb, &P->kb, P->one, &sb, &eb, &spec);
+        v_operands(a, b, g, part ? tail : 0, tf, &P->ka, &P->kb, P->one, &xa, &xb, &sa, &sb, &ea, &eb, &valid, &spec);
         __m256i sp = _mm256_mullo_epi32(sa, sb);
         __m256i z = _mm256_cmpeq_epi32(sp, zero);
         __m256i ep = _mm256_blendv_epi8(_mm256_add_epi32(ea, eb), low, z);
@@ -227,22 +220,15 @@ V_FN uint64_t amd_vstep(const amd_plan *P, const int first, uint64_t acc, const 
     int64_t S = 0;
     int32_t ed = 0;
     int empty = er < FAST_EMPTY / 2;
-    if (!evenodd) {
-        if (!empty) {
-            const __m256i ebv = _mm256_set1_epi32(er + P->base);
-            __m256i sv = zero;
-#pragma GCC unroll 8
-            for (int g = 0; g < G; g++) {
-                __m256i sh = _mm256_sub_epi32(ebv, EP[g]);
-                sv = _mm256_add_epi32(sv, _mm256_xor_si256(_mm256_srlv_epi32(SP[g], sh), SG[g]));
-                sv = _mm256_sub_epi32(sv, SG[g]);
-            }
-            S = v_hsum32(sv);
-            ed = er - P->bab;
-        }
-    } else if (!empty) {
+    if (!empty) {
+        /* the sums align at the largest exponent, of the even and of the
+         * odd lanes apart for GFDRDA */
         const __m256i ev = V_LD(P->even);
-        int32_t ee = v_hmax(_mm256_blendv_epi8(low, emv, ev)), eo = v_hmax(_mm256_blendv_epi8(emv, low, ev));
+        int32_t ee = er, eo = er;
+        if (evenodd) {
+            ee = v_hmax(_mm256_blendv_epi8(low, emv, ev));
+            eo = v_hmax(_mm256_blendv_epi8(emv, low, ev));
+        }
         const __m256i ebv = _mm256_blendv_epi8(_mm256_set1_epi32(eo + P->base), _mm256_set1_epi32(ee + P->base), ev);
         __m256i sv = zero;
 #pragma GCC unroll 8
@@ -251,15 +237,12 @@ V_FN uint64_t amd_vstep(const amd_plan *P, const int first, uint64_t acc, const 
             sv = _mm256_add_epi32(sv, _mm256_xor_si256(_mm256_srlv_epi32(SP[g], sh), SG[g]));
             sv = _mm256_sub_epi32(sv, SG[g]);
         }
-        int64_t se = v_hsum32(_mm256_and_si256(sv, ev)), so = v_hsum32(_mm256_andnot_si256(ev, sv));
-        int fe = ee >= FAST_EMPTY / 2, fo = eo >= FAST_EMPTY / 2;
-        ee -= P->bab;
-        eo -= P->bab;
-        if (!fe) { S = so; ed = eo; }
-        else if (!fo) { S = se; ed = ee; }
-        else {
-            ed = ee > eo ? ee : eo;
-            S = realign_rd(se, ee, ed) + realign_rd(so, eo, ed);
+        if (!evenodd) {
+            S = v_hsum32(sv);
+            ed = er - P->bab;
+        } else {
+            int64_t se = v_hsum32(_mm256_and_si256(sv, ev)), so = v_hsum32(_mm256_andnot_si256(ev, sv));
+            S = join_evenodd(se, ee - P->bab, ee >= FAST_EMPTY / 2, so, eo - P->bab, eo >= FAST_EMPTY / 2, &ed);
         }
     }
     return amd_join(P, first, &xc, cf, empty, S, ed, out);

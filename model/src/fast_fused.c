@@ -403,19 +403,7 @@ V_FN uint64_t v_step(const fast_plan *P, const mma_unit *u, const int first, int
     for (int g = 0; g < G; g++) {
         __m256i xa, xb, sa, sb, ea, eb, valid = zero;
         const int part = tail && g == G - 1;
-        if (part) {
-            xa = v_load_part(a + 8 * g, tail, &valid);
-            xb = v_load_part(b + 8 * g, tail, &valid);
-        } else {
-            xa = v_load8(a + 8 * g);
-            xb = v_load8(b + 8 * g);
-        }
-        if (tf) {
-            xa = _mm256_srl_epi32(xa, V_CNT(P->ka.shr));
-            xb = _mm256_srl_epi32(xb, V_CNT(P->kb.shr));
-        }
-        v_decode(xa, &P->ka, P->one, &sa, &ea, &spec);
-        v_decode(xb, &P->kb, P->one, &sb, &eb, &spec);
+        v_operands(a, b, g, part ? tail : 0, tf, &P->ka, &P->kb, P->one, &xa, &xb, &sa, &sb, &ea, &eb, &valid, &spec);
         __m256i sp = _mm256_mullo_epi32(sa, sb);
         __m256i ep = _mm256_add_epi32(ea, eb);
         if (sc) ep = _mm256_add_epi32(ep, SO[g]);
