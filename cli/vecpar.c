@@ -332,7 +332,7 @@ static int read_round(FILE *f, piece *pc, int n, char **carry, size_t *ncarry, s
     while (k < n && !(*eof && *ncarry == 0)) {
         piece *p = &pc[k];
         if (grow(&p->buf, &p->cap, PIECE_BYTES + *ncarry + 1)) return -1;
-        memcpy(p->buf, *carry, *ncarry);
+        if (*ncarry) memcpy(p->buf, *carry, *ncarry);
         p->len = *ncarry;
         *ncarry = 0;
         if (!*eof) {

@@ -9,13 +9,15 @@
 #                             FASTPATH_FILE_COUNT vectors of every hardware and
 #                             peer vector file; best kernel, scalar kernel,
 #                             generic vector kernel, impl 0, reference
+#   make test-fastpath-sanitize  (part of make test) a shorter run under
+#                             AddressSanitizer and UBSan
 #   make test-fastpath-full   the same with 2000 vectors a suite and every
 #                             vector of every file (a few minutes)
 FASTPATH_OBJ := $(filter-out $(B)/cli/main.o,$(CLI_OBJ))
 FASTPATH_COUNT ?= 120
 FASTPATH_FILE_COUNT ?= 1000
 
-.PHONY: test-fastpath test-fastpath-full
+.PHONY: test-fastpath test-fastpath-full test-fastpath-sanitize
 
 $(B)/tests/test_fastpath: tests/test_fastpath.c $(FASTPATH_OBJ) $(B)/libmmaref.a
 	@mkdir -p $(dir $@)
@@ -27,4 +29,8 @@ test-fastpath: $(B)/tests/test_fastpath
 test-fastpath-full: $(B)/tests/test_fastpath
 	$(B)/tests/test_fastpath 2000 7 0 vectors/hw vectors/peer
 
-EXTRA_TESTS += test-fastpath
+test-fastpath-sanitize:
+	$(MAKE) --no-print-directory B=$(B)/san CFLAGS="-O1 -g $(SAN)" CLI_LIBS="$(CLI_LIBS) $(SAN)" $(B)/san/tests/test_fastpath
+	$(B)/san/tests/test_fastpath 20 3 100 vectors/hw vectors/peer
+
+EXTRA_TESTS += test-fastpath test-fastpath-sanitize
