@@ -243,7 +243,7 @@ static const fast_family *family_of(const mma_unit *u)
 {
     if ((int)u->a <= 0 || u->a >= MMA_FMT_COUNT || (int)u->b <= 0 || u->b >= MMA_FMT_COUNT ||
         (int)u->c <= 0 || u->c >= MMA_FMT_COUNT || (int)u->d <= 0 || u->d >= MMA_FMT_COUNT ||
-        u->k < 1 || u->k > MMA_MAX_K)
+        u->k < 1 || u->k > MMA_MAX_K || !fast_known(u))
         return NULL;
     for (size_t i = 0; i < NFAMILIES; i++)
         if (families[i]->ok(u)) return families[i];

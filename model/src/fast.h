@@ -374,6 +374,17 @@ struct fast_hdr {
 #define FAST_MODE_SCALAR 1
 #define FAST_MODE_GENERIC 2
 
+/* What the kernels know: a unit with another rounding or another flag
+ * (one that a later version of the reference defines) stays with the
+ * reference until a kernel learns it (fast_known, in every family's ok). */
+#define FAST_FLAGS_KNOWN (MMA_F_FTZ_IN | MMA_F_FTZ_SUM | MMA_F_PROD_OVF | MMA_F_NAN_CANON | MMA_F_ZERO_POS | \
+                          MMA_F_NO_EZERO | MMA_F_NAN_ANY)
+static inline int fast_known(const mma_unit *u)
+{
+    return !(u->flags & ~(unsigned)FAST_FLAGS_KNOWN) && (u->rho == MMA_RZ || u->rho == MMA_RNE || u->rho == MMA_RD ||
+                                                          u->rho == MMA_RU) && (u->align == MMA_RZ || u->align == MMA_RD);
+}
+
 /* A family: whether it computes u, and its plan for u (malloc'ed, its
  * fast_hdr first; the key is filled in by the cache). */
 typedef struct {
