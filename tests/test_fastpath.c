@@ -449,6 +449,8 @@ int main(int argc, char **argv)
         "fused,a=e5m2,b=e5m2,c=fp16,d=fp16,k=16,l=8,interleave=2,cadd=after,f=25,ezero=-21",
         "fused,a=e4m3,b=e4m3,c=bf16,d=bf16,k=24,l=12,interleave=3,cadd=after,f=20,round=rne",
         "fused,a=fp16,b=fp16,c=fp32,d=fp32,k=16,l=8,interleave=4,f=24,ezero=-132",
+        "fused,a=e4m3,b=e5m2,c=fp32,d=fp32,k=32,l=16,interleave=2,cadd=after,via=fp16,f=25,ezero=-133",
+        "fused,a=e5m2,b=e4m3,c=fp16,d=fp16,k=16,l=16,via=fp16,f=22,round=rne,ezero=-21",
         "fused,a=tf32,b=tf32,c=fp32,d=fp32,k=8,l=4,f=24,ezero=-132",
         "fused,a=fp16,b=fp16,k=8,f=24,f2=31,cadd=rd,round=rne,povf=1,nan=canon+any,zero=ieee",
         "fused,a=bf16,b=bf16,k=16,l=8,f=24,f2=31,cadd=rd,round=rne,povf=1,nan=canon+any,zero=ieee",

@@ -13,9 +13,8 @@ static uint64_t store8[9][256];
 static uint64_t store16[2][65536];
 static uint64_t bstore16[2][65536];
 
-static uint64_t entry(mma_fmt f, uint64_t bits)
+static uint64_t entry_of(mma_term t)
 {
-    mma_term t = mma_term_of(f, bits);
     uint64_t x = (uint64_t)(uint32_t)t.sig | ((uint64_t)(uint16_t)(int16_t)t.e << 32);
     if (t.neg) x |= T_NEG;
     if (t.cls == MMA_INF || t.cls == MMA_NAN) x |= T_SPEC;
@@ -23,6 +22,8 @@ static uint64_t entry(mma_fmt f, uint64_t bits)
     if (t.cls == MMA_ZERO) x = (x & ~(uint64_t)0xffffffffu) | T_ZERO;
     return x;
 }
+
+static uint64_t entry(mma_fmt f, uint64_t bits) { return entry_of(mma_term_of(f, bits)); }
 
 __attribute__((constructor)) static void build_tables(void)
 {
@@ -51,23 +52,50 @@ __attribute__((constructor)) static void build_tables(void)
 
 /* Built on first use and published atomically (threads may race to build;
  * the loser frees its copy). */
-static uint64_t *pair_tab[MMA_FMT_COUNT][MMA_FMT_COUNT];
+static uint64_t *via_tab[MMA_FMT_COUNT];
 
-const uint64_t *fast_pair_table(mma_fmt fa, mma_fmt fb)
+const uint64_t *fast_via_fp16_table(mma_fmt f)
 {
-    uint64_t *t = __atomic_load_n(&pair_tab[fa][fb], __ATOMIC_ACQUIRE);
+    uint64_t *t = __atomic_load_n(&via_tab[f], __ATOMIC_ACQUIRE);
     if (t) return t;
-    t = malloc(sizeof(uint64_t) * 65536);
-    if (!t) return NULL;
-    for (int x = 0; x < 256; x++)
-        for (int y = 0; y < 256; y++) t[x << 8 | y] = pack_product(fast_tab[fa][x], fast_tab[fb][y]);
+    if (mma_format(f)->width > 8 || !(t = malloc(sizeof(uint64_t) * 256))) return NULL;
+    for (int x = 0; x < 256; x++) {
+        mma_term v = mma_term_of(f, (uint64_t)(x & ((1 << mma_format(f)->width) - 1)));
+        if (v.cls == MMA_FINITE) {           /* (alg_fused.c: via_fp16) */
+            v.sig <<= 10 - v.fb;
+            v.fb = 10;
+            while (v.sig < (1u << 10) && v.e > -14) { v.sig <<= 1; v.e--; }
+        }
+        t[x] = entry_of(v);
+    }
     uint64_t *expected = NULL;
-    if (!__atomic_compare_exchange_n(&pair_tab[fa][fb], &expected, t, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+    if (!__atomic_compare_exchange_n(&via_tab[f], &expected, t, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
         free(t);
         return expected;
     }
     return t;
 }
+
+static uint64_t *pair_tab[2][MMA_FMT_COUNT][MMA_FMT_COUNT];
+
+static const uint64_t *pair_table(mma_fmt fa, mma_fmt fb, int via)
+{
+    uint64_t *t = __atomic_load_n(&pair_tab[via][fa][fb], __ATOMIC_ACQUIRE);
+    if (t) return t;
+    const uint64_t *ta = via ? fast_via_fp16_table(fa) : fast_tab[fa], *tb = via ? fast_via_fp16_table(fb) : fast_tab[fb];
+    if (!ta || !tb || !(t = malloc(sizeof(uint64_t) * 65536))) return NULL;
+    for (int x = 0; x < 256; x++)
+        for (int y = 0; y < 256; y++) t[x << 8 | y] = pack_product(ta[x], tb[y]);
+    uint64_t *expected = NULL;
+    if (!__atomic_compare_exchange_n(&pair_tab[via][fa][fb], &expected, t, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+        free(t);
+        return expected;
+    }
+    return t;
+}
+
+const uint64_t *fast_pair_table(mma_fmt fa, mma_fmt fb) { return pair_table(fa, fb, 0); }
+const uint64_t *fast_via_fp16_pair_table(mma_fmt fa, mma_fmt fb) { return pair_table(fa, fb, 1); }
 
 void fast_src_init(fast_src *s, mma_fmt a, mma_fmt b)
 {

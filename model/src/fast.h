@@ -54,6 +54,13 @@ static inline uint64_t fast_entry_tf32(uint64_t bits)
     return neg | sig | ((uint64_t)(uint16_t)(int16_t)((int32_t)(ef ? ef : 1) - 127) << 32);
 }
 
+/* The entries of an 8-bit format's operands converted to fp16 first
+ * (MMA_F_VIA_FP16: a subnormal becomes a normal fp16, its exponent lower),
+ * as alg_fused.c's via_fp16 converts them; NULL when out of memory. */
+const uint64_t *fast_via_fp16_table(mma_fmt f);
+/* the pair table of two such formats (fast_pair_table's layout) */
+const uint64_t *fast_via_fp16_pair_table(mma_fmt fa, mma_fmt fb);
+
 /* the operand formats the fast path decodes (tables, or tf32) */
 static inline int fast_op_ok(mma_fmt f) { return fast_tab[f] || f == MMA_FMT_TF32; }
 
@@ -378,7 +385,7 @@ struct fast_hdr {
  * (one that a later version of the reference defines) stays with the
  * reference until a kernel learns it (fast_known, in every family's ok). */
 #define FAST_FLAGS_KNOWN (MMA_F_FTZ_IN | MMA_F_FTZ_SUM | MMA_F_PROD_OVF | MMA_F_NAN_CANON | MMA_F_ZERO_POS | \
-                          MMA_F_NO_EZERO | MMA_F_NAN_ANY)
+                          MMA_F_NO_EZERO | MMA_F_NAN_ANY | MMA_F_VIA_FP16)
 static inline int fast_known(const mma_unit *u)
 {
     return !(u->flags & ~(unsigned)FAST_FLAGS_KNOWN) && (u->rho == MMA_RZ || u->rho == MMA_RNE || u->rho == MMA_RD ||

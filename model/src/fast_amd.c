@@ -40,7 +40,7 @@ static int amd_ok(const mma_unit *u)
     } else if (u->tree != MMA_TREE_EVENODD) {
         return 0;
     }
-    if ((u->flags & MMA_F_FTZ_IN) || u->scale != MMA_FMT_NONE || u->interleave) return 0;
+    if ((u->flags & (MMA_F_FTZ_IN | MMA_F_VIA_FP16)) || u->scale != MMA_FMT_NONE || u->interleave) return 0;
     if (!fast_op_ok(u->a) || !fast_op_ok(u->b) || u->lmax < 1 || u->lmax > 64 || u->k % u->lmax) return 0;
     int fbp = mma_format(u->a)->mbits + mma_format(u->b)->mbits;
     if (u->f < 1 || u->f > 48 || u->f2 < u->f || u->f2 > 40 || u->f - fbp > 40) return 0;

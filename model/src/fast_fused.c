@@ -53,6 +53,7 @@ static int fused_ok(const mma_unit *u)
     if (pre_shift(u, scale_fb(u)) > 40) return 0;
     if (u->c != MMA_FMT_FP32 && !fast_tab[u->c]) return 0;
     if (u->cadd == MMA_CADD_AFTER && u->c != u->d) return 0;
+    if ((u->flags & MMA_F_VIA_FP16) && (mma_format(u->a)->width > 8 || mma_format(u->b)->width > 8)) return 0;
     return (u->d == MMA_FMT_FP32 || u->d == MMA_FMT_FP16 || u->d == MMA_FMT_BF16) && u->p >= 1 &&
            u->p <= mma_format(u->d)->mbits;
 }
@@ -75,6 +76,13 @@ struct fast_plan {
     const uint64_t *ts;
     /* interleaved steps, the closing addition of c */
     int permute, after, il;
+    /* via=fp16 in the vector kernels: they decode the 8-bit operands as
+     * they are, which is the fp16 conversion's value and exponent for every
+     * operand but a subnormal one (fp16 normalizes it); a dot product with a
+     * subnormal operand goes to the scalar plan, whose tables convert */
+    const fast_hdr *via_scalar;
+    fast_fn via_vec;
+    uint64_t sub_e[2], sub_m[2];         /* a, b: exponent field and fraction masks */
     fast_out oadd;
     unsigned char perm[MMA_MAX_K];       /* k of the j-th product in step order */
     /* vector kernel */
@@ -645,15 +653,75 @@ V_KERNEL(fast_avx2_mx_gn, P->groups, 0, 0, 1)
 
 /* ---- plans ------------------------------------------------------------------- */
 
+static fast_hdr *fused_build(const mma_unit *u, int mode);
+
+#ifdef FAST_HAVE_AVX2
+/* any subnormal among the k operands of x (exponent field and fraction
+ * masks of its format): four a vector */
+V_FN int any_subnormal(const uint64_t *x, int k, uint64_t em, uint64_t mm)
+{
+    const __m256i E = _mm256_set1_epi64x((long long)em), M = _mm256_set1_epi64x((long long)mm);
+    const __m256i z = _mm256_setzero_si256();
+    __m256i acc = z;
+    int i = 0, r = 0;
+    for (; i + 4 <= k; i += 4) {
+        __m256i v = _mm256_loadu_si256((const __m256i *)(x + i));
+        __m256i e0 = _mm256_cmpeq_epi64(_mm256_and_si256(v, E), z), m0 = _mm256_cmpeq_epi64(_mm256_and_si256(v, M), z);
+        acc = _mm256_or_si256(acc, _mm256_andnot_si256(m0, e0));
+    }
+    for (; i < k; i++) r |= !(x[i] & em) & !!(x[i] & mm);
+    return r | !_mm256_testz_si256(acc, acc);
+}
+
+static V_TARGET uint64_t via_dot(const fast_hdr *h, uint64_t c, const uint64_t *a, const uint64_t *b,
+                                 const uint64_t *sa, const uint64_t *sb)
+{
+    const fast_plan *P = PLAN(h);
+    const int k = h->u.k;
+    if (any_subnormal(a, k, P->sub_e[0], P->sub_m[0]) | any_subnormal(b, k, P->sub_e[1], P->sub_m[1]))
+        return P->via_scalar->fn(P->via_scalar, c, a, b, sa, sb);
+    return P->via_vec(h, c, a, b, sa, sb);
+}
+#endif
+
+#ifdef FAST_HAVE_AVX2
+/* via=fp16 with the vector kernels: the plan of the unit without the
+ * conversion, and beside it the scalar plan with it */
+static fast_hdr *via_build(const mma_unit *u, int mode)
+{
+    mma_unit plain = *u;
+    plain.flags &= ~(unsigned)MMA_F_VIA_FP16;
+    fast_hdr *S = fused_build(u, FAST_MODE_SCALAR);
+    fast_hdr *V = S ? fused_build(&plain, mode) : NULL;
+    if (!V || V->kernel == FAST_K_SCALAR) { free(V); return S; }
+    S->u = *u;                           /* (what the cache sets for the plans it holds) */
+    S->u.impl = 1;
+    fast_plan *P = (fast_plan *)V;
+    const mma_format_info *fa = mma_format(u->a), *fb = mma_format(u->b);
+    P->via_scalar = S;
+    P->via_vec = V->fn;
+    P->sub_e[0] = (((uint64_t)1 << fa->ebits) - 1) << fa->mbits;
+    P->sub_m[0] = ((uint64_t)1 << fa->mbits) - 1;
+    P->sub_e[1] = (((uint64_t)1 << fb->ebits) - 1) << fb->mbits;
+    P->sub_m[1] = ((uint64_t)1 << fb->mbits) - 1;
+    V->fn = via_dot;
+    return V;
+}
+#endif
+
 static fast_hdr *fused_build(const mma_unit *u, int mode)
 {
+#ifdef FAST_HAVE_AVX2
+    if ((u->flags & MMA_F_VIA_FP16) && mode != FAST_MODE_SCALAR) return via_build(u, mode);
+#endif
     fast_plan *P = calloc(1, sizeof *P);
     if (!P) return NULL;
     const mma_format_info *fa = mma_format(u->a), *fb = mma_format(u->b), *fd = mma_format(u->d);
+    const int via = (u->flags & MMA_F_VIA_FP16) != 0;    /* operands as fp16: 10 fraction bits each */
     P->L = u->lmax;
     P->steps = u->k / u->lmax;
     P->f = u->f;
-    P->fbp = fa->mbits + fb->mbits + scale_fb(u);
+    P->fbp = (via ? 20 : fa->mbits + fb->mbits) + scale_fb(u);
     P->pre = u->f > P->fbp ? u->f - P->fbp : 0;
     P->base = P->fbp - u->f + P->pre;
     P->rd = u->align == MMA_RD;
@@ -671,6 +739,13 @@ static fast_hdr *fused_build(const mma_unit *u, int mode)
     P->oadd.zsigned = 0;
     P->oadd.maxf = P->oadd.inf - 1;
     fast_src_init(&P->src, u->a, u->b);
+    if (via) {                             /* the converted operands' tables */
+        P->src.ta = fast_via_fp16_table(u->a);
+        P->src.tb = fast_via_fp16_table(u->b);
+        P->src.pt = fast_via_fp16_pair_table(u->a, u->b);
+        P->src.bta = P->src.btb = NULL;
+        if (!P->src.ta || !P->src.tb || !P->src.pt) { free(P); return NULL; }
+    }
     P->scaled = u->scale != MMA_FMT_NONE;
     P->block = u->block;
     P->ts = P->scaled ? fast_tab[u->scale] : NULL;
@@ -687,7 +762,7 @@ static fast_hdr *fused_build(const mma_unit *u, int mode)
     /* ezero far outside the exponent range would overflow the lanes' int32
      * arithmetic: such units keep the scalar kernel */
     int mx = !P->scaled || (u->scale == MMA_FMT_UE8M0 && u->block % 8 == 0 && P->L % 8 == 0);
-    if (mode != FAST_MODE_SCALAR && (!P->zeros_part || (u->ezero >= -100000 && u->ezero <= 100000)) &&
+    if (mode != FAST_MODE_SCALAR && !via && (!P->zeros_part || (u->ezero >= -100000 && u->ezero <= 100000)) &&
         fast_vec_op(&P->va, u->a) && fast_vec_op(&P->vb, u->b) && mx && fast_avx2_usable()) {
         int lg = 0;
         P->groups = (P->L + 7) / 8;

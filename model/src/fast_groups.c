@@ -46,7 +46,7 @@ static int32_t lsb0_of(mma_fmt a, mma_fmt b)
 
 static int groups_ok(const mma_unit *u)
 {
-    if (u->tree != MMA_TREE_GROUPS || (u->flags & MMA_F_FTZ_IN)) return 0;
+    if (u->tree != MMA_TREE_GROUPS || (u->flags & (MMA_F_FTZ_IN | MMA_F_VIA_FP16))) return 0;
     if (!fast_tab[u->a] || !fast_tab[u->b] || mma_format(u->a)->width > 8 || mma_format(u->b)->width > 8) return 0;
     if ((u->scale != MMA_FMT_UE8M0 && u->scale != MMA_FMT_UE4M3) || u->g < 1 || u->k % u->g || u->block % u->g)
         return 0;

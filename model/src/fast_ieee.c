@@ -175,7 +175,7 @@ static __attribute__((target("fma"))) uint64_t fma_dot_hw(const fast_hdr *h, uin
 
 /* ---- the family ------------------------------------------------------------ */
 
-static int ieee_ok(const mma_unit *u) { return pairwise_ok(u) || fma_ok(u); }
+static int ieee_ok(const mma_unit *u) { return !(u->flags & MMA_F_VIA_FP16) && (pairwise_ok(u) || fma_ok(u)); }
 
 static fast_hdr *ieee_build(const mma_unit *u, int mode)
 {
