@@ -309,6 +309,12 @@ static inline int key_eq(const fast_hdr *P, const mma_unit *u)
     return memcmp(s, P->key, FAST_KEY_BYTES) == 0;
 }
 
+static void plan_free(fast_hdr *P)
+{
+    if (P) plan_free(P->sub);
+    free(P);
+}
+
 static fast_hdr *plan_build(const fast_family *fam, const mma_unit *u, int mode)
 {
     fast_hdr *P = fam->build(u, mode);
@@ -345,11 +351,11 @@ static __attribute__((noinline)) const fast_hdr *plan_lookup(const mma_unit *u)
             if (__atomic_compare_exchange_n(&plan_tab[i], &seen, P, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
                 return tl_last = P;
             if (seen->mode == mode && key_eq(seen, u)) {   /* another thread was first */
-                free(P);
+                plan_free(P);
                 return tl_last = seen;
             }
         }
-        free(tl_spare);
+        plan_free(tl_spare);
         tl_spare = P;
         return tl_last = P;
     }

@@ -373,6 +373,7 @@ struct fast_hdr {
     int kernel;                               /* FAST_K_*                    */
     fast_fn fn;
     mma_unit u;                               /* the unit (impl 1: reference) */
+    fast_hdr *sub;                            /* a plan this one owns, or NULL */
 };
 
 /* Modes (tests): 0 the best kernel; 1 scalar kernels only; 2 no

@@ -694,6 +694,7 @@ static fast_hdr *via_build(const mma_unit *u, int mode)
     fast_hdr *S = fused_build(u, FAST_MODE_SCALAR);
     fast_hdr *V = S ? fused_build(&plain, mode) : NULL;
     if (!V || V->kernel == FAST_K_SCALAR) { free(V); return S; }
+    V->sub = S;                          /* (freed with V) */
     S->u = *u;                           /* (what the cache sets for the plans it holds) */
     S->u.impl = 1;
     fast_plan *P = (fast_plan *)V;
