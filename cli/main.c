@@ -11,14 +11,15 @@ static int usage(FILE *f)
         "  list [--arch A]                      one instruction per line: <arch>:<qualifier> <algorithm> K=<k> F=<f>\n"
         "  describe <instr|config>              configuration string and what it computes\n"
         "  eval <instr|config> <c> <a0,a1,..> <b0,b1,..> [<sa0,..> <sb0,..>]   d in hex (inputs in hex)\n"
-        "  run <in.vec> -o <out.vec> [--instr X]   fill in d for every vector\n"
-        "  check <file.vec> [--instr X] [--show N] recompute d and compare bit for bit\n"
-        "  gen <instr|config> --suite S --count N --seed S [--shard i/n] -o out.vec\n"
+        "  run <in.vec> -o <out.vec> [--instr X] [--threads N]   fill in d for every vector\n"
+        "  check <file.vec> [--instr X] [--show N] [--threads N] recompute d and compare bit for bit\n"
+        "  gen <instr|config> --suite S --count N --seed S [--shard i/n] [--threads N] -o out.vec\n"
         "  metrics <instr|config>... --dist D --count N --seed S   error statistics against the exact result\n"
         "  gemm <instr> --k K --mode tc|promote|twostage [--nc N]   GEMM-depth accumulation study\n"
-        "  bench [instr...] [--threads N] [--seconds S]   dot products per second\n"
+        "  bench [instr...] [--all] [--threads N] [--seconds S]   dot products per second\n"
         "  verify <unit.dut> [--suites S] [--count N] [--random N] [--seed S] [--shard i/n] [--vec F]\n"
         "                                       check a unit's RTL against the model (mmaref verify --help)\n"
+        "  (--threads N: threads to use; default: one per core; the output is the same for any N)\n"
         "  version\n");
     return f == stderr ? 2 : 0;
 }
@@ -104,17 +105,21 @@ static int cmd_run_check(int argc, char **argv, int check)
 {
     const char *in = NULL, *out = NULL, *instr = NULL;
     long show = 10;
+    int threads = 0;
     for (int i = 0; i < argc; i++) {
         if (!strcmp(argv[i], "-o") && i + 1 < argc && !check) out = argv[++i];
         else if (!strcmp(argv[i], "--instr") && i + 1 < argc) instr = argv[++i];
         else if (!strcmp(argv[i], "--show") && i + 1 < argc && check) show = atol(argv[++i]);
+        else if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
+            if ((threads = cli_threads(argv[++i])) < 0) return 2;
+        }
         else if (argv[i][0] == '-' && argv[i][1]) { fprintf(stderr, "mmaref %s: unknown option '%s'\n", check ? "check" : "run", argv[i]); return 2; }
         else if (!in) in = argv[i];
         else { fprintf(stderr, "mmaref %s: unexpected argument '%s'\n", check ? "check" : "run", argv[i]); return 2; }
     }
     if (!in || (!check && !out)) {
-        fprintf(stderr, check ? "usage: mmaref check <file.vec> [--instr X] [--show N]\n"
-                              : "usage: mmaref run <in.vec> -o <out.vec> [--instr X]\n");
+        fprintf(stderr, check ? "usage: mmaref check <file.vec> [--instr X] [--show N] [--threads N]\n"
+                              : "usage: mmaref run <in.vec> -o <out.vec> [--instr X] [--threads N]\n");
         return 2;
     }
     char err[1024];
@@ -131,33 +136,10 @@ static int cmd_run_check(int argc, char **argv, int check)
         for (int i = 0; i < ne; i++) if (strncmp(extra[i], "# source:", 9)) fprintf(o.f, "%s\n", extra[i]);
         fprintf(o.f, "# source: mmaref %s\n", MMAREF_VERSION);
     }
-    mma_vec *v = malloc(sizeof *v);
     long n = 0, bad = 0;
-    int rc;
-    int s = mma_unit_nscales(u);
-    while ((rc = mma_vec_next(r, v, err, sizeof err)) == 1) {
-        uint64_t d = mma_dot(u, v->c, v->a, v->b, s ? v->sa : NULL, s ? v->sb : NULL);
-        n++;
-        if (check) {
-            if (!mma_result_equal(u, d, v->d)) {
-                if (bad < show) {
-                    char line[MMA_MAX_K * 40 + 256];
-                    mma_vec_format(line, u, v);
-                    printf("mismatch %s:%ld: file d=%0*llx model d=%0*llx\n  %s", in, v->line,
-                           mma_format(u->d)->hexdigits, (unsigned long long)v->d,
-                           mma_format(u->d)->hexdigits, (unsigned long long)d, line);
-                }
-                bad++;
-            }
-        } else {
-            v->d = d;
-            mma_vec_write(o.f, u, v);
-        }
-    }
-    free(v);
+    int rc = cli_vec_pass(r, in, check, show, check ? NULL : &o, threads, &n, &bad);
     mma_vec_close(r);
-    if (rc < 0) {
-        fprintf(stderr, "mmaref: %s\n", err);
+    if (rc) {
         if (!check) cli_out_abort(&o);
         return 2;
     }
