@@ -1,5 +1,5 @@
 /* The mmaref command: list, describe, eval, run, check, gen, metrics, gemm,
- * bench, probe. */
+ * bench, verify, probe. */
 #include "cli.h"
 #include "mmaref_triage.h"
 
@@ -13,14 +13,17 @@ static int usage(FILE *f)
         "  list [--arch A]                      one instruction per line: <arch>:<qualifier> <algorithm> K=<k> F=<f>\n"
         "  describe <instr|config>              configuration string and what it computes\n"
         "  eval <instr|config> <c> <a0,a1,..> <b0,b1,..> [<sa0,..> <sb0,..>]   d in hex (inputs in hex)\n"
-        "  run <in.vec> -o <out.vec> [--instr X]   fill in d for every vector\n"
-        "  check <file.vec> [--instr X] [--show N] [--explain]   recompute d and compare bit for bit;\n"
-        "                                       --explain sorts the mismatches and names the nearest configuration\n"
-        "  gen <instr|config> --suite S --count N --seed S [--shard i/n] -o out.vec\n"
+        "  run <in.vec> -o <out.vec> [--instr X] [--threads N]   fill in d for every vector\n"
+        "  check <file.vec> [--instr X] [--show N] [--threads N] [--explain]   recompute d and compare bit for\n"
+        "                                       bit; --explain sorts the mismatches, names the nearest configuration\n"
+        "  gen <instr|config> --suite S --count N --seed S [--shard i/n] [--threads N] -o out.vec\n"
         "  metrics <instr|config>... --dist D --count N --seed S   error statistics against the exact result\n"
         "  gemm <instr> --k K --mode tc|promote|twostage [--nc N]   GEMM-depth accumulation study\n"
-        "  bench [instr...] [--threads N] [--seconds S]   dot products per second\n"
+        "  bench [instr...] [--all] [--threads N] [--seconds S]   dot products per second\n"
+        "  verify <unit.dut> [--suites S] [--count N] [--random N] [--seed S] [--shard i/n] [--vec F]\n"
+        "                                       check a unit's RTL against the model (mmaref verify --help)\n"
         "  probe <file.vec>... [--instr X]      infer the configuration that reproduces the files' outputs\n"
+        "  (--threads N: threads to use; default: one per core; the output is the same for any N)\n"
         "  version\n");
     return f == stderr ? 2 : 0;
 }
@@ -102,30 +105,60 @@ static int cmd_eval(int argc, char **argv)
     return 0;
 }
 
+/* check --explain: every mismatching vector and the first 100,000
+ * matching ones (enough to tell which configurations keep them) read again
+ * and sorted by the triage */
+static int explain_mismatches(const char *in, const char *instr, int threads, long n, long bad)
+{
+    const long keep = 100000;
+    char err[1024];
+    mma_obs o;
+    memset(&o, 0, sizeof o);
+    long matching = 0;
+    if (mma_obs_read_mismatches(&o, in, instr, keep, &matching, err, sizeof err)) {
+        fprintf(stderr, "mmaref: %s\n", err);
+        mma_obs_free(&o);
+        return -1;
+    }
+    mma_unit u = o.shape;
+    mma_triage_opts topt = {threads, 1, 0};
+    mma_triage_report rep;
+    if (mma_triage(&u, &o, &topt, &rep, err, sizeof err) == 0) {
+        mma_triage_write(stdout, &u, &o, &rep, 0);
+        if (matching > keep)
+            printf("  (the triage saw all %ld mismatching vectors and the first %ld of the %ld matching ones)\n",
+                   bad, keep, n - bad);
+    } else fprintf(stderr, "mmaref: %s\n", err);
+    mma_obs_free(&o);
+    return 0;
+}
+
 static int cmd_run_check(int argc, char **argv, int check)
 {
     const char *in = NULL, *out = NULL, *instr = NULL;
     long show = 10;
-    int explain = 0;
+    int threads = 0, explain = 0;
     for (int i = 0; i < argc; i++) {
         if (!strcmp(argv[i], "-o") && i + 1 < argc && !check) out = argv[++i];
         else if (!strcmp(argv[i], "--instr") && i + 1 < argc) instr = argv[++i];
         else if (!strcmp(argv[i], "--show") && i + 1 < argc && check) show = atol(argv[++i]);
         else if (!strcmp(argv[i], "--explain") && check) explain = 1;
+        else if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
+            if ((threads = cli_threads(argv[++i])) < 0) return 2;
+        }
         else if (argv[i][0] == '-' && argv[i][1]) { fprintf(stderr, "mmaref %s: unknown option '%s'\n", check ? "check" : "run", argv[i]); return 2; }
         else if (!in) in = argv[i];
         else { fprintf(stderr, "mmaref %s: unexpected argument '%s'\n", check ? "check" : "run", argv[i]); return 2; }
     }
     if (!in || (!check && !out)) {
-        fprintf(stderr, check ? "usage: mmaref check <file.vec> [--instr X] [--show N] [--explain]\n"
-                              : "usage: mmaref run <in.vec> -o <out.vec> [--instr X]\n");
+        fprintf(stderr, check ? "usage: mmaref check <file.vec> [--instr X] [--show N] [--threads N] [--explain]\n"
+                              : "usage: mmaref run <in.vec> -o <out.vec> [--instr X] [--threads N]\n");
         return 2;
     }
     char err[1024];
     mma_vec_reader *r = mma_vec_open(in, instr, err, sizeof err);
     if (!r) { fprintf(stderr, "mmaref: %s\n", err); return 2; }
-    mma_unit unit = *mma_vec_unit(r);   /* (the triage uses it after the reader is closed) */
-    const mma_unit *u = &unit;
+    const mma_unit *u = mma_vec_unit(r);
     if (check && !mma_vec_has_d(r)) { fprintf(stderr, "mmaref: %s: field d: the file has no d column to check\n", in); mma_vec_close(r); return 2; }
     cli_out o;
     if (!check) {
@@ -136,63 +169,14 @@ static int cmd_run_check(int argc, char **argv, int check)
         for (int i = 0; i < ne; i++) if (strncmp(extra[i], "# source:", 9)) fprintf(o.f, "%s\n", extra[i]);
         fprintf(o.f, "# source: mmaref %s\n", MMAREF_VERSION);
     }
-    /* --explain: every mismatching vector and the first matching ones
-     * (enough to tell which configurations keep them) go to the triage */
-    mma_obs obs;
-    const long keep_matching = 100000;
-    long kept_matching = 0;
-    if (explain) mma_obs_init(&obs, u);
-    mma_vec *v = malloc(sizeof *v);
     long n = 0, bad = 0;
-    int rc;
-    int s = mma_unit_nscales(u);
-    while ((rc = mma_vec_next(r, v, err, sizeof err)) == 1) {
-        uint64_t d = mma_dot(u, v->c, v->a, v->b, s ? v->sa : NULL, s ? v->sb : NULL);
-        n++;
-        if (check) {
-            int equal = mma_result_equal(u, d, v->d);
-            if (explain && (!equal || kept_matching++ < keep_matching) &&
-                mma_obs_add(&obs, v->c, v->a, v->b, s ? v->sa : NULL, s ? v->sb : NULL, v->d, -1, v->line)) {
-                fprintf(stderr, "mmaref: %s:%ld: out of memory for --explain\n", in, v->line);
-                rc = -2;
-                break;
-            }
-            if (!equal) {
-                if (bad < show) {
-                    char line[MMA_MAX_K * 40 + 256];
-                    mma_vec_format(line, u, v);
-                    printf("mismatch %s:%ld: file d=%0*llx model d=%0*llx\n  %s", in, v->line,
-                           mma_format(u->d)->hexdigits, (unsigned long long)v->d,
-                           mma_format(u->d)->hexdigits, (unsigned long long)d, line);
-                }
-                bad++;
-            }
-        } else {
-            v->d = d;
-            mma_vec_write(o.f, u, v);
-        }
-    }
-    free(v);
+    int rc = cli_vec_pass(r, in, check, show, check ? NULL : &o, threads, &n, &bad);
     mma_vec_close(r);
-    if (rc < 0) {
-        if (rc == -1) fprintf(stderr, "mmaref: %s\n", err);
+    if (rc) {
         if (!check) cli_out_abort(&o);
-        if (explain) mma_obs_free(&obs);
         return 2;
     }
-    if (explain) {
-        if (bad) {
-            mma_triage_opts topt = {0, 1, 0};
-            mma_triage_report rep;
-            if (mma_triage(u, &obs, &topt, &rep, err, sizeof err) == 0) {
-                mma_triage_write(stdout, u, &obs, &rep, 0);
-                if (kept_matching > keep_matching)
-                    printf("  (the triage saw every mismatching vector and the first %ld of %ld matching ones)\n",
-                           keep_matching, n - bad);
-            } else fprintf(stderr, "mmaref: %s\n", err);
-        }
-        mma_obs_free(&obs);
-    }
+    if (check && explain && bad && explain_mismatches(in, instr, threads, n, bad)) return 2;
     if (check) {
         printf("%ld vectors, %ld mismatches\n", n, bad);
         return bad ? 1 : 0;
@@ -215,6 +199,7 @@ int main(int argc, char **argv)
     if (!strcmp(c, "metrics")) return cmd_metrics(argc - 2, argv + 2);
     if (!strcmp(c, "gemm")) return cmd_gemm(argc - 2, argv + 2);
     if (!strcmp(c, "bench")) return cmd_bench(argc - 2, argv + 2);
+    if (!strcmp(c, "verify")) return cmd_verify(argc - 2, argv + 2);
     if (!strcmp(c, "probe")) return cmd_probe(argc - 2, argv + 2);
     if (!strcmp(c, "version") || !strcmp(c, "--version")) { printf("mmaref %s\n", MMAREF_VERSION); return 0; }
     if (!strcmp(c, "help") || !strcmp(c, "--help") || !strcmp(c, "-h")) return usage(stdout);

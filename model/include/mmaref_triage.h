@@ -54,6 +54,12 @@ int mma_obs_add(mma_obs *o, uint64_t c, const uint64_t *a, const uint64_t *b,
  * the shape; later ones must have the same formats and k.  Returns 0, or
  * -1 with "file:line: ..." in err (the set keeps what it had). */
 int mma_obs_read(mma_obs *o, const char *path, const char *instr, char *err, size_t len);
+/* For the triage of a file against its own unit (or instr): appends every
+ * vector the unit does not reproduce and the first keep_matching that it
+ * does; *matching gets how many it reproduces in all.  Returns 0, or -1
+ * with "file:line: ..." in err. */
+int mma_obs_read_mismatches(mma_obs *o, const char *path, const char *instr, long keep_matching,
+                            long *matching, char *err, size_t len);
 void mma_obs_free(mma_obs *o);
 
 /* ---- the probe -------------------------------------------------------------- */

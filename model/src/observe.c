@@ -64,7 +64,24 @@ static int same_shape(const mma_unit *x, const mma_unit *y)
            x->scale == y->scale && (x->scale == MMA_FMT_NONE || x->block == y->block);
 }
 
+/* keep_matching < 0: every vector; otherwise the ones the file's unit does
+ * not reproduce and the first keep_matching it does */
+static int read_file(mma_obs *o, const char *path, const char *instr, long keep_matching, long *matching,
+                     char *err, size_t len);
+
 int mma_obs_read(mma_obs *o, const char *path, const char *instr, char *err, size_t len)
+{
+    return read_file(o, path, instr, -1, NULL, err, len);
+}
+
+int mma_obs_read_mismatches(mma_obs *o, const char *path, const char *instr, long keep_matching,
+                            long *matching, char *err, size_t len)
+{
+    return read_file(o, path, instr, keep_matching < 0 ? 0 : keep_matching, matching, err, len);
+}
+
+static int read_file(mma_obs *o, const char *path, const char *instr, long keep_matching, long *matching,
+                     char *err, size_t len)
 {
     mma_vec_reader *r = mma_vec_open(path, instr, err, len);
     if (!r) return -1;
@@ -92,7 +109,13 @@ int mma_obs_read(mma_obs *o, const char *path, const char *instr, char *err, siz
     size_t n0 = o->n;
     int rc = v ? 0 : -1;
     if (!v) snprintf(err, len, "%s: out of memory", path);
+    int ns = mma_unit_nscales(u);
+    long seen = 0;
     while (v && (rc = mma_vec_next(r, v, err, len)) == 1) {
+        if (keep_matching >= 0) {
+            uint64_t d = mma_dot(u, v->c, v->a, v->b, ns ? v->sa : NULL, ns ? v->sb : NULL);
+            if (mma_result_equal(u, d, v->d) && seen++ >= keep_matching) continue;
+        }
         int fl = -1;
 #ifdef MMA_FLAG_INEXACT
         if (has_flags) fl = (int)v->flags;
@@ -104,6 +127,7 @@ int mma_obs_read(mma_obs *o, const char *path, const char *instr, char *err, siz
         }
     }
     (void)has_flags;
+    if (matching) *matching = seen;
     free(v);
     mma_vec_close(r);
     if (rc < 0) {
