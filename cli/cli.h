@@ -41,6 +41,7 @@ int cmd_gemm(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
+int cmd_probe_dut(int argc, char **argv);   /* probe <unit.dut>: through verify's testbench */
 
 /* The library's generator (mmaref_rng.h) under the names the commands use */
 typedef mma_rng cli_rng;

@@ -10,6 +10,7 @@ static int usage(FILE *f)
 {
     fprintf(f,
         "usage: mmaref probe <file.vec>... [--instr X] [--threads N]\n"
+        "       mmaref probe <unit.dut> [--suites S1,S2] [--count N] [--random N] [--workdir DIR] [--threads N]\n"
         "  Infers, from the outputs d of the vectors alone, the configuration of the\n"
         "  unit that computed them: the fraction bits F kept in alignment, the output\n"
         "  rounding and precision, the order of summation (one fused step, chained\n"
@@ -19,6 +20,10 @@ static int usage(FILE *f)
         "  of one shape are probed together.  Prints each finding with what the\n"
         "  neighbouring values would get wrong, the configuration string, and the\n"
         "  catalogue instructions that reproduce the vectors too.\n"
+        "  With a description (docs/verify.md), the unit's RTL is run through the\n"
+        "  testbench of mmaref verify on the directed suites (the description's, or\n"
+        "  --suites; no constrained-random stimulus unless --random) and probed on\n"
+        "  every result it gives (built in <name>.probe, or --workdir).\n"
         "  Exit status 0 when the configuration reproduces every vector, 1 when none\n"
         "  does (the best fit is printed), 2 on bad input.\n");
     return f == stderr ? 2 : 0;
@@ -26,6 +31,10 @@ static int usage(FILE *f)
 
 int cmd_probe(int argc, char **argv)
 {
+    for (int i = 0; i < argc; i++) {
+        size_t l = strlen(argv[i]);
+        if (l > 4 && !strcmp(argv[i] + l - 4, ".dut")) return cmd_probe_dut(argc, argv);
+    }
     const char *instr = NULL;
     int threads = 0, nfiles = 0;
     const char **files = calloc((size_t)argc + 1, sizeof *files);

@@ -49,13 +49,15 @@ static int number(const char *opt, const char *s, long lo, long hi, long *out)
 static int takes_value(const char *opt)
 {
     static const char *const opts[] = {"--suites", "--count", "--random", "--max-wait", "--gaps", "--backpressure",
-                                       "--jobs", "--seed", "--shard", "--timeout", "--vec", "--workdir", NULL};
+                                       "--jobs", "--seed", "--shard", "--timeout", "--vec", "--workdir", "--threads", NULL};
     for (int i = 0; opts[i]; i++) if (!strcmp(opt, opts[i])) return 1;
     return 0;
 }
 
-int cmd_verify(int argc, char **argv)
+/* verify, or (probe) the probe of a description's unit */
+static int verify_main(int argc, char **argv, int probe)
 {
+    int threads = 0;
     mma_verify_opts o;
     memset(&o, 0, sizeof o);
     o.count = o.random = o.max_wait = -1;
@@ -115,6 +117,7 @@ int cmd_verify(int argc, char **argv)
         }
         else if (!strcmp(a, "--vec")) { vec[o.nvec++] = v; i++; }
         else if (!strcmp(a, "--workdir")) { o.workdir = v; i++; }
+        else if (!strcmp(a, "--threads") && probe) { if (number(a, v, 1, 256, &n)) goto out; threads = (int)n; i++; }
         else files[nfiles++] = a;
     }
     if (merge) {
@@ -125,9 +128,18 @@ int cmd_verify(int argc, char **argv)
     if (nfiles != 1) { fprintf(stderr, nfiles ? "mmaref verify: one description at a time\n" : help, DEFAULT_SUITES); goto out; }
     o.dut = files[0];
     o.vec = vec;
-    rc = mma_verify(&o);
+    if (probe) {
+        /* the directed suites; constrained-random stimulus only when asked */
+        if (o.random < 0) o.random = 0;
+        rc = mma_verify_probe(&o, threads);
+    } else {
+        rc = mma_verify(&o);
+    }
 out:
     free(vec);
     free(files);
     return rc;
 }
+
+int cmd_verify(int argc, char **argv) { return verify_main(argc, argv, 0); }
+int cmd_probe_dut(int argc, char **argv) { return verify_main(argc, argv, 1); }

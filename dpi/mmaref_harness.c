@@ -34,9 +34,19 @@ typedef struct {
     int off[MMA_MAX_K];
 } oplay;
 
+/* a matrix of a matrix unit: per element (row-major) its beat and offset */
+typedef struct {
+    int slot, w, box, n;
+    int *beat, *off;
+} tlay;
+
 typedef struct {
     char name[64];
     mma_unit u;
+    int tile, M, N, bi, bo;         /* a matrix unit: D is M x N, in bi beats, out bo */
+    tlay ta, tb, tc, td;
+    FILE *sample, *mism_el, *sample_el;   /* matching results kept for the triage; elements of tiles */
+    long nsample;
     uint64_t value;                 /* of the mode ports */
     oplay a, b;
     int cbox, dbox, wc, wd;
@@ -63,6 +73,11 @@ typedef struct {
     int mode, item, live;
     long index;
     unsigned tag;
+    int elem;                       /* of a tile: row * N + column; -1 a dot product */
+    /* a tile: A (M x K), B (K x N), C, the model's D and the unit's raw D
+     * (M x N each), row-major; the beats given and taken */
+    uint64_t *t;
+    int bin, bout;
 } ventry;
 
 /* vectors drawn per seed of the random stimulus: a shard starting inside a
@@ -81,6 +96,9 @@ typedef struct {
     vitem *items;
     ventry *q;                      /* ring of cap entries, head..head+n */
     int cap, head, n;
+    int feeding;                    /* the newest entry, a tile, has beats to give */
+    size_t tile_words;              /* of the largest tile */
+    long sample_keep;               /* matching results kept per mode (-1 all) */
     int *tag_slot;                  /* per tag: its entry, or -1 */
     unsigned ntags, next_tag;
     mmaref_results *res;
@@ -179,16 +197,39 @@ static int parse_layout(oplay *L, char *rest, int k, int w)
     return strtok_r(NULL, " ", &save) || L->slot < w || L->slot > 64 ? -1 : 0;
 }
 
+static int parse_tlay(tlay *L, char *rest, int n, int w, int bits, int beats)
+{
+    char *save = NULL, *t = strtok_r(rest, " ", &save);
+    if (!t) return -1;
+    L->slot = atoi(t);
+    if (!(t = strtok_r(NULL, " ", &save)) || (L->box = parse_box(t)) < 0) return -1;
+    L->w = w;
+    L->n = n;
+    free(L->beat);
+    free(L->off);
+    L->beat = (int *)calloc((size_t)n, sizeof *L->beat);
+    L->off = (int *)calloc((size_t)n, sizeof *L->off);
+    for (int i = 0; i < n; i++) {
+        char *u = strtok_r(NULL, " ", &save), *v = strtok_r(NULL, " ", &save);
+        if (!u || !v) return -1;
+        L->beat[i] = atoi(u);
+        L->off[i] = atoi(v);
+        if (L->beat[i] < 0 || L->beat[i] >= beats || L->off[i] < 0 || L->off[i] + L->slot > bits) return -1;
+    }
+    return strtok_r(NULL, " ", &save) || L->slot < w || L->slot > 64 ? -1 : 0;
+}
+
 static int read_plan(harness *h, const char *path)
 {
     FILE *f = fopen(path, "r");
     if (!f) { fail(h, "%s: cannot open the plan", path); return -1; }
-    char line[8192];
+    char *line = NULL;
+    size_t lcap = 0;
     long ln = 0;
     int ok = 1, cap_modes = 0, cap_items = 0;
     vmode *m = NULL;
     for (int i = 0; i < 64; i++) h->flagbit[i] = -1;
-    while (ok && fgets(line, sizeof line, f)) {
+    while (ok && getline(&line, &lcap, f) > 0) {
         ln++;
         line[strcspn(line, "\n")] = 0;
         char key[16] = "";
@@ -198,7 +239,7 @@ static int read_plan(harness *h, const char *path)
         if (ln == 1) { ok = !strcmp(line, "mmaref-plan 1"); continue; }
         if (!strcmp(key, "bus")) {
             ok = sscanf(rest, "%d %d %d %d %d %d %d", &h->aw, &h->bw, &h->cw, &h->dw, &h->fw, &h->mw, &h->tw) == 7 &&
-                 h->cw <= 64 && h->dw <= 64 && h->mw <= 64 && h->fw <= 64 && h->tw <= 32;
+                 h->mw <= 64 && h->fw <= 64 && h->tw <= 32;
         } else if (!strcmp(key, "flagbits")) {
             char *save = NULL;
             int i = 0;
@@ -233,6 +274,21 @@ static int read_plan(harness *h, const char *path)
                 m->wd = mma_format(m->u.d)->width;
                 m->sb = mmaref_tbk_sb_create(&m->u, m->name);
             }
+        } else if (m && !strcmp(key, "tile")) {
+            ok = sscanf(rest, "%d %d %d %d", &m->M, &m->N, &m->bi, &m->bo) == 4 && m->M > 0 && m->N > 0 &&
+                 m->M <= 64 && m->N <= 64 && m->bi > 0 && m->bo > 0;
+            m->tile = ok;
+            size_t tw = (size_t)m->M * (size_t)m->u.k + (size_t)m->u.k * (size_t)m->N + 3 * (size_t)m->M * (size_t)m->N;
+            if (tw > h->tile_words) h->tile_words = tw;
+        } else if (m && m->tile && strlen(key) == 1 && strchr("abcd", key[0])) {
+            int K = m->u.k;
+            tlay *L = key[0] == 'a' ? &m->ta : key[0] == 'b' ? &m->tb : key[0] == 'c' ? &m->tc : &m->td;
+            mma_fmt ef = key[0] == 'a' ? m->u.a : key[0] == 'b' ? m->u.b : key[0] == 'c' ? m->u.c : m->u.d;
+            ok = parse_tlay(L, rest, key[0] == 'a' ? m->M * K : key[0] == 'b' ? K * m->N : m->M * m->N,
+                            mma_format(ef)->width, key[0] == 'a' ? h->aw : key[0] == 'b' ? h->bw : key[0] == 'c' ? h->cw : h->dw,
+                            key[0] == 'a' || key[0] == 'b' || key[0] == 'c' ? m->bi : m->bo) == 0;
+        } else if (!strcmp(key, "sample")) {
+            h->sample_keep = strtol(rest, NULL, 0);
         } else if (m && (!strcmp(key, "a") || !strcmp(key, "b"))) {
             int w = mma_format(key[0] == 'a' ? m->u.a : m->u.b)->width;
             ok = parse_layout(key[0] == 'a' ? &m->a : &m->b, rest, m->u.k, w) == 0;
@@ -261,8 +317,11 @@ static int read_plan(harness *h, const char *path)
         }
     }
     fclose(f);
+    free(line);
     if (!ok) { fail(h, "%s:%ld: malformed plan line", path, ln); return -1; }
     if (!h->nmodes || h->aw < 1 || h->bw < 1 || h->cw < 1 || h->dw < 1) { fail(h, "%s: incomplete plan", path); return -1; }
+    for (int i = 0; i < h->nmodes; i++)
+        if (h->modes[i].tile ? !h->modes[i].td.n : h->cw > 64 || h->dw > 64) { fail(h, "%s: mode %s: incomplete plan", path, h->modes[i].name); return -1; }
     return 0;
 }
 
@@ -270,12 +329,13 @@ void *mmaref_vfy_open(const char *plan)
 {
     harness *h = (harness *)calloc(1, sizeof *h);
     the = h;
+    h->sample_keep = 20000;
     clock_gettime(CLOCK_MONOTONIC, &h->c0);
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &h->cpu0);
     h->res = (mmaref_results *)calloc(1, sizeof *h->res);
     if (read_plan(h, plan)) return NULL;
     h->cap = 64;
-    h->q = (ventry *)malloc((size_t)h->cap * sizeof *h->q);
+    h->q = (ventry *)calloc((size_t)h->cap, sizeof *h->q);
     if (h->tw) {
         h->ntags = h->tw >= 16 ? 65536u : 1u << h->tw;
         h->tag_slot = (int *)malloc(h->ntags * sizeof *h->tag_slot);
@@ -350,11 +410,66 @@ static void model(const vmode *m, ventry *e)
     e->fl = 0;
 }
 
+/* ---- tiles --------------------------------------------------------------------- */
+/* The next tile of the item into e: max(M, N) vectors v0, v1, ... give
+ * A's row i (v_i's a), B's column j (v_j's b) and C's column j (v_j's c),
+ * so that element (i,i) is vector i itself and the others pair one
+ * vector's a with another's b.  Short at the item's end: the missing
+ * vectors repeat v0.  1, 0 at the item's end, -1 on error. */
+static int tile_next(harness *h, vitem *it, const vmode *m, ventry *e)
+{
+    static ventry v[64];
+    int M = m->M, N = m->N, K = m->u.k, P = M > N ? M : N, got = 0;
+    for (; got < P; got++) {
+        int rc = item_next(h, it, &v[got]);
+        if (rc < 0) return -1;
+        if (rc == 0) break;
+    }
+    if (!got) return 0;
+    for (int p = got; p < P; p++) v[p] = v[0];
+    if (!e->t) e->t = (uint64_t *)calloc(h->tile_words, sizeof *e->t);
+    uint64_t *A = e->t, *B = A + M * K, *C = B + K * N, *D = C + M * N, col[MMA_MAX_K];
+    for (int i = 0; i < M; i++) memcpy(A + i * K, v[i].a, (size_t)K * sizeof *A);
+    for (int k = 0; k < K; k++)
+        for (int j = 0; j < N; j++) B[k * N + j] = v[j].b[k];
+    for (int j = 0; j < N; j++) {
+        for (int k = 0; k < K; k++) col[k] = v[j].b[k];
+        for (int i = 0; i < M; i++) {
+            C[i * N + j] = v[j].c;
+            D[i * N + j] = mma_dot(&m->u, v[j].c, A + i * K, col, NULL, NULL);
+        }
+    }
+    e->index = v[0].index;
+    e->bin = e->bout = 0;
+    return 1;
+}
+
+static void put_tile(const tlay *L, svBitVecVal *v, int bits, int beat, const uint64_t *x, uint64_t *rng)
+{
+    memset(v, 0, (size_t)words(bits) * sizeof *v);
+    for (int i = 0; i < L->n; i++)
+        if (L->beat[i] == beat) mmaref_put_bits(v, L->off[i], L->slot, box(x[i], L->w, L->slot, L->box, rng));
+}
+
+/* beat e->bin of the tile e into the input buses */
+static void tile_beat(harness *h, const vmode *m, ventry *e, svBitVecVal *a, svBitVecVal *b, svBitVecVal *c,
+                      svBitVecVal *mo, svBitVecVal *tag)
+{
+    int K = m->u.k;
+    const uint64_t *A = e->t, *B = A + m->M * K, *C = B + K * m->N;
+    put_tile(&m->ta, a, h->aw, e->bin, A, &h->rng);
+    put_tile(&m->tb, b, h->bw, e->bin, B, &h->rng);
+    put_tile(&m->tc, c, h->cw, e->bin, C, &h->rng);
+    if (h->mw) mmaref_put_bits(mo, 0, h->mw, m->value); else mo[0] = 0;
+    tag[0] = 0;
+    h->feeding = ++e->bin < m->bi;
+}
+
 /* ---- the queue --------------------------------------------------------------- */
 static ventry *q_tail(harness *h)
 {
     if (h->n == h->cap) {
-        ventry *nq = (ventry *)malloc((size_t)h->cap * 2 * sizeof *nq);
+        ventry *nq = (ventry *)calloc((size_t)h->cap * 2, sizeof *nq);
         for (int i = 0; i < h->n; i++) nq[i] = h->q[(h->head + i) % h->cap];
         free(h->q);
         h->q = nq;
@@ -420,6 +535,13 @@ int mmaref_vfy_push(void *hp, svBitVecVal *a, svBitVecVal *b, svBitVecVal *c, sv
 {
     harness *h = (harness *)hp;
     if (h->status == 2) return no_vector(h, -1, a, b, c, mo, tag);
+    if (h->feeding) {
+        /* the next beat of the tile going in: 3, a beat of an entry in flight */
+        if (h->gaps && (int)(rng_next(&h->rng) & 255) < h->gaps) return no_vector(h, 0, a, b, c, mo, tag);
+        ventry *f = &h->q[(h->head + h->n - 1) % h->cap];
+        tile_beat(h, &h->modes[f->mode], f, a, b, c, mo, tag);
+        return 3;
+    }
     /* items run one after the other, the pipeline drained between them
      * (a mode port may be a static configuration input) */
     vitem *it;
@@ -440,12 +562,21 @@ int mmaref_vfy_push(void *hp, svBitVecVal *a, svBitVecVal *b, svBitVecVal *c, sv
     unsigned t = 0;
     if (h->tw && !free_tag(h, &t)) return no_vector(h, 0, a, b, c, mo, tag);
     e = q_tail(h);
-    int rc = item_next(h, it, e);
+    vmode *m = &h->modes[it->mode];
+    int rc = m->tile ? tile_next(h, it, m, e) : item_next(h, it, e);
     if (rc <= 0) {
         if (h->tw && rc == 0) h->next_tag = t;   /* not taken */
         return no_vector(h, rc, a, b, c, mo, tag);
     }
-    vmode *m = &h->modes[it->mode];
+    e->elem = -1;
+    if (m->tile) {
+        e->mode = it->mode;
+        e->item = h->cur;
+        e->live = 1;
+        h->n++;
+        tile_beat(h, m, e, a, b, c, mo, tag);
+        return 1;
+    }
     e->mode = it->mode;
     e->item = h->cur;
     e->live = 1;
@@ -504,7 +635,18 @@ static void record(harness *h, vmode *m, const ventry *e, uint64_t got, unsigned
         if (h->res->nfiles < MMAREF_RES_MAX_LINES)
             fmt(h->res->files[h->res->nfiles++], sizeof h->res->files[0], "%s", m->mism_path);
     }
-    fprintf(m->mism, "# %s vector %ld: model d=%0*llx", it->label, e->index, dd, (unsigned long long)e->d);
+    if (e->elem >= 0) {
+        if (!m->mism_el) {
+            char p[1200];
+            fmt(p, sizeof p, "%s/mismatches.%s.elems", h->out, m->name);
+            m->mism_el = fopen(p, "w");
+        }
+        if (m->mism_el) fprintf(m->mism_el, "%d\n", e->elem);
+        fprintf(m->mism, "# %s tile of vectors %ld.., element (%d,%d): model d=%0*llx", it->label, e->index,
+                e->elem / m->N, e->elem % m->N, dd, (unsigned long long)e->d);
+    } else {
+        fprintf(m->mism, "# %s vector %ld: model d=%0*llx", it->label, e->index, dd, (unsigned long long)e->d);
+    }
     if (h->fw && h->flagmask)
         fprintf(m->mism, ", flags model %02x unit %02x", e->fl & h->flagmask, fgot);
     fprintf(m->mism, " (%s)\n", mmaref_cls_names[cls]);
@@ -551,10 +693,72 @@ static void unexpected(harness *h, const char *why)
     }
 }
 
+/* a matching result kept for the triage (the nearest configuration must
+ * keep them), or every result when the plan asks (the probe) */
+static void sample(harness *h, vmode *m, const ventry *e)
+{
+    if (h->sample_keep >= 0 && m->nsample >= h->sample_keep) return;
+    if (!m->sample) {
+        char p[1200];
+        fmt(p, sizeof p, "%s/sample.%s.vec", h->out, m->name);
+        if (!(m->sample = fopen(p, "w"))) { h->sample_keep = 0; return; }
+        vec_header(m->sample, m);
+        if (m->tile) {
+            fmt(p, sizeof p, "%s/sample.%s.elems", h->out, m->name);
+            m->sample_el = fopen(p, "w");
+        }
+    }
+    m->nsample++;
+    vec_line(m->sample, m, e, e->d);
+    if (m->sample_el) fprintf(m->sample_el, "%d\n", e->elem);
+}
+
+/* a beat of D: the last one checks the tile element by element */
+static int tile_pop(harness *h, const svBitVecVal *d)
+{
+    if (!h->n || (h->feeding && h->n == 1)) { unexpected(h, h->n ? "before its tile was all in" : "with no tile in flight"); return 1; }
+    ventry *e = &h->q[h->head];
+    vmode *m = &h->modes[e->mode];
+    int M = m->M, N = m->N, K = m->u.k;
+    uint64_t *A = e->t, *B = A + M * K, *C = B + K * N, *D = C + M * N, *G = D + M * N;
+    for (int i = 0; i < M * N; i++)
+        if (m->td.beat[i] == e->bout) G[i] = mmaref_get_bits(d, m->td.off[i], m->td.slot);
+    if (++e->bout < m->bo) return 2;
+    mmaref_res_item *r = h->items[e->item].res;
+    static ventry x;
+    int bad = 0;
+    x.mode = e->mode;
+    x.item = e->item;
+    x.index = e->index;
+    x.fl = 0;
+    for (int i = 0; i < M; i++)
+        for (int j = 0; j < N; j++) {
+            int el = i * N + j;
+            uint64_t got = G[el] & ones(m->wd);
+            x.elem = el;
+            x.c = C[el];
+            x.d = D[el];
+            memcpy(x.a, A + i * K, (size_t)K * sizeof x.a[0]);
+            for (int k = 0; k < K; k++) x.b[k] = B[k * N + j];
+            int ok = box_ok(G[el], m->wd, m->td.slot, m->td.box) && mma_result_equal(&m->u, x.d, got);
+            mmaref_tbk_sb_record(m->sb, x.c, x.a, x.b, x.d, got, 0, 0, -1);
+            r->n++;
+            if (ok) { sample(h, m, &x); continue; }
+            int cls = classify(m, x.d, got, 0);
+            r->mism++;
+            r->cls[cls]++;
+            record(h, m, &x, got, 0, cls);
+            bad = 1;
+        }
+    release(h, e);
+    return bad;
+}
+
 int mmaref_vfy_pop(void *hp, const svBitVecVal *d, const svBitVecVal *flags, const svBitVecVal *tag)
 {
     harness *h = (harness *)hp;
     ventry *e;
+    if (h->modes[0].tile) return tile_pop(h, d);
     if (h->tw) {
         unsigned t = (unsigned)mmaref_get_bits(tag, 0, h->tw < 16 ? h->tw : 16);
         int s = t < h->ntags ? h->tag_slot[t] : -1;
@@ -579,6 +783,7 @@ int mmaref_vfy_pop(void *hp, const svBitVecVal *d, const svBitVecVal *flags, con
     mmaref_res_item *r = h->items[e->item].res;
     r->n++;
     int bad = !(d_ok && f_ok);
+    if (!bad) sample(h, m, e);
     if (bad) {
         int cls = classify(m, e->d, got, d_ok);
         r->mism++;
@@ -598,6 +803,10 @@ static int finish(harness *h, long long cycles)
         vmode *m = &h->modes[i];
         if (m->mism) fclose(m->mism);
         m->mism = NULL;
+        if (m->mism_el) fclose(m->mism_el);
+        if (m->sample) fclose(m->sample);
+        if (m->sample_el) fclose(m->sample_el);
+        m->mism_el = m->sample = m->sample_el = NULL;
         int hit, bins;
         mmaref_tbk_sb_coverage(m->sb, &hit, &bins);
         if (h->res->ncov < 64) {

@@ -16,6 +16,10 @@
  *   mode <name> <port value, hex> <instruction or configuration>
  *   a|b <slot bits> <box> <bit offset of element 0> ... <of element K-1>
  *   c|d <box>                               box: zero nan sign any
+ *   tile <M> <N> <beats in> <beats out>     a matrix unit; then its layouts
+ *   a|b|c|d <slot bits> <box> <beat> <offset> ...  per element, row-major
+ *   sample <n>                              matching results kept for the
+ *                                           triage per mode (-1: all)
  *   item <mode index> suite|file|random <label> <first> <end> <path|seed>
  * Every item runs vectors [first, end) of its source; mode and operand
  * lines apply to the mode above them.
@@ -31,13 +35,15 @@ extern "C" {
 
 /* Reads the plan; NULL after a message on stderr (status 2). */
 void *mmaref_vfy_open(const char *plan);
-/* The next vector, packed into the unit's input buses: 1 a vector, 0 none
- * this cycle (a gap, a full tag space, or draining between items), 2 the
- * campaign is over, -1 an error (bad vector file; status 2). */
+/* The next vector, packed into the unit's input buses: 1 a vector (or the
+ * first beat of a matrix unit's tile), 3 a later beat of the tile going
+ * in, 0 none this cycle (a gap, a full tag space, or draining between
+ * items), 2 the campaign is over, -1 an error (bad vector file; status 2). */
 int mmaref_vfy_push(void *h, svBitVecVal *a, svBitVecVal *b, svBitVecVal *c,
                     svBitVecVal *mode, svBitVecVal *tag);
 /* A result of the unit: 0 it matches the oldest vector in flight (or the
- * one of its tag), 1 it does not (recorded). */
+ * one of its tag), 1 it does not (recorded); 2 a beat of a tile's D with
+ * more to come. */
 int mmaref_vfy_pop(void *h, const svBitVecVal *d, const svBitVecVal *flags,
                    const svBitVecVal *tag);
 /* The unit gave no result for `idle` cycles with vectors in flight (and,

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Runs every example description (*/*.dut) through mmaref verify and checks
 # the answer its '# expect:' line gives: the exit status and, for a broken
-# variant, the one class its mismatches must all fall in.
+# variant, the one class its mismatches must all fall in, and after
+# '; triage:' a line the triage must print.
 # usage: sh check.sh [mmaref] [work directory]     (from any directory)
 M=${1:-mmaref}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -13,7 +14,8 @@ for dut in "$here"/*/*.dut; do
     expect=$(sed -n 's/^# expect: *//p' "$dut" | head -1)
     [ -n "$expect" ] || { echo "FAIL: $name has no '# expect:' line"; fail=1; continue; }
     want=$(echo "$expect" | sed -n 's/^exit \([0-9]\).*/\1/p')
-    cls=$(echo "$expect" | sed -n 's/^exit [0-9], *//p')
+    cls=$(echo "$expect" | sed -n 's/^exit [0-9], *//p' | sed 's/;.*//')
+    diag=$(echo "$expect" | sed -n 's/^[^;]*; *triage: *//p')
     log=$W/$(echo "$name" | tr / -).log
     "$M" verify "$dut" --workdir "$W/$(echo "$name" | tr / -)" > "$log" 2>&1
     rc=$?
@@ -30,6 +32,10 @@ for dut in "$here"/*/*.dut; do
             { sub(/^ +/, ""); n = $NF; $NF = ""; sub(/ +$/, ""); if ($0 == want) hit = n; else other += n }
             END { exit !(hit > 0 && other == 0) }' || { echo "FAIL: $name: mismatches not all '$cls'"; fail=1; }
         grep -q '^waveform of the first mismatch' "$log" || { echo "FAIL: $name: no waveform of the first mismatch"; fail=1; }
+        if [ -n "$diag" ]; then
+            # the triage names what the unit does instead
+            grep -F -- "$diag" "$log" | sed 's/^ */   /' | grep . || { echo "FAIL: $name: the triage does not say '$diag'"; fail=1; }
+        fi
     fi
 done
 [ $fail = 0 ] && echo "examples: every description gave its expected answer"

@@ -190,6 +190,32 @@ static int layout(ctx *c, const char *key, const dut_operand *o, const oper *op,
     return 0;
 }
 
+/* a matrix unit: the plan line of matrix key (rows x cols) for mode m:
+ * slot, box, then per element in row-major order its beat and offset */
+static int tile_layout(ctx *c, const char *key, const dut_operand *o, int bits, int rows, int cols,
+                       const mma_format_info *f, const dut_mode *m, buf *plan)
+{
+    int total = rows * cols, beats = o->beats ? o->beats : 1;
+    if (total % beats) FAIL(o->line, key, "%d beats do not divide the %d x %d elements (mode %s)", beats, rows, cols, m->name);
+    int per = total / beats, slot = o->slot;
+    if (!slot) {
+        if (bits % per) FAIL(o->line, key, "port %s has %d bits, not a multiple of the %d elements a beat carries (mode %s); give the bits per element with 'slot'",
+                             o->ports[0].name, bits, per, m->name);
+        slot = bits / per;
+    }
+    if (per * slot > bits) FAIL(o->line, key, "port %s has %d bits, fewer than %d elements of %d bits a beat (mode %s)", o->ports[0].name, bits, per, slot, m->name);
+    if (slot < f->width) FAIL(o->line, key, "elements of %d bits cannot hold %s (%d bits; mode %s)", slot, f->name, f->width, m->name);
+    if (slot > 64) FAIL(o->line, key, "elements of %d bits: at most 64", slot);
+    bprintf(plan, "%s %d %s", key, slot, dut_box_names[o->box]);
+    for (int r = 0; r < rows; r++)
+        for (int q = 0; q < cols; q++) {
+            int flat = o->col_major ? q * rows + r : r * cols + q, pos = flat % per;
+            bprintf(plan, " %d %d", flat / per, o->msb_first ? bits - (pos + 1) * slot : pos * slot);
+        }
+    bprintf(plan, "\n");
+    return 0;
+}
+
 static int value_fits(uint64_t v, int w) { return w >= 64 || (v >> w) == 0; }
 
 int vfy_design_make(const dut_desc *d, const vfy_ports *ps, vfy_design *g, char *err, size_t len)
@@ -225,9 +251,23 @@ int vfy_design_make(const dut_desc *d, const vfy_ports *ps, vfy_design *g, char 
     }
     if (d->out_ready.line) { NEED(p, d->out_ready, "out_ready", VP_IN, 1); bprintf(&inst, "    .%s(o_ready),\n", p->name); }
     oper oa, ob;
-    if (operand(c, "a", &d->a, &oa, &inst, &decl) || operand(c, "b", &d->b, &ob, &inst, &decl)) goto out;
-    g->aw = oa.bits;
-    g->bw = ob.bits;
+    if (d->shape_line) {
+        /* a matrix unit: one packed port per matrix */
+        const vfy_port *pa, *pb;
+        NEED(pa, d->a.ports[0], "a", VP_IN, 0);
+        NEED(pb, d->b.ports[0], "b", VP_IN, 0);
+        if (pa->unpacked || pb->unpacked) {
+            dut_err(d, pa->unpacked ? d->a.line : d->b.line, pa->unpacked ? "a" : "b", err, len, "port %s is an unpacked array; a matrix unit takes packed ports", pa->unpacked ? pa->name : pb->name);
+            goto out;
+        }
+        g->aw = pa->width;
+        g->bw = pb->width;
+        bprintf(&inst, "    .%s(a_r),\n    .%s(b_r),\n", pa->name, pb->name);
+    } else {
+        if (operand(c, "a", &d->a, &oa, &inst, &decl) || operand(c, "b", &d->b, &ob, &inst, &decl)) goto out;
+        g->aw = oa.bits;
+        g->bw = ob.bits;
+    }
     NEED(p, d->c, "c", VP_IN, 0);
     if (p->unpacked) { dut_err(d, d->c.line, "c", err, len, "port %s is an unpacked array; c needs a vector", p->name); goto out; }
     g->cw = p->width;
@@ -236,7 +276,7 @@ int vfy_design_make(const dut_desc *d, const vfy_ports *ps, vfy_design *g, char 
     if (p->unpacked) { dut_err(d, d->d.line, "d", err, len, "port %s is an unpacked array; d needs a vector", p->name); goto out; }
     g->dw = p->width;
     bprintf(&inst, "    .%s(d_o),\n", p->name);
-    if (g->cw > 64 || g->dw > 64) {
+    if (!d->shape_line && (g->cw > 64 || g->dw > 64)) {
         dut_err(d, g->cw > 64 ? d->c.line : d->d.line, g->cw > 64 ? "c" : "d", err, len, "port %s has %d bits; at most 64", g->cw > 64 ? d->c.name : d->d.name, g->cw > 64 ? g->cw : g->dw);
         goto out;
     }
@@ -320,6 +360,16 @@ int vfy_design_make(const dut_desc *d, const vfy_ports *ps, vfy_design *g, char 
         uint64_t v = 0;
         for (int i = 0; i < d->nmode_ports; i++) v |= md->value[i] << mpos[i];
         int wc = mma_format(md->u.c)->width, wd = mma_format(md->u.d)->width;
+        if (d->shape_line) {
+            int M = d->tile_m, N = d->tile_n, K = md->u.k;
+            bprintf(&plan, "mode %s %llx %s\ntile %d %d %d %d\n", md->name, (unsigned long long)v, md->spec, M, N,
+                    d->a.beats ? d->a.beats : 1, d->dop.beats ? d->dop.beats : 1);
+            if (tile_layout(c, "a", &d->a, g->aw, M, K, mma_format(md->u.a), md, &plan) ||
+                tile_layout(c, "b", &d->b, g->bw, K, N, mma_format(md->u.b), md, &plan) ||
+                tile_layout(c, "c", &d->cop, g->cw, M, N, mma_format(md->u.c), md, &plan) ||
+                tile_layout(c, "d", &d->dop, g->dw, M, N, mma_format(md->u.d), md, &plan)) goto out;
+            continue;
+        }
         if (wc > g->cw) { dut_err(d, md->line, "match", err, len, "c is %s (%d bits) but port %s has %d", mma_format(md->u.c)->name, wc, d->c.name, g->cw); goto out; }
         if (wd > g->dw) { dut_err(d, md->line, "match", err, len, "d is %s (%d bits) but port %s has %d", mma_format(md->u.d)->name, wd, d->d.name, g->dw); goto out; }
         bprintf(&plan, "mode %s %llx %s\n", md->name, (unsigned long long)v, md->spec);

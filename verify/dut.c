@@ -230,7 +230,25 @@ static int unit_line(ctx *c, dut_desc *d)
         d->nmodes++;
         return 0;
     }
-    FAIL("unknown key in [unit] (top, match, mode)");
+    if (!strcmp(c->key, "shape")) {
+        /* shape m <M> n <N> [k <K>]: a matrix unit */
+        if (d->shape_line) FAIL("given twice (first on line %d)", d->shape_line);
+        if (c->n != 4 && c->n != 6) FAIL("takes m <rows> n <columns> [k <depth>] (D is m x n, A m x k, B k x n)");
+        int *dst[3] = {&d->tile_m, &d->tile_n, &d->tile_k};
+        static const char *const names[3] = {"m", "n", "k"};
+        for (int i = 0; i < c->n; i += 2) {
+            int w = -1;
+            for (int j = 0; j < 3; j++) if (!strcmp(c->tok[i], names[j])) w = j;
+            if (w < 0 || w != i / 2) FAIL("'%s': give m <rows> n <columns> [k <depth>], in that order", c->tok[i]);
+            char *e;
+            long v = strtol(c->tok[i + 1], &e, 10);
+            if (*e || v < 1 || v > (w == 2 ? MMA_MAX_K : 64)) FAIL("%s '%s': give 1 to %d", names[w], c->tok[i + 1], w == 2 ? MMA_MAX_K : 64);
+            *dst[w] = (int)v;
+        }
+        d->shape_line = c->line;
+        return 0;
+    }
+    FAIL("unknown key in [unit] (top, match, mode, shape)");
 }
 
 static int operand_line(ctx *c, dut_operand *o)
@@ -240,6 +258,20 @@ static int operand_line(ctx *c, dut_operand *o)
     o->ports = (dut_port *)calloc((size_t)(c->n ? c->n : 1), sizeof *o->ports);
     for (int i = 0; i < c->n; i++) {
         const char *t = c->tok[i];
+        if (!strcmp(t, "row") || !strcmp(t, "col")) {
+            o->col_major = t[0] == 'c';
+            o->tile_line = c->line;
+            continue;
+        }
+        if (!strcmp(t, "beats")) {
+            char *e;
+            long v = i + 1 < c->n ? strtol(c->tok[i + 1], &e, 10) : 0;
+            if (i + 1 >= c->n || *e || v < 1 || v > 4096) FAIL("'beats' needs the beats the matrix comes in (or leaves in), 1 to 4096");
+            o->beats = (int)v;
+            o->tile_line = c->line;
+            i++;
+            continue;
+        }
         if (!strcmp(t, "order") || !strcmp(t, "slot") || !strcmp(t, "box")) {
             if (i + 1 >= c->n) FAIL("'%s' needs a value", t);
             const char *v = c->tok[++i];
@@ -297,13 +329,14 @@ static int ports_line(ctx *c, dut_desc *d)
         return 0;
     }
     if (!strcmp(k, "c") || !strcmp(k, "d")) {
-        dut_port *p = k[0] == 'c' ? &d->c : &d->d;
-        int *bx = k[0] == 'c' ? &d->c_box : &d->d_box;
-        if (c->n == 3 && !strcmp(c->tok[1], "box")) {
-            if ((*bx = parse_box(c, c->tok[2])) < 0) return -1;
-            c->n = 1;
-        }
-        return set_port(c, p);
+        /* one port; in a matrix unit it carries the matrix as a and b do */
+        dut_operand *o = k[0] == 'c' ? &d->cop : &d->dop;
+        if (operand_line(c, o)) return -1;
+        if (o->nports != 1 || o->pattern) FAIL("takes one port (%d given)", o->pattern ? 2 : o->nports);
+        if ((o->slot || o->msb_first) && !o->tile_line) FAIL("order and slot are for the elements of a matrix: give them with row|col in a unit with a 'shape'");
+        *(k[0] == 'c' ? &d->c : &d->d) = o->ports[0];
+        *(k[0] == 'c' ? &d->c_box : &d->d_box) = o->box;
+        return 0;
     }
     if (!strcmp(k, "latency")) {
         if (d->latency_line) FAIL("given twice (first on line %d)", d->latency_line);
@@ -506,6 +539,41 @@ int dut_read_stream(FILE *f, const char *path, dut_desc *d, char *err, size_t le
         dut_err(d, d->ports_line ? d->ports_line : ln, "clock", err, len, "missing: a unit with valid, reset or latency has a clock");
         return -1;
     }
+    if (d->shape_line) {
+        const dut_operand *ops[4] = {&d->a, &d->b, &d->cop, &d->dop};
+        static const char *const keys[4] = {"a", "b", "c", "d"};
+        for (int i = 0; i < 4; i++) {
+            if (ops[i]->nports != 1 || ops[i]->pattern) {
+                dut_err(d, ops[i]->line, keys[i], err, len, "a matrix unit takes the matrix on one port (beats for several cycles)");
+                return -1;
+            }
+        }
+        for (int i = 0; i < d->nmodes; i++)
+            if (d->tile_k && d->modes[i].u.k != d->tile_k) {
+                dut_err(d, d->modes[i].line, "match", err, len, "the unit has K=%d but the shape (line %d) k=%d", d->modes[i].u.k, d->shape_line, d->tile_k);
+                return -1;
+            }
+        int bi = d->a.beats ? d->a.beats : 1;
+        if ((d->b.beats ? d->b.beats : 1) != bi || (d->cop.beats ? d->cop.beats : 1) != bi) {
+            dut_err(d, d->b.line, "b", err, len, "a, b and c come in together: give them the same beats (a %d, b %d, c %d)", bi,
+                    d->b.beats ? d->b.beats : 1, d->cop.beats ? d->cop.beats : 1);
+            return -1;
+        }
+        if (d->tag_in.line) { dut_err(d, d->tag_in.line, "tag", err, len, "a matrix unit gives its tiles in order: no tag"); return -1; }
+        if (d->flags.line) { dut_err(d, d->flags.line, "flags", err, len, "exception flags of matrix units are not checked yet"); return -1; }
+        if (d->latency_line && (bi > 1 || d->dop.beats > 1)) {
+            dut_err(d, d->latency_line, "latency", err, len, "a matrix unit with beats needs out_valid");
+            return -1;
+        }
+    } else {
+        const dut_operand *ops[4] = {&d->a, &d->b, &d->cop, &d->dop};
+        static const char *const keys[4] = {"a", "b", "c", "d"};
+        for (int i = 0; i < 4; i++)
+            if (ops[i]->tile_line) {
+                dut_err(d, ops[i]->tile_line, keys[i], err, len, "row, col and beats are for matrix units: give the shape under [unit] (shape m <M> n <N>)");
+                return -1;
+            }
+    }
     int k0 = d->modes[0].u.k;
     for (int i = 1; i < d->nmodes; i++)
         if (d->modes[i].u.k != k0 && (d->a.nports > 1 || d->a.pattern)) {
@@ -519,5 +587,7 @@ void dut_free(dut_desc *d)
 {
     free(d->a.ports);
     free(d->b.ports);
-    d->a.ports = d->b.ports = NULL;
+    free(d->cop.ports);
+    free(d->dop.ports);
+    d->a.ports = d->b.ports = d->cop.ports = d->dop.ports = NULL;
 }

@@ -37,6 +37,10 @@ typedef struct {
     int msb_first;                  /* element 0 in the most significant slot */
     int slot;                       /* bits per element in the port; 0: its width / K */
     int box;
+    /* matrix units (a 'shape' line): the matrix's elements in row-major
+     * (0) or column-major (1) order, cut into `beats` consecutive beats of
+     * equal size, each beat's elements in the port per order and slot */
+    int col_major, beats, tile_line;
 } dut_operand;
 
 typedef struct {
@@ -73,11 +77,15 @@ typedef struct {
     dut_port mode_ports[DUT_MAX_MODE_PORTS];
     int nmodes;
     dut_mode modes[DUT_MAX_MODES];
+    /* a matrix unit: D (m x n) = A (m x k) B (k x n) + C, element by
+     * element a dot product of the mode's unit (k its K); 0: a dot product */
+    int tile_m, tile_n, tile_k, shape_line;
     /* [ports] */
     dut_port clock, reset, in_valid, in_ready, out_valid, out_ready, tag_in, tag_out, flags;
     int reset_low, reset_cycles;
     int latency, latency_line;      /* -1: not given */
     dut_operand a, b;
+    dut_operand cop, dop;           /* the c and d lines (one port each) */
     dut_port c, d;
     int c_box, d_box;
     int flag_order[64];             /* from the port's bit 0 up: TestFloat bit or -1 */

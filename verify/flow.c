@@ -4,6 +4,7 @@
 #include "internal.h"
 #include "mmaref_vec.h"
 #include "mmaref_results.h"
+#include "mmaref_triage.h"
 
 #include <limits.h>
 #include <stdarg.h>
@@ -272,7 +273,7 @@ static int plan_items(const dut_desc *d, const mma_verify_opts *o, const char *w
 /* Runs the testbench exe on plan; its stdout (the item lines) passes
  * through.  The simulation's exit status, or -1. */
 static int simulate(const char *exe, const char *plan, const mma_verify_opts *o, const dut_desc *d,
-                    const char *fst, char *err, size_t len)
+                    const char *fst, const char *log, char *err, size_t len)
 {
     char a_plan[PATHLEN], a_bp[32], a_seed[64], a_wait[32], a_to[32], a_fst[PATHLEN];
     int bp = o->backpressure >= 0 ? o->backpressure : d->backpressure;
@@ -285,7 +286,7 @@ static int simulate(const char *exe, const char *plan, const mma_verify_opts *o,
     int na = 5;
     if (o->timeout > 0) argv[na++] = a_to;
     if (fst) { vfy_path(a_fst, sizeof a_fst, "+fst=%s", fst); argv[na++] = a_fst; }
-    return vfy_run(argv, NULL, NULL, err, len);
+    return vfy_run(argv, NULL, log, err, len);
 }
 
 static int write_plan(const char *path, const vfy_design *g, const char *rundir, const mma_verify_opts *o,
@@ -299,6 +300,7 @@ static int write_plan(const char *path, const vfy_design *g, const char *rundir,
         for (int i = 0; i < g->fw; i++) tprintf(&t, " %d", g->flagbits[i]);
         tprintf(&t, "\n");
     }
+    if (o->sample) tprintf(&t, "sample %ld\n", o->sample);
     tprintf(&t, "out %s\nseed %llu\ngaps %d\n%s%s", rundir,
             (unsigned long long)mix64((o->have_seed ? o->seed : d->seed) ^ (uint64_t)o->shard_i), gaps * 256 / 100,
             g->modes, items);
@@ -355,6 +357,62 @@ static void replay_first(const dut_desc *d, const mma_verify_kit *kit, const mma
     free(rr);
 }
 
+/* Appends a vector file of the run and, for a tile, the output element of
+ * each vector (its .elems beside it) as the tags. */
+static int obs_file(mma_obs *o, const char *vec, const char *elems, char *err, size_t len)
+{
+    if (access(vec, R_OK)) return 0;
+    size_t n0 = o->n;
+    if (mma_obs_read(o, vec, NULL, err, len)) return -1;
+    FILE *f = elems ? fopen(elems, "r") : NULL;
+    if (!f) return 0;
+    for (size_t i = n0; i < o->n; i++)
+        if (fscanf(f, "%ld", &o->tag[i]) != 1) { vfy_fmt(err, len, "%s: fewer elements than %s has vectors", elems, vec); fclose(f); return -1; }
+    fclose(f);
+    return 0;
+}
+
+static int vfy_observations(const dut_desc *d, int mode, const char *rundir, mma_obs *o, char *err, size_t len)
+{
+    char v[PATHLEN], e[PATHLEN];
+    const char *const kinds[2] = {"mismatches", "sample"};
+    mma_obs_init(o, &d->modes[mode].u);
+    for (int i = 0; i < 2; i++) {
+        vfy_path(v, sizeof v, "%s/%s.%s.vec", rundir, kinds[i], d->modes[mode].name);
+        vfy_path(e, sizeof e, "%s/%s.%s.elems", rundir, kinds[i], d->modes[mode].name);
+        if (obs_file(o, v, d->shape_line ? e : NULL, err, len)) return -1;
+    }
+    return 0;
+}
+
+/* The triage of every mode with mismatches: classes, the nearest
+ * configuration, and for a matrix unit the output elements grouped by the
+ * configuration each follows. */
+static void triage(const dut_desc *d, const char *rundir)
+{
+    for (int m = 0; m < d->nmodes; m++) {
+        char v[PATHLEN], err[2048];
+        vfy_path(v, sizeof v, "%s/mismatches.%s.vec", rundir, d->modes[m].name);
+        if (access(v, R_OK)) continue;
+        mma_obs o;
+        if (vfy_observations(d, m, rundir, &o, err, sizeof err)) {
+            fprintf(stderr, "mmaref verify: no triage: %s\n", err);
+            mma_obs_free(&o);
+            continue;
+        }
+        const mma_unit *u = &d->modes[m].u;
+        mma_triage_opts topt = {0, 1, d->shape_line ? (long)d->tile_m * d->tile_n : 0};
+        mma_triage_report rep;
+        if (mma_triage(u, &o, &topt, &rep, err, sizeof err) == 0) {
+            if (d->nmodes > 1) printf("mode %s: ", d->modes[m].name);
+            mma_triage_write(stdout, u, &o, &rep, d->shape_line ? d->tile_n : 0);
+        } else {
+            fprintf(stderr, "mmaref verify: no triage: %s\n", err);
+        }
+        mma_obs_free(&o);
+    }
+}
+
 int mma_verify(const mma_verify_opts *o)
 {
     static dut_desc d;
@@ -393,7 +451,15 @@ int mma_verify(const mma_verify_opts *o)
     /* a fresh run directory: no results or mismatch files of an earlier run */
     const char *stale[] = {"results", "first_mismatch.vec", "first_mismatch.fst", NULL};
     for (int i = 0; stale[i]; i++) { vfy_path(path, sizeof path, "%s/%s", rundir, stale[i]); remove(path); }
-    for (int m = 0; m < d.nmodes; m++) { vfy_path(path, sizeof path, "%s/mismatches.%s.vec", rundir, d.modes[m].name); remove(path); }
+    for (int m = 0; m < d.nmodes; m++) {
+        const char *const old[] = {"mismatches.%s.vec", "mismatches.%s.elems", "sample.%s.vec", "sample.%s.elems"};
+        for (int i = 0; i < 4; i++) {
+            char f[256];
+            snprintf(f, sizeof f, old[i], d.modes[m].name);
+            vfy_path(path, sizeof path, "%s/%s", rundir, f);
+            remove(path);
+        }
+    }
 
     if (vfy_ports_read(&d, &kit, workdir, &ps, err, sizeof err)) { fprintf(stderr, "mmaref verify: %s\n", err); goto out; }
     if (vfy_design_make(&d, &ps, &g, err, sizeof err)) { fprintf(stderr, "mmaref verify: %s\n", err); goto out; }
@@ -431,7 +497,10 @@ int mma_verify(const mma_verify_opts *o)
     if (write_plan(plan, &g, rundir, o, &d, items.s ? items.s : "")) { fprintf(stderr, "mmaref verify: cannot write %s\n", plan); goto out; }
     char exe[PATHLEN];
     vfy_path(exe, sizeof exe, "%s/obj/Vmmaref_verify_tb", workdir);
-    int rc = simulate(exe, plan, o, &d, NULL, err, sizeof err);
+    char simlog[PATHLEN];
+    vfy_path(simlog, sizeof simlog, "%s/simulation.log", rundir);
+    if (o->quiet) remove(simlog);
+    int rc = simulate(exe, plan, o, &d, NULL, o->quiet ? simlog : NULL, err, sizeof err);
     if (rc < 0 || rc > 1) {
         if (rc < 0) fprintf(stderr, "mmaref verify: %s\n", err);
         else if (rc != 2) fprintf(stderr, "mmaref verify: the testbench ended with status %d (crashed?)\n", rc);
@@ -446,7 +515,8 @@ int mma_verify(const mma_verify_opts *o)
     int nothing = n == 0 && o->shard_n <= 1;
     if (nothing) mmaref_res_note(res, "no vector was checked (give suites, --count or --random)");
     if (mism && res->has_first && !o->no_fst) replay_first(&d, &kit, o, &g, workdir, rundir, res);
-    mmaref_res_print_summary(stdout, res, o->dut);
+    if (mism && !o->no_triage && !o->quiet) triage(&d, rundir);
+    if (!o->quiet) mmaref_res_print_summary(stdout, res, o->dut);
     status = mism || nothing ? 1 : 0;
 out:
     fflush(stdout);
@@ -516,4 +586,54 @@ int mma_verify_merge(const char *const *args, int nargs)
 out:
     free(r);
     return rc;
+}
+
+/* ---- the probe through the unit ------------------------------------------------- */
+int mma_verify_probe(const mma_verify_opts *o, int threads)
+{
+    mma_verify_opts po = *o;
+    char workdir[PATHLEN], rundir[PATHLEN], err[2048];
+    if (o->workdir) snprintf(workdir, sizeof workdir, "%s", o->workdir);
+    else {
+        snprintf(workdir, sizeof workdir, "%s", base_name(o->dut));
+        char *dot = strrchr(workdir, '.');
+        if (dot && !strcmp(dot, ".dut")) *dot = 0;
+        strncat(workdir, ".probe", sizeof workdir - strlen(workdir) - 1);
+    }
+    po.workdir = workdir;
+    po.sample = -1;
+    po.no_triage = 1;
+    po.quiet = 1;
+    po.no_fst = 1;
+    po.shard_i = 0;
+    po.shard_n = 1;
+    int rc = mma_verify(&po);
+    if (rc == 2) return 2;
+    static dut_desc d;
+    if (dut_read(o->dut, &d, err, sizeof err)) { fprintf(stderr, "mmaref probe: %s\n", err); return 2; }
+    char real[PATH_MAX];
+    if (!realpath(workdir, real)) { fprintf(stderr, "mmaref probe: cannot resolve %s\n", workdir); dut_free(&d); return 2; }
+    vfy_path(rundir, sizeof rundir, "%s/%s", real, o->nvec ? "vec" : "run");
+    int status = 0;
+    for (int m = 0; m < d.nmodes && status < 2; m++) {
+        mma_obs ob;
+        if (vfy_observations(&d, m, rundir, &ob, err, sizeof err)) { fprintf(stderr, "mmaref probe: %s\n", err); status = 2; }
+        else if (!ob.n) { fprintf(stderr, "mmaref probe: mode %s: the unit gave no result (%s/simulation.log)\n", d.modes[m].name, rundir); status = 2; }
+        else {
+            const mma_unit *u = &d.modes[m].u;
+            printf("probe of %s%s%s: %zu results of the unit, a=%s b=%s c=%s d=%s k=%d\n", o->dut,
+                   d.nmodes > 1 ? " mode " : "", d.nmodes > 1 ? d.modes[m].name : "", ob.n, mma_format(u->a)->name,
+                   mma_format(u->b)->name, mma_format(u->c)->name, mma_format(u->d)->name, u->k);
+            mma_probe_opts popt = {threads, NULL, NULL, 0};
+            mma_probe_result r;
+            if (mma_probe(&ob, &popt, &r, err, sizeof err)) { fprintf(stderr, "mmaref probe: %s\n", err); status = 2; }
+            else {
+                mma_probe_write(stdout, &ob, &r, threads);
+                if (r.fit != r.n) status = 1;
+            }
+        }
+        mma_obs_free(&ob);
+    }
+    dut_free(&d);
+    return status;
 }

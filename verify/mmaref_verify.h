@@ -43,6 +43,10 @@ typedef struct {
     int no_fst;                     /* no waveform of the first mismatch */
     int build_only;                 /* build the testbench and the suites, run nothing */
     int jobs;                       /* parallel compile jobs; 0: 2 */
+    long sample;                    /* matching results kept per mode for the triage:
+                                       0 the default (20,000), -1 all (the probe) */
+    int no_triage;                  /* no triage of the mismatches */
+    int quiet;                      /* no report on stdout (the probe reads the files) */
     mma_verify_suite_fn make_suite;
 } mma_verify_opts;
 
@@ -52,6 +56,13 @@ typedef struct {
  * or bad input (message on stderr naming file, line and key, or the
  * Verilator error). */
 int mma_verify(const mma_verify_opts *o);
+
+/* mmaref probe on a description: runs the unit through the same testbench
+ * on the suites (o's, or the description's), keeps every result, and
+ * infers the configuration that reproduces them (mma_probe), printed per
+ * mode.  0 it reproduces every result, 1 it does not, 2 bad description
+ * or build. */
+int mma_verify_probe(const mma_verify_opts *o, int threads);
 
 /* Adds up results files of shards (in shard order; a work directory
  * stands for all its run-<i>-of-<n>/results, every shard required) and

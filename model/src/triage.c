@@ -281,8 +281,13 @@ void mma_triage_write(FILE *f, const mma_unit *u, const mma_obs *o, const mma_tr
         char cfg[512];
         mma_unit_config(&r->nearest.unit, cfg, sizeof cfg);
         size_t nm = r->mismatches - r->count[MMA_MM_FLAGS_ONLY], nok = r->n - r->mismatches;
-        fprintf(f, "nearest configuration: %s\n", cfg);
-        if (!r->diff[0]) {
+        int by_element = r->ngroups && r->nearest_fit_mismatching < nm;
+        /* a tile whose elements differ in their own ways (one narrow
+         * processing element): the groups below say what each does */
+        if (by_element) fprintf(f, "no one configuration fits the whole tile; by output element:\n");
+        else fprintf(f, "nearest configuration: %s\n", cfg);
+        if (by_element) {
+        } else if (!r->diff[0]) {
             fprintf(f, "  no configuration near the model's fits these mismatches better than the model\n");
         } else {
             fprintf(f, "  the unit behaves as %s on %.1f%% of the mismatching vectors (%zu of %zu)",
@@ -304,7 +309,8 @@ void mma_triage_write(FILE *f, const mma_unit *u, const mma_obs *o, const mma_tr
             else fprintf(f, "%s%ld", i ? " " : " ", e);
         }
         if (shown < r->group[g].nelems) fprintf(f, " ...");
-        fprintf(f, " behave as %s (%zu of their %zu vectors)\n", r->group[g].diff[0] ? r->group[g].diff : "the model",
-                r->group[g].fit, r->group[g].n);
+        fprintf(f, " %s as %s (%zu of %s %zu vectors)\n", r->group[g].nelems > 1 ? "behave" : "behaves",
+                r->group[g].diff[0] ? r->group[g].diff : "the model", r->group[g].fit,
+                r->group[g].nelems > 1 ? "their" : "its", r->group[g].n);
     }
 }

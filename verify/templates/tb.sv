@@ -82,7 +82,7 @@ module mmaref_verify_tb (input logic clk);
   end
 
   always_ff @(posedge clk) begin
-    int r, pushed, popped;
+    int r, pushed, popped, beat;
     bit [AW-1:0] an;
     bit [BW-1:0] bn;
     bit [CW-1:0] cn;
@@ -93,22 +93,24 @@ module mmaref_verify_tb (input logic clk);
       if (cyc == RESET_CYCLES) rst_a <= 1'b0;
       pushed = 0;
       popped = 0;
-      // a result leaves the unit when it is valid and we are ready
+      beat = 0;
+      // a result leaves the unit when it is valid and we are ready (pop
+      // answers 2 for a beat of a matrix that has more to come)
       if (cyc > RESET_CYCLES && o_valid && o_ready) begin
-        void'(mmaref_vfy_pop(h, d_o, f_o, t_o));
-        popped = 1;
+        popped = mmaref_vfy_pop(h, d_o, f_o, t_o) != 2 ? 1 : 0;
+        beat = 1;
       end
       // the next vector, when the input register is free after this edge
       if (cyc > RESET_CYCLES && !done && (!v_r || i_ready)) begin
         r = mmaref_vfy_push(h, an, bn, cn, mn, tn);
-        v_n <= (r == 1);
-        if (r == 1) begin
+        v_n <= (r == 1 || r == 3);
+        if (r == 1 || r == 3) begin     // 3: a later beat of a matrix in flight
           a_n <= an;
           b_n <= bn;
           c_n <= cn;
           m_n <= mn;
           t_n <= tn;
-          pushed = 1;
+          pushed = r == 1 ? 1 : 0;
         end else if (r == 2) begin
           done <= 1'b1;
         end else if (r < 0) begin
@@ -122,7 +124,7 @@ module mmaref_verify_tb (input logic clk);
       o_ready <= @O_READY_RULE@;
       // a unit that stops answering is reported, not waited for: cycles
       // since the last result, while vectors are in flight
-      idle <= (popped != 0 || inflight + pushed - popped == 0) ? 0 : idle + 1;
+      idle <= (beat != 0 || inflight + pushed - popped == 0) ? 0 : idle + 1;
       if (idle >= maxwait) begin
         void'(mmaref_vfy_stall(h, idle, (v_r && !i_ready) ? 1 : 0, longint'(cyc)));
         ended <= 1'b1;
