@@ -2,6 +2,7 @@
 # Tests of mmaref verify beyond the examples: descriptions that are wrong
 # (exit 2, a message naming file, line and key), units that never answer,
 # several modes of different K on one set of ports with NaN-boxed c and d,
+# matrix units (the systolic example's broken processing element, its probe),
 # results out of order matched by tag, shards that add up to the whole
 # campaign, replays of mismatch files, the time limit, determinism.
 # usage: tests/verify_test.sh path/to/mmaref work-directory
@@ -59,6 +60,33 @@ expect 2 "%Error: $W/syntax.sv:2" "$W/syntax.dut" --workdir "$W/bad"
 expect 2 "cannot open" "$W/none.dut"
 expect 2 "unknown option '--frobnicate'" "$W/misspelled.dut" --frobnicate
 expect 2 "--shard needs i/n" "$W/misspelled.dut" --shard 3/3
+
+# ---- matrix units: bad descriptions, the broken processing element, the probe ---
+S4=$R/examples/systolic4
+s4() { sed -e "s|^systolic4.sv|$S4/systolic4.sv|" -e "$2" "$S4/systolic4.dut" > "$W/$1.dut"; }
+s4 shape 's/^shape m 4 n 4.*/shape m 4 n four/'
+expect 2 "shape.dut:11: key 'shape': n 'four': give 1 to 64" "$W/shape.dut" --workdir "$W/bad"
+s4 shapek 's/^shape m 4 n 4.*/shape m 4 n 4 k 8/'
+expect 2 "key 'match': the unit has K=4 but the shape (line 11) k=8" "$W/shapek.dut" --workdir "$W/bad"
+s4 beats 's/^b  b_row row beats 4.*/b  b_row row beats 2/'
+expect 2 "key 'b': a, b and c come in together: give them the same beats (a 4, b 2, c 4)" "$W/beats.dut" --workdir "$W/bad"
+s4 noshape '/^shape /d'
+expect 2 "noshape.dut:19: key 'a': row, col and beats are for matrix units" "$W/noshape.dut" --workdir "$W/bad"
+s4 dbeats 's/^d  d_row row beats 4.*/d  d_row row beats 3/'
+expect 2 "key 'd': 3 beats do not divide the 4 x 4 elements (mode unit)" "$W/dbeats.dut" --workdir "$W/bad"
+s4 aslot 's/^a  a_col col beats 4.*/a  a_col col beats 2/; s/^b  b_row row beats 4.*/b  b_row row beats 2/; s/^c  c_row row beats 4.*/c  c_row row beats 2/'
+expect 2 "key 'a': elements of 4 bits cannot hold e4m3 (8 bits; mode unit)" "$W/aslot.dut" --workdir "$W/bad"
+# one narrow processing element: only element (1,2) mismatches, the triage names it and its F
+expect 1 "1 output element (1,2) behaves as f=16 instead of 24" "$S4/broken.dut" --workdir "$W/s4b" --count 300 --random 4000 --no-fst
+[ "$(sort -u "$W/s4b/run/mismatches.unit.elems")" = 6 ] && ok || bad "systolic4 broken: mismatching elements $(sort -u "$W/s4b/run/mismatches.unit.elems" | tr '\n' ' '), wanted 6 only"
+# its mismatching vectors pass through the right array (each one the diagonal of a tile)
+expect 0 "vectors, 0 mismatches" "$S4/systolic4.dut" --workdir "$W/s4" --vec "$W/s4b/run/mismatches.unit.vec"
+# the probe through the unit: the configuration the array was written to
+"$M" probe "$S4/systolic4.dut" --workdir "$W/s4p" --count 300 > "$W/probe.out" 2>&1; rc=$?
+[ $rc = 0 ] && grep -qx "config: fused,a=e4m3,b=e4m3,c=fp32,d=fp32,k=4,l=1,f=24,align=rz,round=rz,p=23,ezero=none,nan=canon,zero=pos" "$W/probe.out" \
+    && ok || bad "probe systolic4.dut: exit $rc, $(grep '^config' "$W/probe.out")"
+"$M" probe "$S4/broken.dut" --workdir "$W/s4bp" --count 300 > "$W/probe.out" 2>&1; rc=$?
+[ $rc = 1 ] && ok || bad "probe broken.dut (no one configuration for the whole tile): exit $rc"
 
 # ---- units that never answer: exit 1, class "no result", not a hang ----------
 expect 1 "the unit gave no result for 2000 cycles" "$R/tests/verify/silent.dut" --workdir "$W/silent"
