@@ -1,7 +1,10 @@
 #!/bin/sh
 # The installed product, used from outside the repository:
 #  1. a copy of examples/ passes with the installed mmaref (examples/check.sh:
-#     the units match, each broken variant fails with its mismatch class);
+#     the units match, each broken variant fails with its mismatch class;
+#     systolic4's broken processing element named by the triage, element
+#     (1,2) with f=16), and the installed probe of systolic4.dut gives the
+#     configuration the array computes;
 #  2. docs/dpi.md's minimal testbench, built as printed in another directory
 #     against the installed kit: the right unit passes (status 0), a unit with
 #     F one short fails the simulation; the same through the shared library;
@@ -18,7 +21,18 @@ fail=0
 
 # ---- 1. the examples, outside the repository, with the installed tool --------
 cp -r "$R/examples" "$T/examples"
-(cd "$T" && sh examples/check.sh mmaref "$T/work") || fail=1
+(cd "$T" && sh examples/check.sh mmaref "$T/work") > "$T/check.log" 2>&1 || fail=1
+cat "$T/check.log"
+# the systolic array passes; its broken variant fails, the triage naming the
+# processing element and its F
+grep -q '^== systolic4/systolic4 .*0 mismatches  \[exit 0\]' "$T/check.log" || { echo "FAIL: the installed mmaref does not pass systolic4"; fail=1; }
+grep -q '^== systolic4/broken .*\[exit 1\]' "$T/check.log" && grep -q '1 output element (1,2) behaves as f=16 instead of 24' "$T/check.log" \
+    || { echo "FAIL: the installed mmaref does not diagnose systolic4's broken processing element"; fail=1; }
+# the probe through the unit, installed: the configuration the array computes
+(cd "$T/examples/systolic4" && mmaref probe systolic4.dut --workdir "$T/probe" --count 300) > "$T/probe.log" 2>&1 \
+    && grep -qx 'config: fused,a=e4m3,b=e4m3,c=fp32,d=fp32,k=4,l=1,f=24,align=rz,round=rz,p=23,ezero=none,nan=canon,zero=pos' "$T/probe.log" \
+    && echo "== installed probe of systolic4.dut: $(grep '^config' "$T/probe.log")" \
+    || { tail -5 "$T/probe.log"; echo "FAIL: the installed probe of systolic4.dut"; fail=1; }
 
 # ---- 2. docs/dpi.md's testbench ------------------------------------------------
 block() {   # block <language>: the first such code block after "## A minimal testbench"
