@@ -1,6 +1,27 @@
 # mmaref: `make` builds the library and the tool; `make test` runs every test;
 # `make demo` runs the main demonstration; `make bench` prints speed figures;
 # `make install PREFIX=...` installs library, headers, pkg-config file, tool.
+
+# ---- first the Debian packages the goals need (scripts/deps.txt) ----------
+# Installed when root, else named (and make stops before compiling).  Then
+# make runs again for the goals themselves, so that every tool path below and
+# in mk/*.mk (Verilator's root, the C++ compiler, SystemC) is found after the
+# installation.  DEPS=no skips the check (tools from elsewhere).
+DEPS_FREE := clean deps deps-list
+ifeq ($(DEPS_DONE)$(DEPS),)
+ifneq ($(filter-out $(DEPS_FREE),$(or $(MAKECMDGOALS),all)),)
+DEPS_GOALS := $(or $(MAKECMDGOALS),all)
+.NOTPARALLEL:
+.PHONY: $(DEPS_GOALS) deps-then-goals
+deps-then-goals:
+	@sh scripts/deps.sh $(filter-out $(DEPS_FREE),$(DEPS_GOALS))
+	@$(MAKE) --no-print-directory DEPS_DONE=1 $(MAKECMDGOALS)
+$(DEPS_GOALS): deps-then-goals
+	@:
+DEPS_PHASE := 1
+endif
+endif
+ifndef DEPS_PHASE
 CC      ?= cc
 CFLAGS  ?= -O2 -g
 WARN    := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow
@@ -14,13 +35,14 @@ MODEL_HDR := $(wildcard model/include/*.h) model/src/internal.h
 CLI_SRC   := $(wildcard cli/*.c)
 CLI_OBJ   := $(patsubst cli/%.c,$(B)/cli/%.o,$(CLI_SRC))
 
-.PHONY: all lib test demo bench install clean deps test-unit test-cli test-vectors test-sanitize test-fuzz test-valgrind
+.PHONY: all lib test demo bench install clean deps deps-list test-unit test-cli test-vectors test-sanitize test-fuzz test-valgrind
 all: lib $(B)/mmaref
 
-# ---- dependencies: Debian packages, installed when root, else listed -----
-DEB_PKGS := build-essential pkg-config check libmpfr-dev libgmp-dev verilator libsystemc-dev yosys gnuplot-nox xz-utils valgrind bc python3 clang
+# the packages of every target: installed (root) or named
 deps:
-	@sh scripts/deps.sh $(DEB_PKGS)
+	@sh scripts/deps.sh test tb bench area plots fuzz
+deps-list:
+	@sh scripts/deps.sh --list $(or $(GOALS),test tb bench area plots fuzz)
 
 lib: $(B)/libmmaref.a
 
@@ -81,7 +103,7 @@ test-fuzz:
 
 -include mk/*.mk
 
-test: deps test-unit test-cli test-vectors test-sanitize test-fuzz test-valgrind $(EXTRA_TESTS)
+test: test-unit test-cli test-vectors test-sanitize test-fuzz test-valgrind $(EXTRA_TESTS)
 	@echo "make test: all passed"
 
 demo: all
@@ -101,3 +123,5 @@ install: all
 
 clean:
 	rm -rf $(B)
+
+endif  # DEPS_PHASE
