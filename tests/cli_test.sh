@@ -52,6 +52,14 @@ done
 $M gen $Q --suite compliance --count 1000 --seed 9 -o "$T/a.vec"
 $M gen $Q --suite compliance --count 1000 --seed 9 -o "$T/b.vec.xz"
 xz -dc "$T/b.vec.xz" | cmp -s - "$T/a.vec" && ok || bad "same seed, same bytes (.xz)"
+# a damaged compressed file is an error, not a short read: cut before the
+# trailer, gzip's data all decompresses and only its exit status says so
+gzip -c "$T/a.vec" > "$T/w.vec.gz"; head -c $(($(wc -c < "$T/w.vec.gz") - 4)) "$T/w.vec.gz" > "$T/cut.vec.gz"
+expect 2 "cut.vec.gz: not a readable compressed file (gzip:" $M check "$T/cut.vec.gz"
+head -c 20000 "$T/b.vec.xz" > "$T/cut.vec.xz"
+expect 2 "cut.vec.xz: not a readable compressed file (xz:" $M check "$T/cut.vec.xz"
+cp "$T/b.vec.xz" "$T/it's \$(x).vec.xz"
+expect 0 "1000 vectors, 0 mismatches" $M check "$T/it's \$(x).vec.xz"
 for i in 0 1 2 3; do $M gen $Q --suite compliance --count 1000 --seed 9 --shard $i/4 -o "$T/s$i.vec"; done
 cat "$T/s0.vec" "$T/s1.vec" "$T/s2.vec" "$T/s3.vec" | cmp -s - "$T/a.vec" && ok || bad "shards concatenate to the whole"
 $M gen $Q --suite compliance --count 1000 --seed 10 -o "$T/c.vec"
