@@ -35,7 +35,7 @@ MODEL_HDR := $(wildcard model/include/*.h) model/src/internal.h
 CLI_SRC   := $(wildcard cli/*.c)
 CLI_OBJ   := $(patsubst cli/%.c,$(B)/cli/%.o,$(CLI_SRC))
 
-.PHONY: all lib test demo bench install clean deps deps-list test-unit test-cli test-vectors test-sanitize test-fuzz test-valgrind
+.PHONY: all lib test demo bench install clean deps deps-list test-unit test-cli test-vectors test-sanitize test-valgrind
 all: lib $(B)/mmaref
 
 # the packages of every target: installed (root) or named
@@ -93,13 +93,6 @@ test-valgrind: $(B)/test_model $(B)/mmaref
 	$(VALGRIND) $(B)/mmaref check $(B)/vg.vec > $(B)/vg.out && tail -1 $(B)/vg.out
 	$(VALGRIND) $(B)/mmaref check vectors/hw/h100/wgmma.m64n8k16.f32.bf16.bf16.specials.vec.xz > $(B)/vg.out && tail -1 $(B)/vg.out
 	$(VALGRIND) $(B)/mmaref metrics hopper:wgmma.m64n8k32.f32.e4m3.e4m3 --count 2000 > /dev/null
-
-# A bounded fuzz run of the configuration parser and the vector reader,
-# under AddressSanitizer and UBSan.
-test-fuzz:
-	$(MAKE) --no-print-directory B=$(B)/san CFLAGS="-O1 -g $(SAN)" CLI_LIBS="$(CLI_LIBS) $(SAN)" $(B)/san/libmmaref.a
-	$(CC) -O1 -g $(SAN) $(WARN) -Imodel/include tests/fuzz.c $(B)/san/libmmaref.a -lm -o $(B)/san/fuzz
-	$(B)/san/fuzz 30000 1
 
 -include mk/*.mk
 
