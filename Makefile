@@ -35,7 +35,7 @@ MODEL_HDR := $(wildcard model/include/*.h) model/src/internal.h
 CLI_SRC   := $(wildcard cli/*.c)
 CLI_OBJ   := $(patsubst cli/%.c,$(B)/cli/%.o,$(CLI_SRC))
 
-.PHONY: all lib test demo bench install clean deps deps-list test-unit test-cli test-vectors test-sanitize test-valgrind
+.PHONY: all lib test demo docs-check bench install clean deps deps-list test-unit test-cli test-vectors test-sanitize test-valgrind
 all: lib $(B)/mmaref
 
 # the packages of every target: installed (root) or named
@@ -101,6 +101,11 @@ test: test-unit test-cli test-vectors test-sanitize test-fuzz test-valgrind $(EX
 
 demo: all
 	sh scripts/demo.sh $(B)/mmaref
+
+# the figures of README.md and docs/ against what their commands print now
+# (blocks marked <!-- generated: COMMAND -->; scripts/docs_check.sh)
+docs-check: all
+	sh scripts/docs_check.sh
 
 EXTRA_BENCH ?= metrics-bench tb-bench
 bench: all
