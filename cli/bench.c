@@ -68,6 +68,14 @@ static mma_vec *inputs(const char *instr, long n)
     return v;
 }
 
+const char cli_bench_help[] =
+    "usage: mmaref bench [instr|config...] [--threads N] [--seconds S] [--reps R]\n"
+    "  dot products per second through the model, on one core (wall and thread CPU time) and\n"
+    "  on N threads; without units, seven representative instructions\n"
+    "  --threads N      threads for the all-core figure (default: all cores)\n"
+    "  --seconds S      measuring time per figure (default 1)\n"
+    "  --reps R         a fixed number of passes instead of a time (for perf stat)\n";
+
 int cmd_bench(int argc, char **argv)
 {
     long n = 4096;

@@ -25,6 +25,9 @@ int cmd_gen(int argc, char **argv);
 int cmd_metrics(int argc, char **argv);
 int cmd_gemm(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+/* Every option of a command: `mmaref <command> --help` prints its text,
+ * `mmaref --help` all of them (the table in main.c). */
+extern const char cli_gen_help[], cli_metrics_help[], cli_gemm_help[], cli_bench_help[];
 
 /* Deterministic generator: one stream per (seed, vector index). */
 typedef struct { uint64_t s[4]; } cli_rng;

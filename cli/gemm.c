@@ -138,17 +138,25 @@ static void chunk(void *vctx, int tid, long lo, long hi)
     }
 }
 
-static void usage(void)
-{
-    fprintf(stderr,
-        "usage: mmaref gemm <instr|config>... --k K [--mode tc,promote,twostage] [--nc N]\n"
-        "         [--dist D] [--count N] [--seed S] [--scale X] [--quant FMT] [--threads T]\n"
-        "         [--csv|--json]\n"
-        "       mmaref gemm <instr|config>... --k K --ntrun [--nc N] ...   (seed 000's truncation sweep)\n"
-        "  modes: tc (accumulator only), promote (FP32 add every Nc products, default 128),\n"
-        "         twostage (each call from c=0, FP32 add after every call)\n"
-        "  distributions: %s (default normal, scale 1); count 1000, seed 1 by default\n", mx_dist_list());
-}
+const char cli_gemm_help[] =
+    "usage: mmaref gemm <instr|config>... --k K [options]\n"
+    "       mmaref gemm <instr|config>... --k K --ntrun [--nc N] [options]\n"
+    "  a dot product of depth K built from K/k instruction calls, against the exact result\n"
+    "  --k K            the GEMM depth, a multiple of every unit's K (required)\n"
+    "  --mode M,...     tc (the running sum stays in the accumulator), promote (added to an FP32\n"
+    "                   register every Nc products), twostage (each call from c = 0, an FP32 add\n"
+    "                   after every call); default tc\n"
+    "  --nc N           products per promotion or per block (default 128)\n"
+    "  --ntrun          zero the low Ntrun bits of every block's output, for every Ntrun, and\n"
+    "                   report when the GEMM result first changes (blocks of --nc products)\n"
+    "  --dist D         input distribution: normal uniform llm cancel bits (default normal)\n"
+    "  --count N        outputs (default 1000)              --seed S   the draws' seed (default 1)\n"
+    "  --scale X        the inputs' scale (default 1)\n"
+    "  --quant FMT      round the values into FMT first\n"
+    "  --threads T      threads (default: all cores; the output is the same for any T)\n"
+    "  --csv | --json   machine-readable output instead of the aligned table\n";
+
+static void usage(FILE *f) { fputs(cli_gemm_help, f); }
 
 static void header(FILE *f, mx_outfmt of, const gctx *x, long count, long seed, double scale, mma_fmt quant)
 {
@@ -352,10 +360,10 @@ int cmd_gemm(int argc, char **argv)
         else if (!strcmp(a, "--ntrun")) ntrun = 1;
         else if (!strcmp(a, "--csv")) of = MX_OUT_CSV;
         else if (!strcmp(a, "--json")) of = MX_OUT_JSON;
-        else if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(); return 0; }
+        else if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); return 0; }
         else if (a[0] == '-' && a[1]) {
             fprintf(stderr, "mmaref gemm: unknown option '%s'%s\n", a, v || a[1] != '-' ? "" : " (or it needs a value)");
-            usage();
+            usage(stderr);
             return 2;
         }
         else if (nu < 64) names[nu++] = a;
@@ -363,7 +371,7 @@ int cmd_gemm(int argc, char **argv)
     }
     if (!nu || !k) {
         if (nu && !k) fprintf(stderr, "mmaref gemm: --k K (the GEMM depth) is required\n");
-        usage();
+        usage(stderr);
         return 2;
     }
     if (!nm) modes[nm++] = M_TC;

@@ -34,6 +34,18 @@ expect 2 "operand a has 31 values" $M eval $Q 0 "$(printf '38,%.0s' $(seq 30))38
 expect 2 "operand b[0] 'zz'" $M eval $Q 0 $A1 "zz,$(printf '38,%.0s' $(seq 30))38"
 expect 2 "operand c" $M eval $Q 123456789 $A1 $A1
 expect 2 "unknown command" $M frobnicate
+# --help: every command answers, and mmaref --help names every option the
+# commands' sources parse
+for c in list describe eval run check gen metrics gemm bench version; do
+  $M $c --help > "$T/h" 2>&1 && grep -q "^usage: mmaref $c" "$T/h" && ok || bad "mmaref $c --help"
+done
+$M --help > "$T/help" || bad "mmaref --help exits non-zero"
+if [ -d cli ]; then
+  for o in $(grep -ho 'strcmp([a-z]*\(\[i\]\)*, "-[-a-z]*")' cli/*.c | sed 's/.*"\(.*\)")/\1/' | sort -u); do
+    case $o in -|-h|--help|--version) continue ;; esac
+    grep -q -- "$o\b" "$T/help" && ok || bad "mmaref --help does not mention $o"
+  done
+fi
 
 # gen: determinism, shards, every suite checks clean against the model
 COUNT=3000; [ "$QUICK" = quick ] && COUNT=300
