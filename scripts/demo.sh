@@ -3,8 +3,14 @@
 # as it is (make docs-check compares the two).
 # usage: scripts/demo.sh [build/mmaref]
 M=$(cd "$(dirname "${1:-build/mmaref}")" && pwd)/$(basename "${1:-build/mmaref}")
-# headings in bold on a terminal only
-if [ -t 1 ]; then say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }; else say() { printf '\n== %s\n' "$*"; }; fi
+# headings, a blank line between sections; bold on a terminal only
+said=
+say() {
+    [ -n "$said" ] && echo; said=1
+    if [ -t 1 ]; then printf '\033[1m== %s\033[0m\n' "$*"; else printf '== %s\n' "$*"; fi
+}
+# long vector lines cut, visibly
+short() { awk '{ if (length($0) > 78) print substr($0, 1, 74) " ..."; else print }'; }
 # cols NAME...: the named columns of the tool's aligned table, comments left out
 cols() {
     awk -v want="$*" '
@@ -45,10 +51,10 @@ say "A compliance suite for a unit of your own (F=20, RNE, chained in halves)"
 U="fused,a=bf16,k=16,l=8,f=20,round=rne"
 echo "\$ mmaref gen \"$U\" --suite compliance --count 100000 --seed 1 -o mine.vec.xz"
 $M gen "$U" --suite compliance --count 100000 --seed 1 -o mine.vec.xz
-xz -dc mine.vec.xz | sed -n '/^# fields:/p; /^[^#]/{p;q}' | cut -c1-78
+xz -dc mine.vec.xz | sed -n '/^# fields:/p; /^[^#]/{p;q}' | short
 $M check mine.vec.xz | tail -1
 echo "... and the same suite against a unit one fraction bit short (F=19):"
-$M check mine.vec.xz --instr "fused,a=bf16,k=16,l=8,f=19,round=rne" --show 1 | tail -3 | cut -c1-78 || true
+$M check mine.vec.xz --instr "fused,a=bf16,k=16,l=8,f=19,round=rne" --show 1 | tail -3 | short || true
 
 say "Accuracy: Hopper FP8 (F=13) against Blackwell (F=25), K=32, normal inputs"
 $M metrics $Q $BW --dist normal --count 200000 --seed 1 | cols unit out n mean_ulp p99_ulp bias_ulp not_cr
