@@ -312,33 +312,6 @@ static void canon_shape(char *q, size_t len)
     snprintf(q, len, "%s", out);
 }
 
-/* Levenshtein distance, or any value >= limit once the distance is sure to
- * reach limit (the length difference, then each row's minimum, are lower
- * bounds): the search for the nearest names skips most of the catalogue
- * early.  Not inlined: the fuzz build leaves it without coverage
- * instrumentation (fuzz/coverage-ignore.txt). */
-__attribute__((noinline)) static int edit_distance(const char *s, const char *t, int limit)
-{
-    size_t ls = strlen(s), lt = strlen(t);
-    if (ls > 120 || lt > 120) return 999;
-    if ((int)(ls > lt ? ls - lt : lt - ls) >= limit) return limit;
-    int row[128];
-    for (size_t j = 0; j <= lt; j++) row[j] = (int)j;
-    for (size_t i = 1; i <= ls; i++) {
-        int prev = row[0], low = row[0] = (int)i;
-        for (size_t j = 1; j <= lt; j++) {
-            int cur = row[j];
-            int sub = prev + (s[i - 1] != t[j - 1]);
-            int del = row[j] + 1, ins = row[j - 1] + 1;
-            row[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
-            if (row[j] < low) low = row[j];
-            prev = cur;
-        }
-        if (low >= limit) return low;
-    }
-    return row[lt];
-}
-
 static const char *arch_names[] = {"volta", "turing", "ampere", "ada", "hopper", "blackwell",
                                    "rtx-blackwell", "cdna1", "cdna2", "cdna3"};
 
@@ -367,12 +340,14 @@ int mma_unit_parse(const char *text, mma_unit *u, char *err, size_t len)
      * architecture's names first so that the bound falls fast */
     size_t best[3] = {0, 0, 0};
     int bd[3] = {1 << 30, 1 << 30, 1 << 30};
+    static _Thread_local mma_edit_pattern pat;
+    mma_edit_prepare(&pat, text);
     for (int pass = 0; pass < 2; pass++)
         for (size_t i = 0; i < n_entries; i++) {
             if ((strcmp(entries[i].arch, arch) == 0) != (pass == 0)) continue;
             char full[160];
             snprintf(full, sizeof full, "%s:%s", entries[i].arch, entries[i].qual);
-            int dd = edit_distance(text, full, bd[2] < (1 << 30) ? bd[2] + 1 : bd[2]);
+            int dd = mma_edit_distance(&pat, full, bd[2] < (1 << 30) ? bd[2] + 1 : bd[2]);
             for (int j = 0; j < 3; j++) if (dd < bd[j] || (dd == bd[j] && i < best[j])) {
                 for (int m = 2; m > j; m--) { bd[m] = bd[m - 1]; best[m] = best[m - 1]; }
                 bd[j] = dd; best[j] = i; break;

@@ -95,4 +95,14 @@ uint64_t mma_alg_exact(const mma_unit *u, uint64_t c, const uint64_t *a,
 
 static inline int mma_clz64(uint64_t x) { return x ? __builtin_clzll(x) : 64; }
 
+/* Edit distance to a prepared name (edit_distance.c): names up to
+ * MMA_EDIT_MAX characters; any longer gives MMA_EDIT_FAR.  A result >=
+ * limit only says that the distance is at least limit. */
+#define MMA_EDIT_MAX 120
+#define MMA_EDIT_FAR 999
+typedef unsigned __int128 mma_edit_word;
+typedef struct { mma_edit_word peq[256]; int m; } mma_edit_pattern;
+void mma_edit_prepare(mma_edit_pattern *p, const char *s);
+int mma_edit_distance(const mma_edit_pattern *p, const char *t, int limit);
+
 #endif
