@@ -5,12 +5,12 @@
  *             call's output is the next call's c ("tensor-core only")
  *   promote   every Nc products the accumulator is added into an FP32
  *             register with an IEEE round-to-nearest add and restarts from 0
- *             (DeepSeek-V3, Nc = 128; seed 001)
+ *             (DeepSeek-V3, Nc = 128)
  *   twostage  every call starts from c = 0 and its output is added into the
- *             FP32 register (seed 003's FP16/16 kernel with FP32 outside);
+ *             FP32 register (the two-stage FP16/16 kernel with FP32 outside);
  *             the same as promote with Nc = the instruction's K
  *
- * --ntrun reproduces seed 000: per block of Nc products the instruction
+ * --ntrun reproduces the accumulator post's experiment: per block of Nc products the instruction
  * output has its low Ntrun bits zeroed before the FP32 add; for each Ntrun
  * the fraction of results that changed (against Ntrun = 0) is reported, and
  * the first Ntrun that changes any result. */
@@ -398,7 +398,7 @@ int cmd_gemm(int argc, char **argv)
         for (int i = 0; i < j; i++) if (x.group[i] == i && mx_same_inputs(&x.u[i], u)) { x.group[j] = i; break; }
     }
     if (ntrun && !have_nc) {
-        /* default block: the largest instruction K (seed 000's BLOCK_K is 32) */
+        /* default block: the largest instruction K (the accumulator post's BLOCK_K is 32) */
         nc = 0;
         for (int j = 0; j < nu; j++) if (x.u[j].k > nc) nc = x.u[j].k;
     }

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Command-line tests of mmaref: contracts of BRIEF section 6 (bad input gives
+# Command-line tests of mmaref: the contracts of docs/vector-format.md (bad input gives
 # a message naming file, line and field, exit 2 and no output; same seed,
 # same bytes; shards concatenate to the whole), and a generate-and-check
 # round over every suite for a set of instructions.

@@ -1,6 +1,6 @@
 /* Unit tests of the model (Check framework).  Each directed case is chosen
  * so that a wrong F, rounding, order or special-value rule would fail it;
- * expected values come from the paper's worked examples, seed 001's swamping
+ * expected values come from the paper's worked examples, the DeepSeek-V3 write-up's swamping
  * example, or exact arithmetic done by hand in the comment beside them. */
 #include <check.h>
 #include <stdio.h>

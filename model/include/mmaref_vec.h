@@ -1,4 +1,4 @@
-/* Reading and writing vector files (BRIEF section 6): one dot product per
+/* Reading and writing vector files (docs/vector-format.md): one dot product per
  * line, raw encodings in lowercase hex, '# key: value' header lines. */
 #ifndef MMAREF_VEC_H
 #define MMAREF_VEC_H

@@ -34,7 +34,7 @@ static float f32_from(mma_fmt f, uint64_t bits)
     return v.neg ? -x : x;
 }
 
-/* SFMA: NaN payloads pass through quieted (DMMA, BRIEF 4b).  H100 DMMA
+/* SFMA: NaN payloads pass through quieted (DMMA, docs/hardware.md).  H100 DMMA
  * (vectors/hw/h100): the accumulator's NaN wins over a NaN in a_k or b_k,
  * and an invalid operation (0*Inf, Inf-Inf) gives 0xfff8000000000000. */
 #define DMMA_DEFAULT_NAN 0xfff8000000000000ull

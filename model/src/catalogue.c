@@ -3,7 +3,7 @@
  * input types, K, the fused-step width L_max in bytes of one input, the
  * configuration that realizes it, and the per-output-type ezero / output
  * precision).  Parameters follow the final MMA-Sim paper (arXiv 2511.10909)
- * and its package mmasim 2.x; section numbers refer to seed 004.
+ * and its package mmasim 2.x; section numbers refer to the MMA-Sim paper (arXiv 2511.10909).
  *
  * Pattern placeholders: {d} output (and accumulator) type, {a} {b} input
  * types.  A d token "D/C" gives different output and accumulator types.
@@ -64,7 +64,7 @@ static const cat_row rows[] = {
     {"hopper", "mma.m16n8k4.f64.f64.f64.f64", "", "f64", "f64", "=", 4, 0, "fma", SKIP, SKIP, 0},
     /* fp8 mma.sync is no native instruction on sm_90: ptxas converts the
      * operands to f16 and issues two HMMA.16816 over k mod 4 in {0,1} and
-     * {2,3}, the first from +0, then adds c with one FADD (BRIEF 4b); the
+     * {2,3}, the first from +0, then adds c with one FADD (docs/hardware.md); the
      * f16 forms use HMMA.16816.F16 and HADD2, the k16 forms HMMA.1688
      * (SASS read by hw/, docs/capture.md). */
     {"hopper", "mma.m16n8k32.{d}.{a}.{b}.{d}", "", "f32 f16", F8, F8, 32, 16,

@@ -5,7 +5,7 @@
 #include "mmaref.h"
 
 /* A term of a sum: (-1)^neg * sig * 2^(e - fb).  e is the paper's exponent
- * (seed 004, FDA step 2): the weight of the unit bit for a normal number,
+ * (MMA-Sim paper, FDA step 2): the weight of the unit bit for a normal number,
  * the format's minimum exponent for a subnormal, e_a + e_b for a product
  * (which is not renormalized, so its significand lies in [1,4)). */
 typedef struct {

@@ -1,5 +1,5 @@
 /* Vector files: the contract between the model, the RTL testbenches, the
- * GPU capture harness and the peer model (BRIEF section 6).  Compressed
+ * GPU capture harness and the peer model (docs/vector-format.md).  Compressed
  * files are read through the system's xz / gzip, so the library itself
  * needs nothing but libc. */
 #include "internal.h"

@@ -18,7 +18,7 @@ sig() { awk -v x="$1" 'BEGIN { if (x == "") print "-"; else if (x + 0 == 0) prin
 run() { "$M" "$@" --csv > "$W/row.csv"; }
 cmdtext() { printf 'mmaref'; printf ' %s' "$@"; }
 
-# ---- seed 001: FP8 GEMM accumulation, K=4096 ----------------------------------
+# ---- the DeepSeek-V3 write-up: FP8 GEMM accumulation, K=4096 ----------------------------------
 S1="--k 4096 --nc 128 --dist normal --scale 0.5 --count 1000 --seed 1"
 seed001_row() {   # label, seed says, unit, mode
     run gemm "$3" --mode "$4" $S1
@@ -26,19 +26,19 @@ seed001_row() {   # label, seed says, unit, mode
         "$(sig "$(field "$W/row.csv" 1 p50_rel)")" "$(sig "$(field "$W/row.csv" 1 p99_rel)")" "$(cmdtext gemm "$3" --mode "$4" $S1)"
 }
 seed001() {
-echo '| accumulation (K = 4096, N(0, 0.5) inputs in e4m3) | seed 001 says | ours: mean\|err\| / mean\|exact\| | ours: median relative error | ours: p99 relative error | command |'
+echo '| accumulation (K = 4096, N(0, 0.5) inputs in e4m3) | the write-up says | ours: mean\|err\| / mean\|exact\| | ours: median relative error | ours: p99 relative error | command |'
 echo '|---|---|---|---|---|---|'
-seed001_row "FP8 accumulator (every add rounded to 3 fraction bits; seed's model)" "~1e-2 (numpy), 6e-2 (torch)" "fused,a=e4m3,b=e4m3,k=1,f=48,round=rne,p=3" tc
+seed001_row "FP8 accumulator (every add rounded to 3 fraction bits; the write-up's model)" "~1e-2 (numpy), 6e-2 (torch)" "fused,a=e4m3,b=e4m3,k=1,f=48,round=rne,p=3" tc
 seed001_row "BF16 accumulator (7 fraction bits per add)" "marginal" "fused,a=e4m3,b=e4m3,k=1,f=48,round=rne,p=7" tc
-seed001_row "TC only, seed's model (14 bits, round to nearest, per add)" "3e-4 (numpy), 2e-4 (torch)" "fused,a=e4m3,b=e4m3,k=1,f=48,round=rne,p=14" tc
-seed001_row "promote every 128, seed's model" "< 1e-6" "fused,a=e4m3,b=e4m3,k=1,f=48,round=rne,p=14" promote
+seed001_row "TC only, the write-up's model (14 bits, round to nearest, per add)" "3e-4 (numpy), 2e-4 (torch)" "fused,a=e4m3,b=e4m3,k=1,f=48,round=rne,p=14" tc
+seed001_row "promote every 128, the write-up's model" "< 1e-6" "fused,a=e4m3,b=e4m3,k=1,f=48,round=rne,p=14" promote
 seed001_row "TC only, Hopper QGMMA (F=13, RZ, e8m13 output; H100 fit)" "drifts (~14 bits)" "hopper:wgmma.m64n8k32.f32.e4m3.e4m3" tc
 seed001_row "promote every 128 (DeepSeek-V3), Hopper QGMMA" "matches FP32 to ~1e-6" "hopper:wgmma.m64n8k32.f32.e4m3.e4m3" promote
 seed001_row "promote every 128, Blackwell (F=25, fp32 RZ)" "-" "blackwell:tcgen05.mma.m128n8k32.kind::f8f6f4.f32.e4m3.e4m3" promote
 seed001_row "FP32 accumulator, every add rounded to nearest" "matches FP32 exactly" "fused,a=e4m3,b=e4m3,k=1,f=48,round=rne" tc
 }
 
-# ---- seed 000: Ntrun sweep ------------------------------------------------------
+# ---- the accumulator post: Ntrun sweep ------------------------------------------------------
 S0="--k 1024 --ntrun --count 2000 --seed 1"
 seed000_row() {   # label, seed says, unit, nc, extra
     "$M" gemm "$3" --nc "$4" $5 $S0 --json > "$W/row.json"
@@ -47,7 +47,7 @@ seed000_row() {   # label, seed says, unit, nc, extra
     printf '| %s | %s | %s | %s | %s | `%s` |\n' "$1" "$2" "$first" "$((first - 1))" "$(sig "$at")" "$(cmdtext gemm "$3" --nc "$4" $5 $S0)"
 }
 seed000() {
-echo '| experiment (K = 1024, N(0, 1) inputs, 2000 outputs) | seed 000: low bits unchanged | ours: results first change at Ntrun | ours: low bits unchanged | ours: fraction changed at that Ntrun | command |'
+echo '| experiment (K = 1024, N(0, 1) inputs, 2000 outputs) | the post: low bits unchanged | ours: results first change at Ntrun | ours: low bits unchanged | ours: fraction changed at that Ntrun | command |'
 echo '|---|---|---|---|---|---|'
 seed000_row "H100 FP8 QGMMA, BLOCK_K = 32" "10" "hopper:wgmma.m64n8k32.f32.e4m3.e4m3" 32 ""
 seed000_row "H100 FP8 QGMMA, BLOCK_K = 128 (4 chained calls)" "10 (\"still 13 effective bits\")" "hopper:wgmma.m64n8k32.f32.e4m3.e4m3" 128 ""
@@ -56,7 +56,7 @@ seed000_row "H100 HMMA m16n8k16 (F=25) on e4m3 values, BLOCK_K = 32" "1" "hopper
 seed000_row "H100 HMMA m16n8k16 (F=25) on full fp16 inputs, BLOCK_K = 32" "-" "hopper:mma.m16n8k16.f32.f16.f16.f32" 32 ""
 }
 
-# ---- seed 003: FP16/16, two-stage, FP16/32 ----------------------------------------
+# ---- the two-stage post: FP16/16, two-stage, FP16/32 ----------------------------------------
 S3="--k 4096 --dist normal --count 2000 --seed 1"
 seed003_row() {   # label, seed says, unit, mode
     run gemm "$3" --mode "$4" $S3
@@ -68,7 +68,7 @@ seed003_row() {   # label, seed says, unit, mode
 seed003() {
 run gemm ada:mma.m16n8k16.f32.f16.f16.f32 --mode tc $S3
 ref=$(field "$W/row.csv" 1 p50_abs)
-echo '| kernel (RTX 4090 = Ada, K = 4096, N(0, 1) fp16 inputs, 2000 outputs) | seed 003: abs. error vs FP16/32 | ours: p50 abs. error | p90 | p99 | mean\|err\| / mean\|exact\| | ours: p50 vs FP16/32 | command |'
+echo '| kernel (RTX 4090 = Ada, K = 4096, N(0, 1) fp16 inputs, 2000 outputs) | the post: abs. error vs FP16/32 | ours: p50 abs. error | p90 | p99 | mean\|err\| / mean\|exact\| | ours: p50 vs FP16/32 | command |'
 echo '|---|---|---|---|---|---|---|---|'
 seed003_row "FP16/16 (cuBLAS; mma f16 accumulate, K/16 chained calls)" "~1000x" ada:mma.m16n8k16.f16.f16.f16.f16 tc
 seed003_row "two-stage (f16 mma from c = 0, FP32 add outside)" "~100x" ada:mma.m16n8k16.f16.f16.f16.f16 twostage
