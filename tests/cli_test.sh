@@ -28,6 +28,10 @@ $M list | awk '{ if ($0 !~ /^[a-z0-9-]+:[^ ]+ [A-Za-z+-]+ K=[0-9]+( F=[0-9]+)?( 
 expect 0 "config: fused," $M describe $Q
 expect 2 "hopper:wgmma.m64n8k32.f32.e4m3.e4m3," $M describe hopper:wgmma.m64n8k32.f32.e4m3.e4m2
 expect 2 "field 'f'" $M describe "fused,a=e4m3,k=32,f=0"
+# more block scales than any array holds (found by fuzzing: gen wrote past them)
+expect 2 "field 'block'" $M describe "a=e2m1,k=64,g=2,f=35,scale=ue4m3,block=2"
+printf '# mmavec 1\n# instr: a=e2m1,k=64,g=2,f=35,scale=ue4m3,block=2\n' > "$T/blocks.vec"
+expect 2 "blocks.vec:2: field instr: configuration: field 'block'" $M check "$T/blocks.vec"
 A1=$(printf '38,%.0s' $(seq 31))38
 [ "$($M eval $Q 0 $A1 $A1)" = "42000000" ] && ok || bad "eval 32*1*1 = 32"
 expect 2 "operand a has 31 values" $M eval $Q 0 "$(printf '38,%.0s' $(seq 30))38" $A1

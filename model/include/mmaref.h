@@ -101,6 +101,7 @@ enum {
 };
 
 #define MMA_MAX_K 256
+#define MMA_MAX_SCALES 16   /* block scales per operand (k / block) */
 
 typedef struct {
     char name[128];     /* "<arch>:<qualifier>"; "" for a bare configuration */

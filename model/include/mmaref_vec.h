@@ -10,7 +10,7 @@
 extern "C" {
 #endif
 
-#define MMA_VEC_MAX_SCALES 16
+#define MMA_VEC_MAX_SCALES MMA_MAX_SCALES
 #define MMA_VEC_MAX_HEADER 32
 
 typedef struct {

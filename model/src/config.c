@@ -99,6 +99,8 @@ int mma_unit_finish(mma_unit *u, unsigned given, char *err, size_t len)
             return errf(err, len, "configuration: field 'scale' must be ue8m0 or ue4m3");
         if (u->block <= 0 || u->k % u->block)
             return errf(err, len, "configuration: field 'block' must divide k");
+        if (u->k / u->block > MMA_MAX_SCALES)   /* found by fuzzing: 32 scales overran every scale array */
+            return errf(err, len, "configuration: field 'block': at most %d blocks (k / block) per operand", MMA_MAX_SCALES);
     }
     if (u->tree == MMA_TREE_GROUPS) {
         if (u->scale == MMA_FMT_NONE) return errf(err, len, "configuration: tree 'groups' needs 'scale' and 'block'");
