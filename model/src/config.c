@@ -199,6 +199,11 @@ int mma_config_parse(const char *text, mma_unit *u, char *err, size_t len)
         if (bad) return errf(err, len, "configuration: field '%s' has a bad value '%s'", k, v);
     }
     if (u->ezero == EZ_NONE) u->flags |= MMA_F_NO_EZERO;
+    /* far beyond every product exponent it means nothing, and it broke the
+     * fast path's exponent arithmetic (found by fuzzing: ezero=-133231 gave
+     * a negative shift) */
+    else if (u->ezero < -1000 || u->ezero > 1000)
+        return errf(err, len, "configuration: field 'ezero' must be -1000..1000 or none (got %d)", u->ezero);
     if ((u->flags & MMA_F_FTZ_IN) && !(u->tree == MMA_TREE_FUSED && (u->cadd == MMA_CADD_FUSED || u->cadd == MMA_CADD_AFTER)))
         return errf(err, len, "configuration: field 'ftz' is supported by tree 'fused' (pairwise always flushes)");
     if ((u->flags & MMA_F_FTZ_SUM) && u->tree != MMA_TREE_PAIRWISE)
