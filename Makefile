@@ -96,7 +96,7 @@ test-valgrind: $(B)/test_model $(B)/mmaref
 
 -include mk/*.mk
 
-test: test-unit test-cli test-vectors test-sanitize test-fuzz test-valgrind $(EXTRA_TESTS)
+test: test-unit test-cli test-vectors test-sanitize test-valgrind docs-check $(EXTRA_TESTS)
 	@echo "make test: all passed"
 
 demo: all
