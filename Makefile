@@ -107,14 +107,14 @@ demo: all
 docs-check: all
 	sh scripts/docs_check.sh
 
-EXTRA_BENCH ?= metrics-bench tb-bench
+EXTRA_BENCH ?= metrics-bench tb-bench python-bench
 bench: all
 	sh scripts/bench.sh $(B)/mmaref $(EXTRA_BENCH)
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	install -m 644 $(B)/libmmaref.a $(DESTDIR)$(PREFIX)/lib/
-	install -m 644 model/include/mmaref.h model/include/mmaref_vec.h model/include/mmaref_exact.h model/include/mmaref_parallel.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 model/include/mmaref.h model/include/mmaref_vec.h model/include/mmaref_exact.h model/include/mmaref_parallel.h model/include/mmaref_rng.h model/include/mmaref_metrics.h $(DESTDIR)$(PREFIX)/include/
 	install -m 755 $(B)/mmaref $(DESTDIR)$(PREFIX)/bin/
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(shell sed -n 's/#define MMAREF_VERSION "\(.*\)"/\1/p' model/include/mmaref.h)|' \
 	    scripts/mmaref.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/mmaref.pc
