@@ -31,6 +31,7 @@ expect 2 "field 'f'" $M describe "fused,a=e4m3,k=32,f=0"
 # more block scales than any array holds (found by fuzzing: gen wrote past them)
 expect 2 "field 'block'" $M describe "a=e2m1,k=64,g=2,f=35,scale=ue4m3,block=2"
 expect 2 "field 'ezero'" $M describe "fused,a=e4m3,k=32,f=11,ezero=-133231"
+expect 2 "field 'block'" $M describe "exact,a=bf16,k=48,l=2,scale=ue8m0"
 printf '# mmavec 1\n# instr: a=e2m1,k=64,g=2,f=35,scale=ue4m3,block=2\n' > "$T/blocks.vec"
 expect 2 "blocks.vec:2: field instr: configuration: field 'block'" $M check "$T/blocks.vec"
 A1=$(printf '38,%.0s' $(seq 31))38
