@@ -33,7 +33,10 @@ MODEL_SRC := $(wildcard model/src/*.c)
 MODEL_OBJ := $(patsubst model/src/%.c,$(B)/model/%.o,$(MODEL_SRC))
 MODEL_HDR := $(wildcard model/include/*.h) model/src/internal.h
 CLI_SRC   := $(wildcard cli/*.c)
-CLI_OBJ   := $(patsubst cli/%.c,$(B)/cli/%.o,$(CLI_SRC))
+# the verify flow (verify/) and the results format it shares with the DPI kit
+VERIFY_SRC := $(wildcard verify/*.c) dpi/mmaref_results.c
+VERIFY_HDR := $(wildcard verify/*.h) dpi/mmaref_results.h
+CLI_OBJ   := $(patsubst cli/%.c,$(B)/cli/%.o,$(CLI_SRC)) $(patsubst %.c,$(B)/verify/%.o,$(notdir $(VERIFY_SRC)))
 
 .PHONY: all lib test demo docs-check bench install clean deps deps-list test-unit test-cli test-vectors test-sanitize test-valgrind
 all: lib $(B)/mmaref
@@ -53,9 +56,17 @@ $(B)/model/%.o: model/src/%.c $(MODEL_HDR)
 $(B)/libmmaref.a: $(MODEL_OBJ)
 	ar rcs $@ $^
 
-$(B)/cli/%.o: cli/%.c $(wildcard cli/*.h) $(MODEL_HDR)
+$(B)/cli/%.o: cli/%.c $(wildcard cli/*.h) $(MODEL_HDR) $(VERIFY_HDR)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(WARN) -Imodel/include -Icli -c $< -o $@
+	$(CC) $(CFLAGS) $(WARN) -Imodel/include -Icli -Iverify -c $< -o $@
+
+$(B)/verify/%.o: verify/%.c $(MODEL_HDR) $(VERIFY_HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(WARN) -Imodel/include -Iverify -Idpi -c $< -o $@
+
+$(B)/verify/mmaref_results.o: dpi/mmaref_results.c dpi/mmaref_results.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(WARN) -Idpi -c $< -o $@
 
 $(B)/mmaref: $(CLI_OBJ) $(B)/libmmaref.a
 	$(CC) $(CFLAGS) -o $@ $(CLI_OBJ) $(B)/libmmaref.a $(CLI_LIBS) -lm -lpthread
@@ -108,7 +119,7 @@ demo: all
 docs-check: all
 	sh scripts/docs_check.sh $(DOCS)
 
-EXTRA_BENCH ?= metrics-bench tb-bench python-bench
+EXTRA_BENCH ?= metrics-bench tb-bench verify-bench python-bench
 bench: all
 	sh scripts/bench.sh $(B)/mmaref $(EXTRA_BENCH)
 

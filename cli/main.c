@@ -1,5 +1,6 @@
 /* The mmaref command: its command table, and list, describe, eval, run and
- * check (the other commands have a file each). */
+ * check (the other commands have a file each: gen, metrics, gemm, bench,
+ * verify). */
 #include "cli.h"
 
 #include <stdlib.h>
@@ -209,6 +210,7 @@ static const struct {
     {"metrics", cmd_metrics, cli_metrics_help},
     {"gemm", cmd_gemm, cli_gemm_help},
     {"bench", cmd_bench, cli_bench_help},
+    {"verify", cmd_verify, cli_verify_help},
     {"version", cmd_version, version_help},
 };
 enum { NCOMMANDS = sizeof commands / sizeof commands[0] };

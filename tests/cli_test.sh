@@ -34,6 +34,18 @@ expect 2 "field 'ezero'" $M describe "fused,a=e4m3,k=32,f=11,ezero=-133231"
 expect 2 "field 'block'" $M describe "exact,a=bf16,k=48,l=2,scale=ue8m0"
 printf '# mmavec 1\n# instr: a=e2m1,k=64,g=2,f=35,scale=ue4m3,block=2\n' > "$T/blocks.vec"
 expect 2 "blocks.vec:2: field instr: configuration: field 'block'" $M check "$T/blocks.vec"
+# names as PTX writes them: describe prints the canonical one
+[ "$($M describe hopper:wgmma.mma_async.sync.aligned.m64n8k32.f32.e4m3.e4m3 | head -1)" = "$Q" ] && ok || bad "describe canonical wgmma name"
+[ "$($M describe blackwell:tcgen05.mma.cta_group::1.kind::f8f6f4.m64n8k32.f32.e4m3.e4m3 | head -1)" = \
+  "blackwell:tcgen05.mma.m64n8k32.kind::f8f6f4.f32.e4m3.e4m3" ] && ok || bad "describe canonical tcgen05 name"
+expect 2 "nearest: hopper:" $M describe hopper:foo
+expect 2 "give the architecture" $M describe mma.m16n8k16.f32.f16.f16.f32
+# a vector file whose instr has no architecture takes '# arch:'
+$M gen hopper:mma.m8n8k4.f64.f64.f64.f64 --suite random --count 20 --seed 3 -o "$T/arch.vec"
+sed 's/^# instr: hopper:mma\./# instr: mma.sync.aligned./; s/m8n8k4.f64/m8n8k4.row.col.f64/' "$T/arch.vec" > "$T/arch2.vec"
+expect 0 "20 vectors, 0 mismatches" $M check "$T/arch2.vec"
+sed 's/^# arch: hopper/# arch: ampere/; s/^# instr: .*/# instr: hopper:mma.m8n8k4.f64.f64.f64.f64/' "$T/arch.vec" > "$T/arch3.vec"
+expect 2 "field arch" $M check "$T/arch3.vec"
 A1=$(printf '38,%.0s' $(seq 31))38
 [ "$($M eval $Q 0 $A1 $A1)" = "42000000" ] && ok || bad "eval 32*1*1 = 32"
 expect 2 "operand a has 31 values" $M eval $Q 0 "$(printf '38,%.0s' $(seq 30))38" $A1
@@ -113,6 +125,16 @@ printf 'hello\n' > "$T/bad7.vec"
 expect 2 "not a vector file" $M check "$T/bad7.vec"
 expect 2 "unknown suite" $M gen $Q --suite nonesuch --count 1 --seed 1 -o "$T/x.vec"
 expect 2 "--shard" $M gen $Q --suite random --count 1 --seed 1 --shard 3/2 -o "$T/x.vec"
+
+# verify: arguments (the flow itself: tests/verify_test.sh)
+expect 0 "" $M verify --help
+expect 2 "unknown option '--frobnicate'" $M verify x.dut --frobnicate
+expect 2 "--count needs a number" $M verify x.dut --count many
+expect 2 "--shard needs i/n" $M verify x.dut --shard 2/2
+expect 2 "cannot open" $M verify "$T/does-not-exist.dut"
+printf '[unit]\nmatch %s\n' "$Q" > "$T/nofiles.dut"
+expect 2 "nofiles.dut:2: key 'files': no source files" $M verify "$T/nofiles.dut"
+expect 2 "not a results file" $M verify --merge "$T/a.vec"
 
 echo "cli tests: $pass passed, $fail failed"
 [ "$fail" = 0 ]

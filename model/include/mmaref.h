@@ -96,8 +96,12 @@ enum {
     MMA_F_NAN_CANON  = 1u << 3,  /* NaN result is the canonical 0x7fffffff  */
     MMA_F_ZERO_POS   = 1u << 4,  /* an exactly zero result is +0            */
     MMA_F_NO_EZERO   = 1u << 5,  /* zero terms take no part in emax         */
-    MMA_F_NAN_ANY    = 1u << 6   /* NaN payload unspecified: checkers match
+    MMA_F_NAN_ANY    = 1u << 6,  /* NaN payload unspecified: checkers match
                                     any NaN against any NaN                 */
+    MMA_F_VIA_FP16   = 1u << 16  /* a and b are converted to fp16 before
+                                    the products (Hopper's emulated fp8
+                                    mma.sync: an e4m3 subnormal becomes a
+                                    normal fp16, which moves emax)          */
 };
 
 #define MMA_MAX_K 256
