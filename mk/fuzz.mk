@@ -3,8 +3,9 @@
 # Makefile, which defines B, WARN and the library's sources.
 #
 # One target a file: fuzz/<name>.c (LLVMFuzzerTestOneInput), its seed corpus
-# in fuzz/corpus/<name>/ and, optionally, a dictionary fuzz/<name>.dict.
-# To add a target: write the file and add its name to FUZZ_TARGETS.
+# in fuzz/corpus/<name>/ and, optionally, a dictionary fuzz/<name>.dict and
+# FUZZ_SRC_<name>, sources outside the library that it needs (instrumented
+# too).  To add a target: write the file and add its name to FUZZ_TARGETS.
 #
 #   make test-fuzz   (part of make test) FUZZ_RUNS inputs per target, seed 1,
 #                    from the committed corpus (a few seconds each)
@@ -13,7 +14,8 @@
 #                    (crash-*, leak-*, timeout-*) in build/fuzz/findings/
 #   make fuzz-merge  the long run's corpus minimized into fuzz/corpus/ (commit)
 #   make fuzz-repro FUZZ_INPUT=file FUZZ_TARGET=name   replays one input
-FUZZ_TARGETS := config vecfile vecfile_xz vecfile_gz
+FUZZ_TARGETS := config vecfile vecfile_xz vecfile_gz dut
+FUZZ_SRC_dut := verify/dut.c
 
 FUZZ_CC    ?= clang
 FUZZ_B     := $(B)/fuzz
@@ -37,8 +39,6 @@ $(FUZZ_B)/libmmaref.a: $(MODEL_SRC) $(MODEL_HDR) fuzz/coverage-ignore.txt
 	@$(MAKE) --no-print-directory B=$(FUZZ_B) CC=$(FUZZ_CC) \
 	  CFLAGS="-O1 -g -fsanitize=fuzzer-no-link -fsanitize-coverage-ignorelist=$(abspath fuzz/coverage-ignore.txt) $(FUZZ_SAN)" $(FUZZ_B)/libmmaref.a
 
-$(FUZZ_BINS): $(FUZZ_B)/%: fuzz/%.c fuzz/fuzz.h $(FUZZ_B)/libmmaref.a
-	$(FUZZ_CC) -O1 -g -fsanitize=fuzzer $(FUZZ_SAN) $(WARN) -Imodel/include $< $(FUZZ_B)/libmmaref.a -lm -o $@
 
 # $(1) target, $(2) the run's directory under $(FUZZ_B), $(3) libFuzzer
 # options, $(4) corpus directories (new inputs go to the first)
@@ -52,6 +52,10 @@ define FUZZ_RUN
 endef
 
 define FUZZ_TARGET_RULES
+$(FUZZ_B)/$(1): fuzz/$(1).c fuzz/fuzz.h $(FUZZ_B)/libmmaref.a $(FUZZ_SRC_$(1)) $(wildcard $(addsuffix *.h,$(sort $(dir $(FUZZ_SRC_$(1))))))
+	$(FUZZ_CC) -O1 -g -fsanitize=fuzzer $(FUZZ_SAN) $(WARN) -Imodel/include $(addprefix -I,$(sort $(dir $(FUZZ_SRC_$(1))))) \
+	  fuzz/$(1).c $(FUZZ_SRC_$(1)) $(FUZZ_B)/libmmaref.a -lm -o $$@
+
 test-fuzz-$(1): $(FUZZ_B)/$(1)
 	@rm -rf $(FUZZ_B)/test/$(1)
 $(call FUZZ_RUN,$(1),test,-runs=$(or $(FUZZ_RUNS_$(1)),$(FUZZ_RUNS)) -seed=1,$(FUZZ_B)/test/$(1) fuzz/corpus/$(1))
