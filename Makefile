@@ -31,7 +31,7 @@ CLI_LIBS ?=
 
 MODEL_SRC := $(wildcard model/src/*.c)
 MODEL_OBJ := $(patsubst model/src/%.c,$(B)/model/%.o,$(MODEL_SRC))
-MODEL_HDR := $(wildcard model/include/*.h) model/src/internal.h
+MODEL_HDR := $(wildcard model/include/*.h) model/src/internal.h model/src/fast.h
 CLI_SRC   := $(wildcard cli/*.c)
 # the verify flow (verify/) and the results format it shares with the DPI kit
 VERIFY_SRC := $(wildcard verify/*.c) dpi/mmaref_results.c

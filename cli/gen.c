@@ -547,21 +547,39 @@ static void s_compliance(G *g, long i)
 }
 
 const char cli_gen_help[] =
-    "usage: mmaref gen <instr|config> --suite S --count N --seed S [--shard i/n] -o out.vec\n"
+    "usage: mmaref gen <instr|config> --suite S --count N --seed S [--shard i/n] [--threads N] -o out.vec\n"
     "       mmaref gen --list-suites\n"
     "  a vector suite for the unit, d computed by the model (docs/suites.md)\n"
-    "  --suite S        random normal cancel order precision rounding specials ezero compliance\n"
+    "  --suite S        random normal cancel order precision rounding specials ezero compliance bits\n"
     "                   (--list-suites says what each holds; compliance mixes them all)\n"
     "  --count N        vectors                             --seed S   the same seed, the same bytes\n"
     "  --shard i/n      only part i of n (0 <= i < n): the parts concatenated are the whole file\n"
-    "  -o FILE          the output (.vec, or compressed .vec.xz, .vec.gz), written only on success\n";
+    "  -o FILE          the output (.vec, or compressed .vec.xz, .vec.gz), written only on success\n"
+    "  --threads N      threads (default: one per core); the bytes are the same for any N\n";
+
+/* vector i of the suite: its own generator state, seeded by (seed, i) */
+typedef struct { const mma_unit *u; suite_fn fn; uint64_t seed; } gen_ctx;
+static void gen_one(void *ctx, long i, mma_vec *v)
+{
+    const gen_ctx *x = ctx;
+    cli_rng r;
+    G g = {x->u, &r, v, -1};
+    cli_rng_seed(&r, x->seed, (uint64_t)i);
+    /* only what the unit uses: the whole struct is 8.5 kB */
+    v->c = 0;
+    memset(v->a, 0, (size_t)x->u->k * sizeof v->a[0]);
+    memset(v->b, 0, (size_t)x->u->k * sizeof v->b[0]);
+    memset(v->sa, 0, sizeof v->sa);
+    memset(v->sb, 0, sizeof v->sb);
+    x->fn(&g, i);
+}
 
 int cmd_gen(int argc, char **argv)
 {
     const char *instr = NULL, *suite = NULL, *out = NULL;
     long count = -1, shard_i = 0, shard_n = 1;
     unsigned long long seed = 0;
-    int have_seed = 0;
+    int have_seed = 0, threads = 0;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--suite") && i + 1 < argc) suite = argv[++i];
@@ -571,6 +589,7 @@ int cmd_gen(int argc, char **argv)
             if (sscanf(argv[++i], "%ld/%ld", &shard_i, &shard_n) != 2 || shard_n < 1 || shard_i < 0 || shard_i >= shard_n) { fprintf(stderr, "mmaref gen: --shard needs i/n with 0 <= i < n\n"); return 2; }
         }
         else if (!strcmp(a, "-o") && i + 1 < argc) out = argv[++i];
+        else if (!strcmp(a, "--threads") && i + 1 < argc) { if ((threads = cli_threads(argv[++i])) < 0) return 2; }
         else if (!strcmp(a, "--list-suites")) { for (size_t s = 0; s < sizeof suites / sizeof suites[0]; s++) printf("%-11s %s\n", suites[s].name, suites[s].what); return 0; }
         else if (a[0] == '-') { fprintf(stderr, "mmaref gen: unknown option '%s'\n", a); return 2; }
         else if (!instr) instr = a;
@@ -594,24 +613,10 @@ int cmd_gen(int argc, char **argv)
         fprintf(o.f, "# suite: %s\n# seed: %llu\n# count: %ld\n# source: mmaref %s\n", suite, seed, count, MMAREF_VERSION);
     }
     long lo = count * shard_i / shard_n, hi = count * (shard_i + 1) / shard_n;
-    mma_vec *v = calloc(1, sizeof *v);
-    cli_rng r;
-    G g = {&u, &r, v, -1};
-    int ns = mma_unit_nscales(&u);
-    char *line = malloc(MMA_MAX_K * 40 + 256);
-    for (long i = lo; i < hi; i++) {
-        cli_rng_seed(&r, seed ^ ((uint64_t)si << 56), (uint64_t)i);
-        /* only what the unit uses: the whole struct is 8.5 kB */
-        v->c = 0;
-        memset(v->a, 0, (size_t)u.k * sizeof v->a[0]);
-        memset(v->b, 0, (size_t)u.k * sizeof v->b[0]);
-        memset(v->sa, 0, sizeof v->sa);
-        memset(v->sb, 0, sizeof v->sb);
-        fn(&g, i);
-        v->d = mma_dot(&u, v->c, v->a, v->b, ns ? v->sa : NULL, ns ? v->sb : NULL);
-        fwrite(line, 1, mma_vec_format(line, &u, v), o.f);
+    gen_ctx ctx = {&u, fn, seed ^ ((uint64_t)si << 56)};
+    if (cli_gen_pass(&u, lo, hi, gen_one, &ctx, &o, threads)) {
+        cli_out_abort(&o);
+        return 2;
     }
-    free(line);
-    free(v);
     return cli_out_commit(&o) ? 2 : 0;
 }

@@ -22,16 +22,18 @@ static const char eval_help[] =
     "  names them): c one value, a and b exactly K values each, comma-separated;\n"
     "  block-scaled units also take the scales of a and of b, one per block.\n";
 static const char run_help[] =
-    "usage: mmaref run <in.vec> -o <out.vec> [--instr X]\n"
+    "usage: mmaref run <in.vec> -o <out.vec> [--instr X] [--threads N]\n"
     "  fills in d for every vector of a file (.vec, .vec.xz, .vec.gz; - for stdin)\n"
     "  -o FILE          the output (compressed by its name), written only on success\n"
-    "  --instr X        compute with unit X instead of the file's '# instr:'\n";
+    "  --instr X        compute with unit X instead of the file's '# instr:'\n"
+    "  --threads N      threads (default: one per core); the output is the same for any N\n";
 static const char check_help[] =
-    "usage: mmaref check <file.vec> [--instr X] [--show N]\n"
+    "usage: mmaref check <file.vec> [--instr X] [--show N] [--threads N]\n"
     "  recomputes d for every vector and compares bit for bit; the last line is\n"
     "  '<N> vectors, <M> mismatches'; exit 0 without mismatches, 1 with, 2 on bad input\n"
     "  --instr X        check against unit X instead of the file's '# instr:'\n"
-    "  --show N         print the first N mismatches (default 10)\n";
+    "  --show N         print the first N mismatches (default 10)\n"
+    "  --threads N      threads (default: one per core); the output is the same for any N\n";
 static const char version_help[] =
     "usage: mmaref version\n"
     "  the tool's version\n";
@@ -126,10 +128,14 @@ static int cmd_run_check(int argc, char **argv, int check)
 {
     const char *in = NULL, *out = NULL, *instr = NULL;
     long show = 10;
+    int threads = 0;
     for (int i = 0; i < argc; i++) {
         if (!strcmp(argv[i], "-o") && i + 1 < argc && !check) out = argv[++i];
         else if (!strcmp(argv[i], "--instr") && i + 1 < argc) instr = argv[++i];
         else if (!strcmp(argv[i], "--show") && i + 1 < argc && check) show = atol(argv[++i]);
+        else if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
+            if ((threads = cli_threads(argv[++i])) < 0) return 2;
+        }
         else if (argv[i][0] == '-' && argv[i][1]) { fprintf(stderr, "mmaref %s: unknown option '%s'\n", check ? "check" : "run", argv[i]); return 2; }
         else if (!in) in = argv[i];
         else { fprintf(stderr, "mmaref %s: unexpected argument '%s'\n", check ? "check" : "run", argv[i]); return 2; }
@@ -152,33 +158,10 @@ static int cmd_run_check(int argc, char **argv, int check)
         for (int i = 0; i < ne; i++) if (strncmp(extra[i], "# source:", 9)) fprintf(o.f, "%s\n", extra[i]);
         fprintf(o.f, "# source: mmaref %s\n", MMAREF_VERSION);
     }
-    mma_vec *v = malloc(sizeof *v);
     long n = 0, bad = 0;
-    int rc;
-    int s = mma_unit_nscales(u);
-    while ((rc = mma_vec_next(r, v, err, sizeof err)) == 1) {
-        uint64_t d = mma_dot(u, v->c, v->a, v->b, s ? v->sa : NULL, s ? v->sb : NULL);
-        n++;
-        if (check) {
-            if (!mma_result_equal(u, d, v->d)) {
-                if (bad < show) {
-                    char line[MMA_MAX_K * 40 + 256];
-                    mma_vec_format(line, u, v);
-                    printf("mismatch %s:%ld: file d=%0*llx model d=%0*llx\n  %s", in, v->line,
-                           mma_format(u->d)->hexdigits, (unsigned long long)v->d,
-                           mma_format(u->d)->hexdigits, (unsigned long long)d, line);
-                }
-                bad++;
-            }
-        } else {
-            v->d = d;
-            mma_vec_write(o.f, u, v);
-        }
-    }
-    free(v);
+    int rc = cli_vec_pass(r, in, check, show, check ? NULL : &o, threads, &n, &bad);
     mma_vec_close(r);
-    if (rc < 0) {
-        fprintf(stderr, "mmaref: %s\n", err);
+    if (rc) {
         if (!check) cli_out_abort(&o);
         return 2;
     }

@@ -136,5 +136,36 @@ printf '[unit]\nmatch %s\n' "$Q" > "$T/nofiles.dut"
 expect 2 "nofiles.dut:2: key 'files': no source files" $M verify "$T/nofiles.dut"
 expect 2 "not a results file" $M verify --merge "$T/a.vec"
 
+# threads: the same bytes for any thread count (gen, run, check; plain
+# files, pipes, .xz), and a bad line deep in a file named exactly
+N=20000; [ "$QUICK" = quick ] && N=6000
+for I in $Q cdna2:v_mfma_f32_16x16x16f16 blackwell:tcgen05.mma.m128n8k64.kind::mxf4nvf4.block16.f32.e2m1.e2m1.ue4m3; do
+  $M gen "$I" --suite compliance --count $N --seed 4 --threads 1 -o "$T/t1.vec"
+  for t in 2 3 8; do
+    $M gen "$I" --suite compliance --count $N --seed 4 --threads $t -o "$T/t.vec"
+    cmp -s "$T/t1.vec" "$T/t.vec" && ok || bad "gen $I --threads $t differs from --threads 1"
+  done
+  $M gen "$I" --suite compliance --count $N --seed 4 --threads 3 -o "$T/t.vec.xz"
+  xz -dc "$T/t.vec.xz" | cmp -s - "$T/t1.vec" && ok || bad "gen $I --threads 3 to .xz"
+  awk '!/^#/ { $NF = substr("0000000000000000", 1, length($NF)) } { print }' "$T/t1.vec" > "$T/tz.vec"
+  $M run "$T/tz.vec" -o "$T/r1.vec" --threads 1 2> /dev/null
+  $M check "$T/tz.vec" --threads 1 --show 5 > "$T/c1.out"
+  for t in 2 5; do
+    $M run "$T/tz.vec" -o "$T/r.vec" --threads $t 2> /dev/null
+    cmp -s "$T/r1.vec" "$T/r.vec" && ok || bad "run $I --threads $t differs"
+    $M check "$T/tz.vec" --threads $t --show 5 > "$T/c.out"
+    cmp -s "$T/c1.out" "$T/c.out" && ok || bad "check $I --threads $t prints otherwise"
+  done
+  cat "$T/tz.vec" | $M run - -o - --threads 4 2> /dev/null | cmp -s - "$T/r1.vec" && ok || bad "run $I from a pipe"
+  $M check "$T/r1.vec" --threads 4 | tail -1 | grep -q " 0 mismatches$" && ok || bad "check $I of run's output"
+done
+awk -v n=$((N / 2 + 7)) 'NR == n { sub(/ [0-9a-f][0-9a-f] /, " 1 ") } { print }' "$T/t1.vec" > "$T/tbad.vec"
+for t in 1 4; do
+  expect 2 "tbad.vec:$((N / 2 + 7)): field" $M check "$T/tbad.vec" --threads $t
+  expect 2 "tbad.vec:$((N / 2 + 7)): field" $M run "$T/tbad.vec" -o "$T/never2.vec" --threads $t
+  [ ! -e "$T/never2.vec" ] && ok || bad "run --threads $t wrote output on bad input"
+done
+expect 2 "--threads" $M check "$T/t1.vec" --threads 0
+
 echo "cli tests: $pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -78,10 +78,11 @@ int mma_kacc_sign(const mma_kacc *k);   /* -1, 0, 1 */
 /* The algorithms (one file each). */
 uint64_t mma_alg_fused(const mma_unit *u, uint64_t c, const uint64_t *a,
                        const uint64_t *b, const uint64_t *sa, const uint64_t *sb);
-/* Fast path of the fused algorithms (same results, checked by the tests). */
-int mma_fast_fused_ok(const mma_unit *u);
-int mma_unit_impl(const mma_unit *u);   /* 1 generic, 2 fast fused */
-uint64_t mma_fast_fused(const mma_unit *u, uint64_t c, const uint64_t *a, const uint64_t *b);
+/* The fast path (fast*.c): the same results, checked by the tests. */
+int mma_fast_ok(const mma_unit *u);
+int mma_unit_impl(const mma_unit *u);   /* 1 reference, 2 fast path */
+uint64_t mma_fast_dot(const mma_unit *u, uint64_t c, const uint64_t *a, const uint64_t *b,
+                      const uint64_t *sa, const uint64_t *sb);
 uint64_t mma_alg_amd(const mma_unit *u, uint64_t c, const uint64_t *a,
                      const uint64_t *b);
 uint64_t mma_alg_groups(const mma_unit *u, uint64_t c, const uint64_t *a,

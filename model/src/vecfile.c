@@ -381,94 +381,100 @@ static const char *field_name(const mma_unit *u, int i, char *buf, size_t len)
 }
 
 /* The slow, precise diagnosis of a bad line (only run on error). */
-static void diagnose(mma_vec_reader *r, int nf, char *err, size_t len)
+static void diagnose(const mma_vec_reader *r, const char *line, long lineno, int nf, char *err, size_t len)
 {
     const mma_unit *u = &r->u;
     int s = mma_unit_nscales(u);
-    const char *p = r->buf;
+    const char *p = line;
     for (int i = 0; i < nf; i++) {
         uint64_t dummy = 0;
         int digits = r->digits[i];
         int rc = field(&p, digits, &dummy);
         char fb[32];
         const char *fn = field_name(u, i, fb, sizeof fb);
-        if (rc == -1) { snprintf(err, len, "%s:%ld: field %s: missing (line has %d fields, %d expected)", r->path, r->line, fn, i, nf); return; }
-        if (rc == -2) { snprintf(err, len, "%s:%ld: field %s: not hexadecimal", r->path, r->line, fn); return; }
-        if (rc == -3) { snprintf(err, len, "%s:%ld: field %s: wrong width (%d hex digits expected)", r->path, r->line, fn, digits); return; }
+        if (rc == -1) { snprintf(err, len, "%s:%ld: field %s: missing (line has %d fields, %d expected)", r->path, lineno, fn, i, nf); return; }
+        if (rc == -2) { snprintf(err, len, "%s:%ld: field %s: not hexadecimal", r->path, lineno, fn); return; }
+        if (rc == -3) { snprintf(err, len, "%s:%ld: field %s: wrong width (%d hex digits expected)", r->path, lineno, fn, digits); return; }
         mma_fmt f = i == 0 ? u->c : i <= u->k ? u->a : i <= 2 * u->k ? u->b : i <= 2 * u->k + 2 * s ? u->scale : u->d;
         int w = mma_format(f)->width;
         if (w < 64 && (dummy >> w)) {
-            snprintf(err, len, "%s:%ld: field %s: value 0x%llx does not fit %d bits", r->path, r->line, fn,
+            snprintf(err, len, "%s:%ld: field %s: value 0x%llx does not fit %d bits", r->path, lineno, fn,
                      (unsigned long long)dummy, w);
             return;
         }
     }
-    snprintf(err, len, "%s:%ld: field %d: extra field (%d expected)", r->path, r->line, nf + 1, nf);
+    snprintf(err, len, "%s:%ld: field %d: extra field (%d expected)", r->path, lineno, nf + 1, nf);
 }
 
-int mma_vec_next(mma_vec_reader *r, mma_vec *v, char *err, size_t len)
+int mma_vec_parse(const mma_vec_reader *r, const char *line, long lineno, mma_vec *v, char *err, size_t len)
 {
     const mma_unit *u = &r->u;
     int s = mma_unit_nscales(u);
     int nf = 1 + 2 * u->k + 2 * s + (r->has_d ? 1 : 0);
     uint64_t vals[2 * MMA_MAX_K + 2 * MMA_VEC_MAX_SCALES + 2];
+    const unsigned char *p = (const unsigned char *)line;
+    while (*p == ' ' || *p == '\t') p++;
+    if (!*p || *p == '#') return 0;
+    v->line = lineno;
+    int ok = 1;
+    for (int i = 0; i < nf && ok; i++) {
+        while (*p == ' ' || *p == '\t') p++;
+        int dg = r->digits[i];
+        uint64_t x = 0;
+        int j = 0;
+        for (; j + 1 < dg; j += 2) {            /* two digits per load */
+            uint16_t key;
+            if (!p[j]) { ok = 0; break; }        /* never read past the end */
+            memcpy(&key, p + j, 2);
+            uint16_t h = hex2[key];
+            if (h == 0xffff) { ok = 0; break; }
+            x = (x << 8) | h;
+        }
+        if (ok && j < dg) {
+            unsigned char h = hexv[p[j]];
+            if (h == 0xff) ok = 0; else x = (x << 4) | h;
+        }
+        if (!ok) break;
+        p += dg;
+        if (*p && *p != ' ' && *p != '\t') { ok = 0; break; }
+        vals[i] = x;
+    }
+    if (ok) { while (*p == ' ' || *p == '\t') p++; if (*p) ok = 0; }
+    /* widths: a field may not exceed its format's bits */
+    if (ok) {
+        const mma_format_info *fc = mma_format(u->c), *fa = mma_format(u->a), *fbi = mma_format(u->b);
+        if (fc->width < 64 && (vals[0] >> fc->width)) ok = 0;
+        for (int k = 0; ok && k < u->k; k++)
+            if ((fa->width < 64 && (vals[1 + k] >> fa->width)) || (fbi->width < 64 && (vals[1 + u->k + k] >> fbi->width))) ok = 0;
+        for (int i = 0; ok && i < 2 * s; i++)
+            if (vals[1 + 2 * u->k + i] >> mma_format(u->scale)->width) ok = 0;
+        if (ok && r->has_d && mma_format(u->d)->width < 64 && (vals[nf - 1] >> mma_format(u->d)->width)) ok = 0;
+    }
+    if (!ok) { diagnose(r, line, lineno, nf, err, len); return -1; }
+    v->c = vals[0];
+    for (int k = 0; k < u->k; k++) { v->a[k] = vals[1 + k]; v->b[k] = vals[1 + u->k + k]; }
+    for (int i = 0; i < s; i++) { v->sa[i] = vals[1 + 2 * u->k + i]; v->sb[i] = vals[1 + 2 * u->k + s + i]; }
+    v->d = r->has_d ? vals[nf - 1] : 0;
+    return 1;
+}
+
+int mma_vec_next(mma_vec_reader *r, mma_vec *v, char *err, size_t len)
+{
     for (;;) {
         if (!r->f || read_line(r) < 0) return finish_decompressor(r, err, len);
-        const unsigned char *p = (const unsigned char *)r->buf;
-        while (*p == ' ' || *p == '\t') p++;
-        if (!*p || *p == '#') continue;
-        v->line = r->line;
-        int ok = 1;
-        for (int i = 0; i < nf && ok; i++) {
-            while (*p == ' ' || *p == '\t') p++;
-            int dg = r->digits[i];
-            uint64_t x = 0;
-            int j = 0;
-            for (; j + 1 < dg; j += 2) {            /* two digits per load */
-                uint16_t key;
-                if (!p[j]) { ok = 0; break; }        /* never read past the end */
-                memcpy(&key, p + j, 2);
-                uint16_t h = hex2[key];
-                if (h == 0xffff) { ok = 0; break; }
-                x = (x << 8) | h;
-            }
-            if (ok && j < dg) {
-                unsigned char h = hexv[p[j]];
-                if (h == 0xff) ok = 0; else x = (x << 4) | h;
-            }
-            if (!ok) break;
-            p += dg;
-            if (*p && *p != ' ' && *p != '\t') { ok = 0; break; }
-            vals[i] = x;
-        }
-        if (ok) { while (*p == ' ' || *p == '\t') p++; if (*p) ok = 0; }
-        /* widths: a field may not exceed its format's bits */
-        if (ok) {
-            const mma_format_info *fc = mma_format(u->c), *fa = mma_format(u->a), *fbi = mma_format(u->b);
-            if (fc->width < 64 && (vals[0] >> fc->width)) ok = 0;
-            for (int k = 0; ok && k < u->k; k++)
-                if ((fa->width < 64 && (vals[1 + k] >> fa->width)) || (fbi->width < 64 && (vals[1 + u->k + k] >> fbi->width))) ok = 0;
-            for (int i = 0; ok && i < 2 * s; i++)
-                if (vals[1 + 2 * u->k + i] >> mma_format(u->scale)->width) ok = 0;
-            if (ok && r->has_d && mma_format(u->d)->width < 64 && (vals[nf - 1] >> mma_format(u->d)->width)) ok = 0;
-        }
-        if (!ok) {
-            diagnose(r, nf, err, len);
+        int rc = mma_vec_parse(r, r->buf, r->line, v, err, len);
+        if (rc < 0 && r->is_pipe) {
             /* a damaged compressed file shows as a bad line: say so instead */
-            if (r->is_pipe) {
-                while (read_line(r) >= 0) {}
-                char derr[512];
-                if (finish_decompressor(r, derr, sizeof derr)) snprintf(err, len, "%s", derr);
-            }
-            return -1;
+            while (read_line(r) >= 0) {}
+            char derr[512];
+            if (finish_decompressor(r, derr, sizeof derr)) snprintf(err, len, "%s", derr);
         }
-        v->c = vals[0];
-        for (int k = 0; k < u->k; k++) { v->a[k] = vals[1 + k]; v->b[k] = vals[1 + u->k + k]; }
-        for (int i = 0; i < s; i++) { v->sa[i] = vals[1 + 2 * u->k + i]; v->sb[i] = vals[1 + 2 * u->k + s + i]; }
-        v->d = r->has_d ? vals[nf - 1] : 0;
-        return 1;
+        if (rc) return rc;
     }
 }
+
+FILE *mma_vec_stream(const mma_vec_reader *r) { return r->f; }
+long mma_vec_lineno(const mma_vec_reader *r) { return r->line; }
 
 void mma_vec_close(mma_vec_reader *r)
 {
