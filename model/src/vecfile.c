@@ -476,6 +476,14 @@ int mma_vec_next(mma_vec_reader *r, mma_vec *v, char *err, size_t len)
 FILE *mma_vec_stream(const mma_vec_reader *r) { return r->f; }
 long mma_vec_lineno(const mma_vec_reader *r) { return r->line; }
 
+int mma_vec_finish(mma_vec_reader *r, char *err, size_t len)
+{
+    if (!r->is_pipe || !r->f) return 0;
+    char buf[1 << 14];
+    while (fread(buf, 1, sizeof buf, r->f) > 0) {}
+    return finish_decompressor(r, err, len);
+}
+
 void mma_vec_close(mma_vec_reader *r)
 {
     if (!r) return;
