@@ -86,13 +86,19 @@ static mma_vec *inputs(const char *instr, long n)
     return v;
 }
 
+const char cli_bench_help[] =
+    "usage: mmaref bench [instr|config ...] [--all] [--file F.vec ...] [--threads N] [--seconds S] [--reps R]\n"
+    "  dot products per second: one core (thread CPU time and wall clock) and N threads,\n"
+    "  on 4096 vectors of the normal suite; without units, seven representative instructions\n"
+    "  --all            every catalogue unit, then the slowest\n"
+    "  --file F.vec     the vectors of a file instead (up to 1,000,000)\n"
+    "  --threads N      threads for the all-core figure (default: every core)\n"
+    "  --seconds S      measuring time per figure (default 1)\n"
+    "  --reps R         R fixed passes over the vectors on one core (for instruction counts)\n";
+
 static int usage(void)
 {
-    fprintf(stderr, "usage: mmaref bench [instr|config ...] [--all] [--file F.vec ...] [--threads N] [--seconds S] [--reps R]\n"
-                    "  dot products per second: one core (thread CPU time and wall clock) and N threads\n"
-                    "  (default: every core), on 4096 vectors of the normal suite; --all: every catalogue\n"
-                    "  unit, then the slowest; --file: the vectors of a file instead (up to 1,000,000);\n"
-                    "  --reps R: R fixed passes over the vectors on one core (for instruction counts)\n");
+    fputs(cli_bench_help, stderr);
     return 2;
 }
 

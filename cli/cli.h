@@ -42,6 +42,10 @@ int cmd_bench(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
 int cmd_probe_dut(int argc, char **argv);   /* probe <unit.dut>: through verify's testbench */
+/* Every option of a command: `mmaref <command> --help` prints its text,
+ * `mmaref --help` all of them (the table in main.c). */
+extern const char cli_gen_help[], cli_metrics_help[], cli_gemm_help[], cli_bench_help[], cli_verify_help[],
+    cli_probe_help[];
 
 /* The library's generator (mmaref_rng.h) under the names the commands use */
 typedef mma_rng cli_rng;

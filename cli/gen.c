@@ -546,6 +546,17 @@ static void s_compliance(G *g, long i)
     suites[s].fn(g, i / 20);
 }
 
+const char cli_gen_help[] =
+    "usage: mmaref gen <instr|config> --suite S --count N --seed S [--shard i/n] [--threads N] -o out.vec\n"
+    "       mmaref gen --list-suites\n"
+    "  a vector suite for the unit, d computed by the model (docs/suites.md)\n"
+    "  --suite S        random normal cancel order precision rounding specials ezero compliance bits\n"
+    "                   (--list-suites says what each holds; compliance mixes them all)\n"
+    "  --count N        vectors                             --seed S   the same seed, the same bytes\n"
+    "  --shard i/n      only part i of n (0 <= i < n): the parts concatenated are the whole file\n"
+    "  -o FILE          the output (.vec, or compressed .vec.xz, .vec.gz), written only on success\n"
+    "  --threads N      threads (default: one per core); the bytes are the same for any N\n";
+
 /* vector i of the suite: its own generator state, seeded by (seed, i) */
 typedef struct { const mma_unit *u; suite_fn fn; uint64_t seed; } gen_ctx;
 static void gen_one(void *ctx, long i, mma_vec *v)
@@ -585,7 +596,7 @@ int cmd_gen(int argc, char **argv)
         else { fprintf(stderr, "mmaref gen: unexpected argument '%s'\n", a); return 2; }
     }
     if (!instr || !suite || count < 0 || !have_seed || !out) {
-        fprintf(stderr, "usage: mmaref gen <instr|config> --suite S --count N --seed S [--shard i/n] [--threads N] -o out.vec   (--list-suites)\n");
+        fputs(cli_gen_help, stderr);
         return 2;
     }
     int si = -1;

@@ -6,9 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int usage(FILE *f)
-{
-    fprintf(f,
+const char cli_probe_help[] =
         "usage: mmaref probe <file.vec>... [--instr X] [--threads N]\n"
         "       mmaref probe <unit.dut> [--suites S1,S2] [--count N] [--random N] [--workdir DIR] [--threads N]\n"
         "  Infers, from the outputs d of the vectors alone, the configuration of the\n"
@@ -25,7 +23,11 @@ static int usage(FILE *f)
         "  --suites; no constrained-random stimulus unless --random) and probed on\n"
         "  every result it gives (built in <name>.probe, or --workdir).\n"
         "  Exit status 0 when the configuration reproduces every vector, 1 when none\n"
-        "  does (the best fit is printed), 2 on bad input.\n");
+        "  does (the best fit is printed), 2 on bad input.\n";
+
+static int usage(FILE *f)
+{
+    fputs(cli_probe_help, f);
     return f == stderr ? 2 : 0;
 }
 

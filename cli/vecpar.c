@@ -429,6 +429,9 @@ int cli_vec_pass(mma_vec_reader *r, const char *in, int check, long show, cli_ou
                 char err[1024];
                 mma_vec v;
                 mma_vec_parse(r, p->err_line, line0 + p->err_rel + 1, &v, err, sizeof err);
+                /* a damaged compressed file shows as a bad line: say so instead */
+                char derr[1024];
+                if (mma_vec_finish(r, derr, sizeof derr)) snprintf(err, sizeof err, "%s", derr);
                 fprintf(stderr, "mmaref: %s\n", err);
                 rc = -1;
                 stop = i + 1;
@@ -438,6 +441,10 @@ int cli_vec_pass(mma_vec_reader *r, const char *in, int check, long show, cli_ou
         }
         if (rc) break;
         if (!check && writer_give(&w, x->pc, stop)) break;
+    }
+    if (!rc) {
+        char derr[1024];
+        if (mma_vec_finish(r, derr, sizeof derr)) { fprintf(stderr, "mmaref: %s\n", derr); rc = -1; }
     }
     if (!check && writer_stop(&w, o) && !rc) {
         fprintf(stderr, "mmaref: %s: write failed\n", o->path[0] ? o->path : "output");

@@ -75,6 +75,16 @@ int mma_unit_finish(mma_unit *u, unsigned given, char *err, size_t len)
     if (!(given & G_NAN) && !ieee) u->flags |= MMA_F_NAN_CANON;
     if (ieee && u->p != di->mbits)
         return errf(err, len, "configuration: tree '%s' rounds to the full output format (p=%d)", tree_names[u->tree], di->mbits);
+    /* for every tree (found by fuzzing: exact,...,scale=ue8m0 without a block
+     * divided by zero counting the scales) */
+    if (u->scale != MMA_FMT_NONE) {
+        if (u->scale != MMA_FMT_UE8M0 && u->scale != MMA_FMT_UE4M3)
+            return errf(err, len, "configuration: field 'scale' must be ue8m0 or ue4m3");
+        if (u->block <= 0 || u->k % u->block)
+            return errf(err, len, "configuration: field 'block' must divide k");
+        if (u->k / u->block > MMA_MAX_SCALES)   /* found by fuzzing: 32 scales overran every scale array */
+            return errf(err, len, "configuration: field 'block': at most %d blocks (k / block) per operand", MMA_MAX_SCALES);
+    }
     int wide = u->a == MMA_FMT_FP64 || u->b == MMA_FMT_FP64 || u->c == MMA_FMT_FP64 || u->d == MMA_FMT_FP64;
     if (u->tree == MMA_TREE_FMA) {
         if (!(u->a == d && u->b == d && u->c == d && (d == MMA_FMT_FP64 || d == MMA_FMT_FP32)))
@@ -94,12 +104,6 @@ int mma_unit_finish(mma_unit *u, unsigned given, char *err, size_t len)
     int fmax = u->tree == MMA_TREE_GROUPS ? 45 : 48;
     if (u->f < 1 || u->f > fmax)
         return errf(err, len, "configuration: field 'f' must be 1..%d (got %d)", fmax, u->f);
-    if (u->scale != MMA_FMT_NONE) {
-        if (u->scale != MMA_FMT_UE8M0 && u->scale != MMA_FMT_UE4M3)
-            return errf(err, len, "configuration: field 'scale' must be ue8m0 or ue4m3");
-        if (u->block <= 0 || u->k % u->block)
-            return errf(err, len, "configuration: field 'block' must divide k");
-    }
     if (u->tree == MMA_TREE_GROUPS) {
         if (u->scale == MMA_FMT_NONE) return errf(err, len, "configuration: tree 'groups' needs 'scale' and 'block'");
         if (u->g <= 0 || u->k % u->g || u->block % u->g)
@@ -202,6 +206,11 @@ int mma_config_parse(const char *text, mma_unit *u, char *err, size_t len)
         if (bad) return errf(err, len, "configuration: field '%s' has a bad value '%s'", k, v);
     }
     if (u->ezero == EZ_NONE) u->flags |= MMA_F_NO_EZERO;
+    /* far beyond every product exponent it means nothing, and it broke the
+     * fast path's exponent arithmetic (found by fuzzing: ezero=-133231 gave
+     * a negative shift) */
+    else if (u->ezero < -1000 || u->ezero > 1000)
+        return errf(err, len, "configuration: field 'ezero' must be -1000..1000 or none (got %d)", u->ezero);
     if ((u->flags & MMA_F_FTZ_IN) && !(u->tree == MMA_TREE_FUSED && (u->cadd == MMA_CADD_FUSED || u->cadd == MMA_CADD_AFTER)))
         return errf(err, len, "configuration: field 'ftz' is supported by tree 'fused' (pairwise always flushes)");
     if ((u->flags & MMA_F_FTZ_SUM) && u->tree != MMA_TREE_PAIRWISE)

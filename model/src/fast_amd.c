@@ -183,8 +183,10 @@ static inline __attribute__((always_inline)) uint64_t amd_step(const amd_plan *P
 /* (gcc 12 unrolls the loops over a G known only at run time eight times
  * and then cannot see that the second loop reads only what the first
  * wrote) */
+#if defined(__GNUC__) && !defined(__clang__)   /* a GCC-only warning */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 /* One step on eight products a vector (fast_fused.c's decoding and
  * alignment): zero products take no part (their exponent is the lowest);
  * even and odd products are the even and odd lanes (v_load8 keeps the
@@ -266,7 +268,9 @@ AMD_VKERNEL(amd_v_eo16, 2, 0, 0, 1, OUT_F32RNE)      /* fp8/bf8: steps of 16 */
 AMD_VKERNEL(amd_v_any, P->groups, P->tail, 1, 0, 0)
 AMD_VKERNEL(amd_v_eo_any, P->groups, P->tail, 1, 1, 0)
 #undef AMD_VKERNEL
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
+#endif
 #endif
 
 #define AMD_KERNEL(NAME, EO, OUT)                                                                  \

@@ -5,7 +5,7 @@
 #include "mmaref.h"
 
 /* A term of a sum: (-1)^neg * sig * 2^(e - fb).  e is the paper's exponent
- * (seed 004, FDA step 2): the weight of the unit bit for a normal number,
+ * (MMA-Sim paper, FDA step 2): the weight of the unit bit for a normal number,
  * the format's minimum exponent for a subnormal, e_a + e_b for a product
  * (which is not renormalized, so its significand lies in [1,4)). */
 typedef struct {
@@ -104,5 +104,15 @@ const char *mma_arch_canon(const char *arch);
 int mma_name_canon(const char *qual, char *out, size_t len, int *cta2, int *ws);
 
 static inline int mma_clz64(uint64_t x) { return x ? __builtin_clzll(x) : 64; }
+
+/* Edit distance to a prepared name (edit_distance.c): names up to
+ * MMA_EDIT_MAX characters; any longer gives MMA_EDIT_FAR.  A result >=
+ * limit only says that the distance is at least limit. */
+#define MMA_EDIT_MAX 120
+#define MMA_EDIT_FAR 999
+typedef unsigned __int128 mma_edit_word;
+typedef struct { mma_edit_word peq[256]; int m; } mma_edit_pattern;
+void mma_edit_prepare(mma_edit_pattern *p, const char *s);
+int mma_edit_distance(const mma_edit_pattern *p, const char *t, int limit);
 
 #endif
