@@ -357,6 +357,16 @@ static void replay_first(const dut_desc *d, const mma_verify_kit *kit, const mma
     free(rr);
 }
 
+/* o's work directory, or <name><suffix> in the current directory */
+static void work_dir(const mma_verify_opts *o, const char *suffix, char *out, size_t len)
+{
+    if (o->workdir) { snprintf(out, len, "%s", o->workdir); return; }
+    snprintf(out, len, "%s", base_name(o->dut));
+    char *dot = strrchr(out, '.');
+    if (dot && !strcmp(dot, ".dut")) *dot = 0;
+    strncat(out, suffix, len - strlen(out) - 1);
+}
+
 /* Appends a vector file of the run and, for a tile, the output element of
  * each vector (its .elems beside it) as the tags. */
 static int obs_file(mma_obs *o, const char *vec, const char *elems, char *err, size_t len)
@@ -430,13 +440,7 @@ int mma_verify(const mma_verify_opts *o)
     text items = {0};
     if (mma_verify_find_kit(&kit, err, sizeof err)) { fprintf(stderr, "mmaref verify: %s\n", err); goto out; }
     char workdir[PATHLEN], rundir[PATHLEN], path[PATHLEN];
-    if (o->workdir) snprintf(workdir, sizeof workdir, "%s", o->workdir);
-    else {
-        snprintf(workdir, sizeof workdir, "%s", base_name(o->dut));
-        char *dot = strrchr(workdir, '.');
-        if (dot && !strcmp(dot, ".dut")) *dot = 0;
-        strncat(workdir, ".verify", sizeof workdir - strlen(workdir) - 1);
-    }
+    work_dir(o, ".verify", workdir, sizeof workdir);
     if (vfy_mkdirs(workdir)) { fprintf(stderr, "mmaref verify: cannot create %s\n", workdir); goto out; }
     /* absolute: the build and the simulation run elsewhere */
     char real[PATH_MAX];
@@ -593,13 +597,7 @@ int mma_verify_probe(const mma_verify_opts *o, int threads)
 {
     mma_verify_opts po = *o;
     char workdir[PATHLEN], rundir[PATHLEN], err[2048];
-    if (o->workdir) snprintf(workdir, sizeof workdir, "%s", o->workdir);
-    else {
-        snprintf(workdir, sizeof workdir, "%s", base_name(o->dut));
-        char *dot = strrchr(workdir, '.');
-        if (dot && !strcmp(dot, ".dut")) *dot = 0;
-        strncat(workdir, ".probe", sizeof workdir - strlen(workdir) - 1);
-    }
+    work_dir(o, ".probe", workdir, sizeof workdir);
     po.workdir = workdir;
     po.sample = -1;
     po.no_triage = 1;
