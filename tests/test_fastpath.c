@@ -316,7 +316,7 @@ int main(int argc, char **argv)
                                 {64, 64}, {24, 24}, {8, 4}, {30, 10}, {5, 5}, {64, 32}, {1, 1}};
     static const char *rnd_names[] = {"rz", "rne", "rd", "ru"};
     static const char *douts[] = {"fp16", "bf16", "fp32"};
-    static const char *ezs[] = {"", ",ezero=none", ",ezero=-40", ",ezero=3", ",zero=ieee", ",nan=ieee"};
+    static const char *ezs[] = {"", ",ezero=none", ",ezero=-40", ",ezero=3", ",zero=fixed", ",nan=default"};
     int idx = 0;
     for (int f = 8; f <= 40; f++)
         for (int al = 0; al < 2; al++)

@@ -17,7 +17,7 @@
  *     RNE with p = 10) known at compile time; a chained step hands its
  *     result to the next one already decoded.
  * All end in the same scalar code: c joins, then the rounding (fast_round:
- * the steps of mma_round_pack, with the unit's constants; for fp32 with RZ
+ * the steps of mma_round_to, with the unit's constants; for fp32 with RZ
  * and p = 23 in the specialized kernels, round_f32rz, through the exact
  * double of the sum).
  *
@@ -158,12 +158,23 @@ static int pre_shift(const mma_unit *u)
     return u->f > fbp ? u->f - fbp : 0;
 }
 
+/* The result rules the kernels implement (fast_round, special_step): RZ,
+ * RNE, RD or RU; overflow to Inf under RZ and RNE, IEEE's under RD and RU;
+ * zero=pos or fixed; the canonical or the default NaN. */
+static int semantics_ok(const mma_unit *u)
+{
+    mma_ovf o = mma_unit_ovf(u);
+    int ovf_ok = u->rho == MMA_RNE ? o != MMA_OVF_SAT : o == (u->rho == MMA_RZ ? MMA_OVF_INF : MMA_OVF_IEEE);
+    return u->rho <= MMA_RU && ovf_ok && !(u->flags & (MMA_F_ZERO_IEEE | MMA_F_NAN_PROP));
+}
+
 int mma_fast_fused_ok(const mma_unit *u)
 {
     /* products hold at most 22 bits; the left pre-shift must keep them
      * inside 63 bits.  Product overflow (AMD) and flushed inputs stay with
      * the reference path. */
-    return u->tree == MMA_TREE_FUSED && u->cadd == MMA_CADD_FUSED && u->scale == MMA_FMT_NONE &&
+    return u->tree == MMA_TREE_FUSED && semantics_ok(u) &&
+           (u->c == MMA_FMT_FP32 || u->c == MMA_FMT_FP16 || u->c == MMA_FMT_BF16) && u->cadd == MMA_CADD_FUSED && u->scale == MMA_FMT_NONE &&
            !u->interleave && !(u->flags & (MMA_F_PROD_OVF | MMA_F_FTZ_IN)) &&
            (int)u->a > 0 && u->a < MMA_FMT_COUNT && (int)u->b > 0 && u->b < MMA_FMT_COUNT &&
            (int)u->c > 0 && u->c < MMA_FMT_COUNT && tables[u->a] && tables[u->b] &&
@@ -322,7 +333,7 @@ static inline __attribute__((always_inline)) int32_t emax_with_c(const fast_plan
     return e > ep ? e : ep;
 }
 
-/* mma_round_pack(d, p, rho, neg, mag, lsb, zsigned) with the constants of d
+/* mma_round_to (round.c) with the constants of d
  * taken from the plan: the same steps, the same results.  fast_round takes
  * the common case (a normal result) and leaves the rest to round_general. */
 static __attribute__((noinline)) uint64_t round_general(const fast_out *o, int neg, uint64_t mag, int32_t lsb)
