@@ -10,7 +10,7 @@ static int usage(FILE *f)
         "usage: mmaref <command> [arguments]\n"
         "  list [--arch A]                      one instruction per line: <arch>:<qualifier> <algorithm> K=<k> F=<f>\n"
         "  describe <instr|config>              configuration string and what it computes\n"
-        "  eval <instr|config> <c> <a0,a1,..> <b0,b1,..> [<sa0,..> <sb0,..>]   d in hex (inputs in hex)\n"
+        "  eval [--flags] <instr|config> <c> <a0,a1,..> <b0,b1,..> [<sa0,..> <sb0,..>]   d in hex (inputs in hex)\n"
         "  run <in.vec> -o <out.vec> [--instr X]   fill in d for every vector\n"
         "  check <file.vec> [--instr X] [--show N] recompute d and compare bit for bit\n"
         "  gen <instr|config> --suite S --count N --seed S [--shard i/n] -o out.vec\n"
@@ -81,9 +81,15 @@ static int parse_list(const char *what, const char *s, mma_fmt f, int want, uint
 
 static int cmd_eval(int argc, char **argv)
 {
-    if (argc < 4) { fprintf(stderr, "usage: mmaref eval <instr|config> <c> <a0,a1,...> <b0,b1,...> [<sa,...> <sb,...>]\n"); return 2; }
+    int want_flags = argc > 0 && !strcmp(argv[0], "--flags");
+    if (want_flags) { argc--; argv++; }
+    if (argc < 4) { fprintf(stderr, "usage: mmaref eval [--flags] <instr|config> <c> <a0,a1,...> <b0,b1,...> [<sa,...> <sb,...>]\n"); return 2; }
     mma_unit u;
     if (cli_unit(argv[0], &u)) return 2;
+    if (want_flags && !mma_unit_has_flags(&u)) {
+        fprintf(stderr, "mmaref eval: --flags: %s defines no exception flags (the ieee tree does: ieee,a=...,k=...)\n", argv[0]);
+        return 2;
+    }
     int s = mma_unit_nscales(&u);
     if (argc != 4 + (s ? 2 : 0)) {
         fprintf(stderr, "mmaref eval: %s takes %s operands\n", argv[0], s ? "c, a, b, sa and sb" : "c, a and b");
@@ -93,8 +99,15 @@ static int cmd_eval(int argc, char **argv)
     if (parse_list("c", argv[1], u.c, 1, &c) || parse_list("a", argv[2], u.a, u.k, a) ||
         parse_list("b", argv[3], u.b, u.k, b)) return 2;
     if (s && (parse_list("sa", argv[4], u.scale, s, sa) || parse_list("sb", argv[5], u.scale, s, sb))) return 2;
-    uint64_t d = mma_dot(&u, c, a, b, s ? sa : NULL, s ? sb : NULL);
-    printf("%0*llx\n", mma_format(u.d)->hexdigits, (unsigned long long)d);
+    unsigned fl = 0;
+    uint64_t d = mma_dot_flags(&u, c, a, b, s ? sa : NULL, s ? sb : NULL, &fl);
+    printf("%0*llx", mma_format(u.d)->hexdigits, (unsigned long long)d);
+    if (want_flags) {
+        char names[96];
+        mma_flags_describe(fl, names, sizeof names);
+        printf(" %02x (%s)", fl, names);
+    }
+    printf("\n");
     return 0;
 }
 
@@ -133,22 +146,28 @@ static int cmd_run_check(int argc, char **argv, int check)
     long n = 0, bad = 0;
     int rc;
     int s = mma_unit_nscales(u);
+    int flags = mma_vec_has_flags(r), hd = mma_format(u->d)->hexdigits;
     while ((rc = mma_vec_next(r, v, err, sizeof err)) == 1) {
-        uint64_t d = mma_dot(u, v->c, v->a, v->b, s ? v->sa : NULL, s ? v->sb : NULL);
+        unsigned fl = 0;
+        uint64_t d = mma_dot_flags(u, v->c, v->a, v->b, s ? v->sa : NULL, s ? v->sb : NULL, &fl);
         n++;
         if (check) {
-            if (!mma_result_equal(u, d, v->d)) {
+            if (!mma_result_equal(u, d, v->d) || (flags && fl != v->flags)) {
                 if (bad < show) {
                     char line[MMA_MAX_K * 40 + 256];
                     mma_vec_format(line, u, v);
-                    printf("mismatch %s:%ld: file d=%0*llx model d=%0*llx\n  %s", in, v->line,
-                           mma_format(u->d)->hexdigits, (unsigned long long)v->d,
-                           mma_format(u->d)->hexdigits, (unsigned long long)d, line);
+                    if (flags)
+                        printf("mismatch %s:%ld: file d=%0*llx flags=%02x model d=%0*llx flags=%02x\n  %s", in, v->line,
+                               hd, (unsigned long long)v->d, v->flags, hd, (unsigned long long)d, fl, line);
+                    else
+                        printf("mismatch %s:%ld: file d=%0*llx model d=%0*llx\n  %s", in, v->line,
+                               hd, (unsigned long long)v->d, hd, (unsigned long long)d, line);
                 }
                 bad++;
             }
         } else {
             v->d = d;
+            v->flags = fl;
             mma_vec_write(o.f, u, v);
         }
     }

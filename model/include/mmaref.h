@@ -66,6 +66,9 @@ typedef struct {
 } mma_value;
 
 mma_value mma_decode(mma_fmt f, uint64_t bits);
+/* The encoding of f's largest finite (positive) number: 0x7f7fffff for fp32,
+ * 0x7e (448) for e4m3, 0x77 (240) for e4m3ieee, 0x1f (6) for e2m1, ... */
+uint64_t mma_format_max(mma_fmt f);
 
 /* ---- a dot-product-accumulate unit (the configuration) ---------------- */
 typedef enum {

@@ -19,7 +19,7 @@ static uint64_t step(const mma_unit *u, const mma_rspec *r, mma_fmt cf, uint64_t
     int n = u->lmax, scaled = u->scale != MMA_FMT_NONE;
     int nan = 0, invalid = 0, pinf = 0, ninf = 0;
     mma_term ct = mma_term_of(cf, c);
-    int allnegzero = ct.cls == MMA_ZERO && ct.neg;
+    int allzero = ct.cls == MMA_ZERO, anyneg = ct.neg, anypos = !ct.neg;
     if (ct.cls == MMA_NAN) { nan = 1; invalid |= mma_is_snan(cf, c); }
     else if (ct.cls == MMA_INF) { if (ct.neg) ninf = 1; else pinf = 1; }
     mma_term ta[MMA_MAX_K], tb[MMA_MAX_K], ts[MMA_MAX_K];
@@ -38,7 +38,8 @@ static uint64_t step(const mma_unit *u, const mma_rspec *r, mma_fmt cf, uint64_t
         invalid |= mma_is_snan(u->a, a[k]) || mma_is_snan(u->b, b[k]);
         if (p.cls == MMA_NAN) { nan = 1; invalid |= !op_nan; }       /* 0 * Inf */
         else if (p.cls == MMA_INF) { if (p.neg) ninf = 1; else pinf = 1; }
-        allnegzero &= p.cls == MMA_ZERO && p.neg;
+        allzero &= p.cls == MMA_ZERO;
+        if (p.neg) anyneg = 1; else anypos = 1;
     }
     if (!nan && pinf && ninf) { nan = 1; invalid = 1; }
     if (nan) {
@@ -62,7 +63,7 @@ static uint64_t step(const mma_unit *u, const mma_rspec *r, mma_fmt cf, uint64_t
         }
         mma_kacc_add(&acc, ta[j].neg ^ tb[j].neg, sig, lsb);
     }
-    return mma_kacc_round_to(&acc, r, allnegzero || r->rho == MMA_RD, flags);
+    return mma_kacc_round_to(&acc, r, mma_zero_sign(allzero, anypos, anyneg, r->rho), flags);
 }
 
 uint64_t mma_alg_exact(const mma_unit *u, uint64_t c, const uint64_t *a,

@@ -364,7 +364,7 @@ static size_t explain_results(const mma_unit *u, char *buf, size_t len, size_t n
     if (u->flags & MMA_F_NAN_ANY) APPEND(" Its payload is not specified: checkers match any NaN against any NaN.");
     if (u->flags & MMA_F_ZERO_POS) APPEND(" A zero result is +0 (zero=pos).");
     else if (u->flags & MMA_F_ZERO_IEEE)
-        APPEND(" An exactly zero sum is -0 when every term is -0 and otherwise +0, or -0 rounding down; a nonzero sum rounded to zero keeps its sign (IEEE 754 section 6.3, zero=ieee).");
+        APPEND(" An exactly zero sum of zeros of one sign has that sign; any other exactly zero sum (zeros of both signs, terms that cancel) is +0, or -0 rounding down; a nonzero sum rounded to zero keeps its sign (IEEE 754 section 6.3, zero=ieee).");
     else APPEND(" An exactly zero sum is +0; a nonzero sum rounded to zero keeps its sign (zero=fixed).");
     if (u->tree == MMA_TREE_IEEE)
         APPEND(" Exception flags (TestFloat's flag byte): invalid for a signaling NaN operand, a product 0*Inf, or +Inf with -Inf when no operand is NaN; overflow, underflow (tininess %s rounding) and inexact as IEEE 754 defines them for the whole operation%s.",

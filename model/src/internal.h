@@ -94,8 +94,10 @@ int mma_terms_special(const mma_term *t, int n, mma_fmt d, uint64_t *out);
 /* The same with the unit's rules (NaN by its nan=, Inf by r); 1 when decided. */
 int mma_step_special(const mma_unit *u, const mma_rspec *r, const mma_term *t, int n,
                      const mma_nansrc *s, uint64_t *out);
-/* The sign of an exactly zero sum of the terms under zero=ieee. */
+/* The sign of an exactly zero sum of the terms under zero=ieee; from
+ * whether all terms are zeros and which signs they have. */
 int mma_terms_zneg(const mma_term *t, int n, mma_rounding rho);
+int mma_zero_sign(int allzero, int anypos, int anyneg, mma_rounding rho);
 
 /* AMD CDNA3: a product whose magnitude reaches 2^128 becomes Inf. */
 void mma_term_overflow(mma_term *p);

@@ -67,6 +67,16 @@ uint64_t mma_out_max(mma_fmt d, int p, int neg)
     return encode(d, p, neg, maxq, emaxe);
 }
 
+uint64_t mma_format_max(mma_fmt f)
+{
+    switch (f) {
+    case MMA_FMT_TF32: return 0x7f7fe000;       /* the fp32 layout, low 13 bits ignored */
+    case MMA_FMT_UE8M0: return 0xfe;
+    case MMA_FMT_UE4M3: return 0x7e;
+    default: return mma_out_max(f, mma_format(f)->mbits, 0);
+    }
+}
+
 /* An infinite result in d: its Inf; the NaN of a format that has a NaN but
  * no Inf (OCP e4m3, fnuz: as their non-saturating conversions do); the
  * largest finite of a format with neither (fp6, fp4) and under ovf=sat. */

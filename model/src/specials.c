@@ -110,11 +110,22 @@ int mma_step_special(const mma_unit *u, const mma_rspec *r, const mma_term *t, i
     return cls != MMA_FINITE;
 }
 
-/* IEEE 754-2019 6.3: a sum that is exactly zero is -0 when every term is a
- * zero of negative sign, and otherwise +0, or -0 rounding toward -inf. */
+/* IEEE 754-2019 6.3: a sum that is exactly zero takes the sign its terms
+ * share when they are all zeros of one sign (x + x has the sign of x), and
+ * otherwise (zeros of both signs, or terms that cancel) is +0, or -0
+ * rounding toward -inf. */
+int mma_zero_sign(int allzero, int anypos, int anyneg, mma_rounding rho)
+{
+    if (allzero && !(anypos && anyneg)) return anyneg;
+    return rho == MMA_RD;
+}
+
 int mma_terms_zneg(const mma_term *t, int n, mma_rounding rho)
 {
-    int allneg = n > 0;
-    for (int i = 0; i < n && allneg; i++) allneg = t[i].cls == MMA_ZERO && t[i].neg;
-    return allneg || rho == MMA_RD;
+    int allzero = 1, anypos = 0, anyneg = 0;
+    for (int i = 0; i < n; i++) {
+        allzero &= t[i].cls == MMA_ZERO;
+        if (t[i].neg) anyneg = 1; else anypos = 1;
+    }
+    return mma_zero_sign(allzero, anypos, anyneg, rho);
 }
