@@ -25,10 +25,13 @@ static const char *configs[] = {
     "hopper:wgmma.m64n8k32.f32.e4m3.e4m3", "cdna3:v_mfma_f32_16x16x32_fp8_fp8",
     "rtx-blackwell:mma.m16n8k64.kind::mxf4nvf4.block16.f32.e2m1.e2m1.f32.ue4m3",
     "blackwell:tcgen05.mma.m64n256k32.kind::f8f6f4.f16.e2m3.e5m2",
+    "ieee,a=e5m2,c=fp16,d=e4m3,k=4,l=2,round=rmm,nan=prop,ovf=sat,tiny=before",
+    "hopper:wgmma.m64n8k16.f32.bf16.bf16,round=rz,zero=pos",
 };
 static const char *tokens[] = {",", "=", ":", "k=0", "k=999999", "f=-1", "f=60", "l=3", "g=0", "block=7",
                                "a=", "tree", "fused", "e9m9", "ue8m0", "p=0", "p=99", "ezero=none",
-                               "m64n0k32", "n264", "\xff", "%s%n", "0x", "-", ",,,", "interleave=5"};
+                               "m64n0k32", "n264", "\xff", "%s%n", "0x", "-", ",,,", "interleave=5",
+                               "round=rodd", "ovf=sat", "nan=prop+any", "zero=fixed", "tiny=before", "d=e2m1", "ieee"};
 
 static void mutate(char *buf, size_t cap)
 {
