@@ -573,7 +573,8 @@ static void s_ieee_overflow(G *g, long i)
     for (int t = 0; t < nd; t++) {
         int k = (int)cli_rng_below(g->r, 7) - 1;           /* 2^(E-p+1) .. 2^(E-p-5) */
         int dneg = (cli_rng_next(g->r) & 3) == 0 ? !neg : neg;
-        put(g, used, dneg, E - p - k);
+        /* beyond the products' reach: the largest they have, a sticky-only push */
+        if (!put(g, used, dneg, E - p - k)) put(g, used, dneg, prod_emax(u) - 1 < E - p - k ? prod_emax(u) - 1 : E - p - k);
     }
 }
 
@@ -639,7 +640,8 @@ static void s_ieee_zero(G *g, long i)
 /* Sticky-position cases: a term B with a random significand and small
  * terms of opposite signs below its rounding position (their difference
  * decides a directed rounding, and whether the sum is exact), sometimes
- * with a half-ulp term (a tie that they break). */
+ * with a half-ulp term: a tie that they break, or, when they cancel, a
+ * true tie. */
 static void s_ieee_sticky(G *g, long i)
 {
     const mma_unit *u = g->u;
@@ -659,7 +661,8 @@ static void s_ieee_sticky(G *g, long i)
         int j1 = (int)cli_rng_below(g->r, 6), j2 = (int)cli_rng_below(g->r, 6);
         if (i % 4 != 2 && j1 == j2) j2 = (j1 + 1 + (int)cli_rng_below(g->r, 5)) % 6;
         if (!put(g, used, sg, e - p - 2 - j1) || !put(g, used, !sg, e - p - 2 - j2)) continue;
-        if (i % 4 == 1) put(g, used, (int)(cli_rng_next(g->r) & 1), e - p - 1);
+        if (i % 4 == 1 || (i % 4 == 2 && (cli_rng_next(g->r) & 1)))   /* a tie, broken or not */
+            put(g, used, (int)(cli_rng_next(g->r) & 1), e - p - 1);
         if (i % 4 == 3) put(g, used, (int)(cli_rng_next(g->r) & 1), e - p - 2 - (int)cli_rng_below(g->r, 8));
         return;
     }
