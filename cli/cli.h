@@ -22,6 +22,10 @@ int cli_unit(const char *name, mma_unit *u);   /* prints the error; -1 on failur
 int cli_parse_hex(const char *s, int digits, uint64_t *out);
 
 int cmd_gen(int argc, char **argv);
+/* Vectors lo .. hi-1 of `mmaref gen`'s suite (by name) for u into out[0 ..
+ * hi-lo-1], d and flags filled in: the vectors the command writes.
+ * Returns hi - lo, or -1 for an unknown suite. */
+long cli_gen_suite(const mma_unit *u, const char *suite, unsigned long long seed, long lo, long hi, mma_vec *out);
 int cmd_metrics(int argc, char **argv);
 int cmd_gemm(int argc, char **argv);
 int cmd_bench(int argc, char **argv);

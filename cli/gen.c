@@ -754,6 +754,45 @@ static void s_compliance(G *g, long i)
     suites[s].fn(g, i / 20);
 }
 
+static int suite_index(const char *name)
+{
+    for (size_t s = 0; s < sizeof suites / sizeof suites[0]; s++) if (!strcmp(name, suites[s].name)) return (int)s;
+    return -1;
+}
+
+/* Vector i of suite si into g->v, d and flags filled in: it depends only
+ * on (seed, si, i). */
+static void gen_vector(G *g, int si, unsigned long long seed, long i)
+{
+    const mma_unit *u = g->u;
+    mma_vec *v = g->v;
+    cli_rng_seed(g->r, seed ^ ((uint64_t)si << 56), (uint64_t)i);
+    /* only what the unit uses: the whole struct is 8.5 kB */
+    v->c = 0;
+    memset(v->a, 0, (size_t)u->k * sizeof v->a[0]);
+    memset(v->b, 0, (size_t)u->k * sizeof v->b[0]);
+    memset(v->sa, 0, sizeof v->sa);
+    memset(v->sb, 0, sizeof v->sb);
+    (suites[si].fn ? suites[si].fn : s_compliance)(g, i);
+    int ns = mma_unit_nscales(u);
+    v->d = mma_dot_flags(u, v->c, v->a, v->b, ns ? v->sa : NULL, ns ? v->sb : NULL, &v->flags);
+}
+
+long cli_gen_suite(const mma_unit *u, const char *suite, unsigned long long seed, long lo, long hi, mma_vec *out)
+{
+    int si = suite_index(suite);
+    if (si < 0) return -1;
+    fcache_init();
+    cli_rng r;
+    G g = {u, &r, NULL, -1, ieee_semantics(u)};
+    for (long i = lo; i < hi; i++) {
+        g.v = &out[i - lo];
+        g.v->line = 0;
+        gen_vector(&g, si, seed, i);
+    }
+    return hi - lo;
+}
+
 int cmd_gen(int argc, char **argv)
 {
     const char *instr = NULL, *suite = NULL, *out = NULL;
@@ -769,7 +808,7 @@ int cmd_gen(int argc, char **argv)
             if (sscanf(argv[++i], "%ld/%ld", &shard_i, &shard_n) != 2 || shard_n < 1 || shard_i < 0 || shard_i >= shard_n) { fprintf(stderr, "mmaref gen: --shard needs i/n with 0 <= i < n\n"); return 2; }
         }
         else if (!strcmp(a, "-o") && i + 1 < argc) out = argv[++i];
-        else if (!strcmp(a, "--list-suites")) { for (size_t s = 0; s < sizeof suites / sizeof suites[0]; s++) printf("%-11s %s\n", suites[s].name, suites[s].what); return 0; }
+        else if (!strcmp(a, "--list-suites")) { for (size_t s = 0; s < sizeof suites / sizeof suites[0]; s++) printf("%-13s %s\n", suites[s].name, suites[s].what); return 0; }
         else if (a[0] == '-') { fprintf(stderr, "mmaref gen: unknown option '%s'\n", a); return 2; }
         else if (!instr) instr = a;
         else { fprintf(stderr, "mmaref gen: unexpected argument '%s'\n", a); return 2; }
@@ -778,13 +817,11 @@ int cmd_gen(int argc, char **argv)
         fprintf(stderr, "usage: mmaref gen <instr|config> --suite S --count N --seed S [--shard i/n] -o out.vec   (--list-suites)\n");
         return 2;
     }
-    int si = -1;
-    for (size_t s = 0; s < sizeof suites / sizeof suites[0]; s++) if (!strcmp(suite, suites[s].name)) si = (int)s;
+    int si = suite_index(suite);
     if (si < 0) { fprintf(stderr, "mmaref gen: unknown suite '%s' (mmaref gen --list-suites)\n", suite); return 2; }
     mma_unit u;
     if (cli_unit(instr, &u)) return 2;
     fcache_init();
-    suite_fn fn = suites[si].fn ? suites[si].fn : s_compliance;
     cli_out o;
     if (cli_out_open(&o, out)) return 2;
     if (shard_i == 0) {
@@ -795,18 +832,9 @@ int cmd_gen(int argc, char **argv)
     mma_vec *v = calloc(1, sizeof *v);
     cli_rng r;
     G g = {&u, &r, v, -1, ieee_semantics(&u)};
-    int ns = mma_unit_nscales(&u);
     char *line = malloc(MMA_MAX_K * 40 + 256);
     for (long i = lo; i < hi; i++) {
-        cli_rng_seed(&r, seed ^ ((uint64_t)si << 56), (uint64_t)i);
-        /* only what the unit uses: the whole struct is 8.5 kB */
-        v->c = 0;
-        memset(v->a, 0, (size_t)u.k * sizeof v->a[0]);
-        memset(v->b, 0, (size_t)u.k * sizeof v->b[0]);
-        memset(v->sa, 0, sizeof v->sa);
-        memset(v->sb, 0, sizeof v->sb);
-        fn(&g, i);
-        v->d = mma_dot_flags(&u, v->c, v->a, v->b, ns ? v->sa : NULL, ns ? v->sb : NULL, &v->flags);
+        gen_vector(&g, si, seed, i);
         fwrite(line, 1, mma_vec_format(line, &u, v), o.f);
     }
     free(line);

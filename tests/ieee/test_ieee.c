@@ -40,7 +40,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli.h"
 #include "mmaref_parallel.h"
@@ -580,23 +579,11 @@ static long exhaustive(const ofmt *F, int k2, int quick, int threads)
 }
 
 /* ---- 3. units on generated suites and random encodings -------------------- */
-static mma_vec *gen_suite(const char *cfg, const char *suite, long count, unsigned seed, long *n)
+static mma_vec *gen_suite(const tunit *t, const char *suite, long count, unsigned seed, long *n)
 {
-    char path[256], cnt[32], sd[32];
-    snprintf(path, sizeof path, "/tmp/mmaref-test-ieee-%ld.vec", (long)getpid());
-    snprintf(cnt, sizeof cnt, "%ld", count);
-    snprintf(sd, sizeof sd, "%u", seed);
-    char *argv[] = {(char *)cfg, "--suite", (char *)suite, "--count", cnt, "--seed", sd, "-o", path};
-    if (cmd_gen(9, argv)) { FAIL("gen %s %s", cfg, suite); return NULL; }
-    char err[512];
-    mma_vec_reader *r = mma_vec_open(path, NULL, err, sizeof err);
-    if (!r) { FAIL("%s", err); return NULL; }
     mma_vec *v = malloc(sizeof *v * (size_t)(count ? count : 1));
-    long i = 0;
-    while (i < count && mma_vec_next(r, &v[i], err, sizeof err) == 1) i++;
-    mma_vec_close(r);
-    unlink(path);
-    *n = i;
+    *n = cli_gen_suite(&t->u, suite, seed, 0, count, v);
+    if (*n < 0) { FAIL("gen %s %s", t->cfg, suite); free(v); return NULL; }
     return v;
 }
 
@@ -658,7 +645,7 @@ static long part_units(int quick, int threads)
                 if (tunit_of(&t, cfg)) continue;
                 for (size_t s = 0; s < sizeof suite_list / sizeof suite_list[0]; s++) {
                     long n = 0;
-                    mma_vec *v = gen_suite(t.cfg, suite_list[s], per, seed++, &n);
+                    mma_vec *v = gen_suite(&t, suite_list[s], per, seed++, &n);
                     if (!v) continue;
                     vjob j = {&t, v};
                     mma_parallel_for(n, 64, threads, v_chunk, &j, NULL, NULL);
@@ -843,6 +830,7 @@ static void part_named(void)
 
 int main(int argc, char **argv)
 {
+    setvbuf(stdout, NULL, _IOLBF, 0);
     int quick = argc < 2 || strcmp(argv[1], "full");
     int threads = argc > 2 ? atoi(argv[2]) : 0;
     if (!mpfr_buildopt_tls_p()) threads = 1;         /* MPFR's flags must be per thread */
