@@ -120,16 +120,16 @@ static const cat_row rows[] = {
     {A, "v_mfma_f32_16x16x1f32", "", "f32", "f32", "=", 1, 0, AMD_FMA, SKIP, SKIP, 0}, \
     {A, "v_mfma_f32_4x4x1f32", "", "f32", "f32", "=", 1, 0, AMD_FMA, SKIP, SKIP, 0}
     CDNA1("cdna1"),
-    {"cdna1", "v_mfma_f32_32x32x8f16", "", "f32", "f16", "=", 8, 8, "exact,round=rne,nan=any,zero=fixed", SKIP, SKIP, 0},
-    {"cdna1", "v_mfma_f32_32x32x4f16", "", "f32", "f16", "=", 4, 8, "exact,round=rne,nan=any,zero=fixed", SKIP, SKIP, 0},
-    {"cdna1", "v_mfma_f32_16x16x16f16", "", "f32", "f16", "=", 16, 8, "exact,round=rne,nan=any,zero=fixed", SKIP, SKIP, 0},
-    {"cdna1", "v_mfma_f32_16x16x4f16", "", "f32", "f16", "=", 4, 8, "exact,round=rne,nan=any,zero=fixed", SKIP, SKIP, 0},
-    {"cdna1", "v_mfma_f32_4x4x4f16", "", "f32", "f16", "=", 4, 8, "exact,round=rne,nan=any,zero=fixed", SKIP, SKIP, 0},
-    {"cdna1", "v_mfma_f32_32x32x4bf16", "", "f32", "bf16", "=", 4, 4, "exact,round=rne,nan=any,zero=fixed", SKIP, SKIP, 0},
-    {"cdna1", "v_mfma_f32_32x32x2bf16", "", "f32", "bf16", "=", 2, 4, "exact,round=rne,nan=any,zero=fixed", SKIP, SKIP, 0},
-    {"cdna1", "v_mfma_f32_16x16x8bf16", "", "f32", "bf16", "=", 8, 4, "exact,round=rne,nan=any,zero=fixed", SKIP, SKIP, 0},
-    {"cdna1", "v_mfma_f32_16x16x2bf16", "", "f32", "bf16", "=", 2, 4, "exact,round=rne,nan=any,zero=fixed", SKIP, SKIP, 0},
-    {"cdna1", "v_mfma_f32_4x4x2bf16", "", "f32", "bf16", "=", 2, 4, "exact,round=rne,nan=any,zero=fixed", SKIP, SKIP, 0},
+    {"cdna1", "v_mfma_f32_32x32x8f16", "", "f32", "f16", "=", 8, 8, "exact,round=rne,nan=canon+any,zero=fixed", SKIP, SKIP, 0},
+    {"cdna1", "v_mfma_f32_32x32x4f16", "", "f32", "f16", "=", 4, 8, "exact,round=rne,nan=canon+any,zero=fixed", SKIP, SKIP, 0},
+    {"cdna1", "v_mfma_f32_16x16x16f16", "", "f32", "f16", "=", 16, 8, "exact,round=rne,nan=canon+any,zero=fixed", SKIP, SKIP, 0},
+    {"cdna1", "v_mfma_f32_16x16x4f16", "", "f32", "f16", "=", 4, 8, "exact,round=rne,nan=canon+any,zero=fixed", SKIP, SKIP, 0},
+    {"cdna1", "v_mfma_f32_4x4x4f16", "", "f32", "f16", "=", 4, 8, "exact,round=rne,nan=canon+any,zero=fixed", SKIP, SKIP, 0},
+    {"cdna1", "v_mfma_f32_32x32x4bf16", "", "f32", "bf16", "=", 4, 4, "exact,round=rne,nan=canon+any,zero=fixed", SKIP, SKIP, 0},
+    {"cdna1", "v_mfma_f32_32x32x2bf16", "", "f32", "bf16", "=", 2, 4, "exact,round=rne,nan=canon+any,zero=fixed", SKIP, SKIP, 0},
+    {"cdna1", "v_mfma_f32_16x16x8bf16", "", "f32", "bf16", "=", 8, 4, "exact,round=rne,nan=canon+any,zero=fixed", SKIP, SKIP, 0},
+    {"cdna1", "v_mfma_f32_16x16x2bf16", "", "f32", "bf16", "=", 2, 4, "exact,round=rne,nan=canon+any,zero=fixed", SKIP, SKIP, 0},
+    {"cdna1", "v_mfma_f32_4x4x2bf16", "", "f32", "bf16", "=", 2, 4, "exact,round=rne,nan=canon+any,zero=fixed", SKIP, SKIP, 0},
 
     /* AMD CDNA2: fp16/bf16 GPS (FTZ-AddMul), G=4, or G=2 for bf16 without _1k */
     {"cdna2", "v_mfma_f64_16x16x4f64", "", "f64", "f64", "=", 4, 0, AMD_FMA, SKIP, SKIP, 0},

@@ -343,9 +343,8 @@ static size_t explain_results(const mma_unit *u, char *buf, size_t len, size_t n
 {
     const char *dn = mma_format(u->d)->name;
     const mma_format_info *di = mma_format(u->d);
-    const char *inf = di->has_inf ? "Inf" : u->d == MMA_FMT_E4M3 || u->d == MMA_FMT_E4M3FNUZ ||
-                                            u->d == MMA_FMT_E5M2FNUZ ? "NaN (no Inf in the format)"
-                                                                     : "the largest finite (no Inf in the format)";
+    int nan_only = u->d == MMA_FMT_E4M3 || u->d == MMA_FMT_E4M3FNUZ || u->d == MMA_FMT_E5M2FNUZ;
+    const char *inf = di->has_inf ? "Inf" : nan_only ? "NaN" : "the largest finite";
     switch (mma_unit_ovf(u)) {
     case MMA_OVF_INF: APPEND(" Overflow gives %s, whatever the rounding (ovf=inf).", inf); break;
     case MMA_OVF_SAT: APPEND(" Overflow, and an infinite result, give the largest finite %s (ovf=sat).", dn); break;
@@ -357,7 +356,10 @@ static size_t explain_results(const mma_unit *u, char *buf, size_t len, size_t n
         default: APPEND(" Overflow gives the largest finite %s (IEEE 754, ovf=ieee).", dn); break;
         }
     }
-    if (u->flags & MMA_F_NAN_CANON) APPEND(" A NaN result is the canonical NaN (all ones but the sign; nan=canon).");
+    if (!di->has_inf)
+        APPEND(" %s has no Inf: an infinite result is %s.", dn, nan_only ? "its NaN" : "the largest finite of its sign");
+    if (!di->has_inf && !nan_only) APPEND(" It has no NaN either: a NaN result is its largest finite, positive.");
+    else if (u->flags & MMA_F_NAN_CANON) APPEND(" A NaN result is the canonical NaN (all ones but the sign; nan=canon).");
     else if (u->flags & MMA_F_NAN_PROP)
         APPEND(" A NaN result is the first NaN operand in the order c, a[0], b[0], a[1], b[1], ... (a step's c, then its products' operands), quieted, its payload aligned to the top of the fraction; without a NaN operand (0*Inf, Inf-Inf) the default NaN (nan=prop).");
     else APPEND(" A NaN result is the IEEE default quiet NaN (positive, quiet bit only; nan=default).");

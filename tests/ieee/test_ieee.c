@@ -26,6 +26,9 @@
  *   units    mixed formats, every output format, chained steps, the nan,
  *            ovf, zero and tiny options, on every `mmaref gen` suite (the
  *            ieee- boundary suites among them) and on random encodings;
+ *   fused    the fused tree with the IEEE options against the ieee tree,
+ *            where its sum is exact (e4m3 operands span fewer than F = 48
+ *            bits): every output format, rounding and option set;
  *   host     ieee,k=1 against the host's fmaf/fma under fesetround in the
  *            four IEEE roundings, the flags by fetestexcept (NaN payloads
  *            are the host's own: NaN is compared as NaN).
@@ -656,7 +659,54 @@ static long part_units(int quick, int threads)
     return total;
 }
 
-/* ---- 4. the host's fma -------------------------------------------------- */
+/* ---- 4. the fused tree's IEEE options ------------------------------------ */
+typedef struct { mma_unit f, e; long seed; } fjob;
+static void f_chunk(void *ctx, int tid, long lo, long hi)
+{
+    (void)tid;
+    fjob *j = ctx;
+    for (long i = lo; i < hi; i++) {
+        uint64_t z = (uint64_t)(j->seed + i) * 0x9e3779b97f4a7c15ull;
+        z ^= z >> 29;
+        z *= 0xbf58476d1ce4e5b9ull;
+        uint64_t a[2] = {z & 0xff, (z >> 8) & 0xff}, b[2] = {(z >> 16) & 0xff, (z >> 24) & 0xff}, c = (z >> 32) & 0xff;
+        if ((z >> 40) & 1) {                            /* a1*b1 = -a0*b0: cancellation */
+            uint64_t sgn = (z >> 41) & 1 ? 0x80 : 0;
+            a[1] = a[0] ^ sgn;
+            b[1] = b[0] ^ sgn ^ 0x80;
+        }
+        uint64_t df = mma_dot(&j->f, c, a, b, NULL, NULL), de = mma_dot(&j->e, c, a, b, NULL, NULL);
+        if (df != de) {
+            char cfg[512];
+            mma_unit_config(&j->f, cfg, sizeof cfg);
+            FAIL("%s: c=%llx a=%llx,%llx b=%llx,%llx: fused %llx, ieee %llx", cfg, (unsigned long long)c,
+                 (unsigned long long)a[0], (unsigned long long)a[1], (unsigned long long)b[0], (unsigned long long)b[1],
+                 (unsigned long long)df, (unsigned long long)de);
+        }
+    }
+}
+
+static long part_fused(long per, int threads)
+{
+    static const char *outs[] = {"fp32", "fp16", "bf16", "e5m2", "e4m3", "e4m3ieee", "e3m2", "e2m1"};
+    static const char *opts[] = {",zero=ieee,ovf=ieee,nan=prop", ",zero=fixed,ovf=sat,nan=default", ",zero=pos,ovf=inf,nan=canon"};
+    long total = 0;
+    for (size_t o = 0; o < sizeof outs / sizeof outs[0]; o++)
+        for (int r = 0; r < 6; r++)
+            for (size_t op = 0; op < sizeof opts / sizeof opts[0]; op++) {
+                char fc[256], ec[256], err[512];
+                snprintf(fc, sizeof fc, "fused,a=e4m3,c=e4m3,d=%s,k=2,f=48,ezero=none,round=%s%s", outs[o], rnames[r], opts[op]);
+                snprintf(ec, sizeof ec, "ieee,a=e4m3,c=e4m3,d=%s,k=2,round=%s%s", outs[o], rnames[r], opts[op]);
+                fjob j;
+                j.seed = (long)(o * 1000 + (size_t)r * 100 + op) * per;
+                if (mma_unit_parse(fc, &j.f, err, sizeof err) || mma_unit_parse(ec, &j.e, err, sizeof err)) { FAIL("%s", err); continue; }
+                mma_parallel_for(per, 4096, threads, f_chunk, &j, NULL, NULL);
+                total += per;
+            }
+    return total;
+}
+
+/* ---- 5. the host's fma -------------------------------------------------- */
 static float f32(uint32_t w) { float f; memcpy(&f, &w, 4); return f; }
 static uint32_t w32(float f) { uint32_t w; memcpy(&w, &f, 4); return w; }
 static double f64(uint64_t w) { double f; memcpy(&f, &w, 8); return f; }
@@ -804,7 +854,7 @@ static long part_host(long n)
     return total;
 }
 
-/* ---- 5. named cases ------------------------------------------------------ */
+/* ---- 6. named cases ------------------------------------------------------ */
 static void part_named(void)
 {
     static const struct { const char *cfg; uint64_t c, a[2], b[2]; } cs[] = {
@@ -851,6 +901,9 @@ int main(int argc, char **argv)
     long un = part_units(quick, threads);
     printf("units: %ld vectors of %zu units x 6 roundings x %s on %zu suites\n", un, sizeof unit_list / sizeof unit_list[0],
            quick ? "one option set" : "9 option sets", sizeof suite_list / sizeof suite_list[0]);
+    long fu = part_fused(quick ? 4000 : 400000, threads);
+    printf("fused: %ld vectors: the fused tree (F = 48, exact on e4m3 operands) with the IEEE options equals the ieee tree,\n"
+           "       8 output formats x 6 roundings x 3 option sets\n", fu);
     long h = part_host(quick ? 100000 : 4000000);
     printf("host: %ld fmaf/fma cases in 4 roundings, flags by fetestexcept (%ld of them 0*Inf + quiet NaN, where the\n"
            "      invalid flag is the implementation's choice: compared without it)\n", h, host_impl_defined);
