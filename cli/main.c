@@ -155,7 +155,8 @@ static int cmd_run_check(int argc, char **argv, int check)
             if (!mma_result_equal(u, d, v->d) || (flags && fl != v->flags)) {
                 if (bad < show) {
                     char line[MMA_MAX_K * 40 + 256];
-                    mma_vec_format(line, u, v);
+                    size_t ll = mma_vec_format(line, u, v);
+                    if (!flags && mma_unit_has_flags(u) && ll >= 4) strcpy(line + ll - 4, "\n");   /* as in the file: no flags */
                     if (flags)
                         printf("mismatch %s:%ld: file d=%0*llx flags=%02x model d=%0*llx flags=%02x\n  %s", in, v->line,
                                hd, (unsigned long long)v->d, v->flags, hd, (unsigned long long)d, fl, line);
