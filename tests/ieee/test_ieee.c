@@ -33,7 +33,7 @@
  *            four IEEE roundings, the flags by fetestexcept (NaN payloads
  *            are the host's own: NaN is compared as NaN).
  *
- * usage: test_ieee [quick|full] [threads]
+ * usage: test_ieee [quick|full] [threads] [part]
  * Prints one line per part with its case count; exits 1 on any mismatch. */
 #include <stdint.h>
 #include <fenv.h>
@@ -878,35 +878,47 @@ static void part_named(void)
     }
 }
 
+/* usage: test_ieee [quick|full] [threads] [part]: part one of decode named
+ * k1 k2 units fused host (all when not given) */
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
     int quick = argc < 2 || strcmp(argv[1], "full");
     int threads = argc > 2 ? atoi(argv[2]) : 0;
+    const char *only = argc > 3 ? argv[3] : NULL;
+#define PART(name) (!only || !strcmp(only, name))
     if (!mpfr_buildopt_tls_p()) threads = 1;         /* MPFR's flags must be per thread */
     double t0 = mma_now();
-    part_decode();
-    part_named();
-    long k1 = 0, k2 = 0;
-    for (int i = 0; i < NOF; i++) {
-        const ofmt *F = &OF[i];
-        if (F->w > 8) continue;
-        k1 += exhaustive(F, 0, quick && F->w == 8, threads);
+    if (PART("decode")) part_decode();
+    if (PART("named")) part_named();
+    if (PART("k1")) {
+        long k1 = 0;
+        for (int i = 0; i < NOF; i++)
+            if (OF[i].w <= 8) k1 += exhaustive(&OF[i], 0, quick && OF[i].w == 8, threads);
+        printf("k1: %ld cases (%s), every rounding, tininess before and after, d and flags as the oracle's\n", k1,
+               quick ? "6- and 4-bit formats whole, 8-bit sampled" : "every (a, b, c) of every format of 8 bits or fewer");
     }
-    printf("k1: %ld cases (%s), every rounding, tininess before and after, d and flags as the oracle's\n", k1,
-           quick ? "6- and 4-bit formats whole, 8-bit sampled" : "every (a, b, c) of every format of 8 bits or fewer");
-    for (int i = 0; i < NOF; i++)
-        if (OF[i].f == MMA_FMT_E5M2 || OF[i].f == MMA_FMT_E4M3) k2 += exhaustive(&OF[i], 1, quick, threads);
-    printf("k2: %ld cases (%s)\n", k2, quick ? "sampled" : "every (a0, a1) of e5m2 and e4m3 with 16 b pairs and 16 c");
-    long un = part_units(quick, threads);
-    printf("units: %ld vectors of %zu units x 6 roundings x %s on %zu suites\n", un, sizeof unit_list / sizeof unit_list[0],
-           quick ? "one option set" : "9 option sets", sizeof suite_list / sizeof suite_list[0]);
-    long fu = part_fused(quick ? 4000 : 400000, threads);
-    printf("fused: %ld vectors: the fused tree (F = 48, exact on e4m3 operands) with the IEEE options equals the ieee tree,\n"
-           "       8 output formats x 6 roundings x 3 option sets\n", fu);
-    long h = part_host(quick ? 100000 : 4000000);
-    printf("host: %ld fmaf/fma cases in 4 roundings, flags by fetestexcept (%ld of them 0*Inf + quiet NaN, where the\n"
-           "      invalid flag is the implementation's choice: compared without it)\n", h, host_impl_defined);
+    if (PART("k2")) {
+        long k2 = 0;
+        for (int i = 0; i < NOF; i++)
+            if (OF[i].f == MMA_FMT_E5M2 || OF[i].f == MMA_FMT_E4M3) k2 += exhaustive(&OF[i], 1, quick, threads);
+        printf("k2: %ld cases (%s)\n", k2, quick ? "sampled" : "every (a0, a1) of e5m2 and e4m3 with 16 b pairs and 16 c");
+    }
+    if (PART("units")) {
+        long un = part_units(quick, threads);
+        printf("units: %ld vectors of %zu units x 6 roundings x %s on %zu suites\n", un, sizeof unit_list / sizeof unit_list[0],
+               quick ? "one option set" : "9 option sets", sizeof suite_list / sizeof suite_list[0]);
+    }
+    if (PART("fused")) {
+        long fu = part_fused(quick ? 4000 : 400000, threads);
+        printf("fused: %ld vectors: the fused tree (F = 48, exact on e4m3 operands) with the IEEE options equals the ieee tree,\n"
+               "       8 output formats x 6 roundings x 3 option sets\n", fu);
+    }
+    if (PART("host")) {
+        long h = part_host(quick ? 100000 : 4000000);
+        printf("host: %ld fmaf/fma cases in 4 roundings, flags by fetestexcept (%ld of them 0*Inf + quiet NaN, where the\n"
+               "      invalid flag is the implementation's choice: compared without it)\n", h, host_impl_defined);
+    }
     printf("test_ieee: %s, %.1f s, %ld mismatches\n", quick ? "quick" : "full", mma_now() - t0, fails);
     return fails ? 1 : 0;
 }
