@@ -18,7 +18,7 @@ CLI_OBJ   := $(patsubst cli/%.c,$(B)/cli/%.o,$(CLI_SRC))
 all: lib $(B)/mmaref
 
 # ---- dependencies: Debian packages, installed when root, else listed -----
-DEB_PKGS := build-essential pkg-config check libmpfr-dev libgmp-dev verilator libsystemc-dev yosys gnuplot-nox xz-utils valgrind bc python3 clang
+DEB_PKGS := build-essential pkg-config check libmpfr-dev libgmp-dev verilator libsystemc-dev yosys gnuplot-nox xz-utils valgrind bc python3 clang python3-dev python3-venv
 deps:
 	@sh scripts/deps.sh $(DEB_PKGS)
 
@@ -87,14 +87,14 @@ test: deps test-unit test-cli test-vectors test-sanitize test-fuzz test-valgrind
 demo: all
 	sh scripts/demo.sh $(B)/mmaref
 
-EXTRA_BENCH ?= metrics-bench tb-bench
+EXTRA_BENCH ?= metrics-bench tb-bench python-bench
 bench: all
 	sh scripts/bench.sh $(B)/mmaref $(EXTRA_BENCH)
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	install -m 644 $(B)/libmmaref.a $(DESTDIR)$(PREFIX)/lib/
-	install -m 644 model/include/mmaref.h model/include/mmaref_vec.h model/include/mmaref_exact.h model/include/mmaref_parallel.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 model/include/mmaref.h model/include/mmaref_vec.h model/include/mmaref_exact.h model/include/mmaref_parallel.h model/include/mmaref_rng.h model/include/mmaref_metrics.h $(DESTDIR)$(PREFIX)/include/
 	install -m 755 $(B)/mmaref $(DESTDIR)$(PREFIX)/bin/
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(shell sed -n 's/#define MMAREF_VERSION "\(.*\)"/\1/p' model/include/mmaref.h)|' \
 	    scripts/mmaref.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/mmaref.pc

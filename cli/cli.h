@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include "mmaref.h"
 #include "mmaref_vec.h"
+#include "mmaref_rng.h"
 
 /* Output written to a temporary file and renamed into place only when the
  * whole command succeeded, so a failed run leaves nothing half-written.
@@ -30,23 +31,10 @@ int cmd_metrics(int argc, char **argv);
 int cmd_gemm(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 
-/* Deterministic generator: one stream per (seed, vector index). */
-typedef struct { uint64_t s[4]; } cli_rng;
-void cli_rng_seed(cli_rng *r, uint64_t seed, uint64_t stream);
-/* xoshiro256**; inline because the suites draw ~150 numbers per vector and
- * the call was a fifth of mmaref gen's time */
-static inline uint64_t cli_rng_next(cli_rng *r)
-{
-    uint64_t *s = r->s;
-    uint64_t x = s[1] * 5, result = ((x << 7) | (x >> 57)) * 9, t = s[1] << 17;
-    s[2] ^= s[0]; s[3] ^= s[1]; s[1] ^= s[2]; s[0] ^= s[3];
-    s[2] ^= t; s[3] = (s[3] << 45) | (s[3] >> 19);
-    return result;
-}
-/* uniform in [0, n): the high half of a 64x64 product (no division) */
-static inline uint64_t cli_rng_below(cli_rng *r, uint64_t n)
-{
-    return (uint64_t)(((unsigned __int128)cli_rng_next(r) * n) >> 64);
-}
+/* The library's generator (mmaref_rng.h) under the names the commands use */
+typedef mma_rng cli_rng;
+#define cli_rng_seed mma_rng_seed
+#define cli_rng_next mma_rng_next
+#define cli_rng_below mma_rng_below
 
 #endif

@@ -13,130 +13,23 @@
  * --ntrun reproduces seed 000: per block of Nc products the instruction
  * output has its low Ntrun bits zeroed before the FP32 add; for each Ntrun
  * the fraction of results that changed (against Ntrun = 0) is reported, and
- * the first Ntrun that changes any result. */
+ * the first Ntrun that changes any result.  The runs are the library's
+ * (mma_gemm_run, mmaref_metrics.h); this file parses and prints. */
 #include "metrics.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define CHUNK 16
-
-enum { M_TC, M_PROMOTE, M_TWOSTAGE, M_N };
-static const char *mode_names[M_N] = {"tc", "promote", "twostage"};
-
 typedef struct {
-    mx_draw *draw;
-    mx_enc **enc;
-    mx_acc acc;
-    uint64_t *blk;
-} tls;
-
-typedef struct {
-    int nu, nm, modes[M_N], k, nc, ntrun, tmax;
-    mma_unit *u;
-    const char **names;
-    int *group;
-    mx_row *rows;            /* nu * nm */
+    const mma_metrics_opts *o;
+    int nu;
+    const mma_unit *u;
+    const char *const *names;
+    const mma_row *rows;     /* nu * nmodes */
     float **chg;             /* ntrun: per unit, count * (tmax + 1) */
-    mx_gen gen;
-    tls *t;
+    int tmax;
 } gctx;
-
-static int ncof(const gctx *x, const mma_unit *u, int mode)
-{
-    return mode == M_TWOSTAGE ? u->k : x->nc;
-}
-
-/* the FP32 (fp64 for fp64-output units) register, promoted every nc */
-static uint64_t promote(const mma_unit *u, const mx_enc *e, int k, int nc, mma_fmt *rf)
-{
-    int ns = mma_unit_nscales(u);
-    if (u->d == MMA_FMT_FP64) {
-        double r = 0;
-        for (int w = 0; w < k; w += nc) {
-            int len = k - w < nc ? k - w : nc;
-            uint64_t d = mx_chain(u, e->c, e->a + w, e->b + w, ns ? e->sa + w / u->block : NULL,
-                                  ns ? e->sb + w / u->block : NULL, len);
-            r += mx_value(u->d, d);
-        }
-        uint64_t b;
-        memcpy(&b, &r, 8);
-        *rf = MMA_FMT_FP64;
-        return b;
-    }
-    float r = 0;
-    for (int w = 0; w < k; w += nc) {
-        int len = k - w < nc ? k - w : nc;
-        uint64_t d = mx_chain(u, e->c, e->a + w, e->b + w, ns ? e->sa + w / u->block : NULL,
-                              ns ? e->sb + w / u->block : NULL, len);
-        r += (float)mx_value(u->d, d);
-    }
-    uint32_t b;
-    memcpy(&b, &r, 4);
-    *rf = MMA_FMT_FP32;
-    return b;
-}
-
-static void chunk(void *vctx, int tid, long lo, long hi)
-{
-    gctx *x = vctx;
-    tls *t = &x->t[tid];
-    for (long i = lo; i < hi; i++) {
-        mx_draw_vector(&x->gen, (uint64_t)i, t->draw);
-        for (int g = 0; g < x->nu; g++) {
-            if (x->group[g] != g) continue;
-            const mma_unit *ug = &x->u[g];
-            mx_enc *e = t->enc[g];
-            mx_encode_draw(&x->gen, ug, t->draw, e);
-            int ns = mma_unit_nscales(ug);
-            mx_val v = {MMA_ZERO, 0, 0, 0, 0};
-            double ref = 0;
-            if (!x->ntrun) {
-                mx_acc_reset(&t->acc);
-                mx_exact_chain(&t->acc, ug, e->c, e->a, e->b, e->sa, e->sb, x->k);
-                v = mx_acc_value(&t->acc);
-                ref = mx_fp32_ref(ug, 0.0, e->a, e->b, ns ? e->sa : NULL, ns ? e->sb : NULL, x->k);
-            }
-            for (int j = g; j < x->nu; j++) {
-                if (x->group[j] != g) continue;
-                const mma_unit *u = &x->u[j];
-                if (x->ntrun) {
-                    /* block outputs once, then every truncation */
-                    int nb = 0;
-                    for (int w = 0; w < x->k; w += x->nc, nb++) {
-                        int len = x->k - w < x->nc ? x->k - w : x->nc;
-                        t->blk[nb] = mx_chain(u, e->c, e->a + w, e->b + w, ns ? e->sa + w / u->block : NULL,
-                                              ns ? e->sb + w / u->block : NULL, len);
-                    }
-                    float *out = x->chg[j] + (size_t)i * (size_t)(x->tmax + 1);
-                    float r0 = 0;
-                    for (int tr = 0; tr <= x->tmax; tr++) {
-                        float r = 0;
-                        uint64_t mask = ~(((uint64_t)1 << tr) - 1);
-                        for (int b = 0; b < nb; b++) r += (float)mx_value(u->d, t->blk[b] & mask);
-                        if (tr == 0) r0 = r;
-                        uint32_t b0, b1;
-                        memcpy(&b0, &r0, 4);
-                        memcpy(&b1, &r, 4);
-                        out[tr] = b0 == b1 ? 0.0f : r0 != 0 ? fabsf((r - r0) / r0) : INFINITY;
-                    }
-                    continue;
-                }
-                for (int m = 0; m < x->nm; m++) {
-                    int mode = x->modes[m];
-                    uint64_t d;
-                    mma_fmt rf = u->d;
-                    if (mode == M_TC) d = mx_chain(u, e->c, e->a, e->b, e->sa, e->sb, x->k);
-                    else d = promote(u, e, x->k, ncof(x, u, mode), &rf);
-                    mx_res r;
-                    mx_result(rf, d, &t->acc, v, ref, 1, &r);
-                    mx_row_put(&x->rows[j * x->nm + m], i, &r);
-                }
-            }
-        }
-    }
-}
 
 static void usage(void)
 {
@@ -147,29 +40,35 @@ static void usage(void)
         "       mmaref gemm <instr|config>... --k K --ntrun [--nc N] ...   (seed 000's truncation sweep)\n"
         "  modes: tc (accumulator only), promote (FP32 add every Nc products, default 128),\n"
         "         twostage (each call from c=0, FP32 add after every call)\n"
-        "  distributions: %s (default normal, scale 1); count 1000, seed 1 by default\n", mx_dist_list());
+        "  distributions: %s (default normal, scale 1); count 1000, seed 1 by default\n", mma_dist_list());
 }
 
-static void header(FILE *f, mx_outfmt of, const gctx *x, long count, long seed, double scale, mma_fmt quant)
+static void header(FILE *f, mx_outfmt of, const gctx *x)
 {
+    const mma_metrics_opts *o = x->o;
     if (of != MX_OUT_TABLE) return;
-    fprintf(f, "# mmaref gemm%s: K=%d dist=%s scale=%g count=%ld seed=%ld c=0%s%s", x->ntrun ? " --ntrun" : "",
-            x->k, mx_dist_name(x->gen.dist), scale, count, seed, quant ? " quant=" : "", quant ? mma_format(quant)->name : "");
-    if (x->ntrun || x->modes[0] != M_TC || x->nm > 1) fprintf(f, " nc=%d", x->nc);
+    fprintf(f, "# mmaref gemm%s: K=%d dist=%s scale=%g count=%ld seed=%ld c=0%s%s", o->ntrun ? " --ntrun" : "",
+            o->k, mma_dist_name(o->dist), o->scale, o->count, (long)o->seed, o->quant ? " quant=" : "",
+            o->quant ? mma_format(o->quant)->name : "");
+    if (o->ntrun || o->modes[0] != MMA_GEMM_TC || o->nmodes > 1) fprintf(f, " nc=%d", o->nc);
     fputc('\n', f);
 }
 
-static void print_gemm(FILE *f, mx_outfmt of, const gctx *x, long count, long seed, double scale, mma_fmt quant)
+static void print_gemm(FILE *f, mx_outfmt of, const gctx *x)
 {
-    static const char *cols[] = {"unit", "mode", "nc", "out", "n", "special", "agg_rel", "mean_rel",
-                                 "p50_rel", "p99_rel", "max_rel", "p50_abs", "p90_abs", "p99_abs",
-                                 "p99.9_abs", "max_abs", "bias_rel", "mean_ulp", "max_ulp", "not_cr", "ne_fp32"};
-    enum { NC = sizeof cols / sizeof cols[0] };
-    int nr = x->nu * x->nm;
-    header(f, of, x, count, seed, scale, quant);
+    enum { NC = 4 + MMA_GEMM_NFIG };
+    const char *cols[NC] = {"unit", "mode", "nc", "out"};
+    for (int c = 4; c < NC; c++) cols[c] = mma_gemm_figure[c - 4].name;
+    const mma_metrics_opts *o = x->o;
+    long count = o->count, seed = (long)o->seed;
+    double scale = o->scale;
+    mma_fmt quant = o->quant;
+    const char *dn = mma_dist_name(o->dist);
+    int nm = o->nmodes, nr = x->nu * nm;
+    header(f, of, x);
     if (of == MX_OUT_JSON)
         fprintf(f, "{\"command\":\"gemm\",\"k\":%d,\"dist\":\"%s\",\"scale\":%.17g,\"count\":%ld,\"seed\":%ld,\"quant\":%s%s%s,\"rows\":[",
-                x->k, mx_dist_name(x->gen.dist), scale, count, seed, quant ? "\"" : "", quant ? mma_format(quant)->name : "null", quant ? "\"" : "");
+                o->k, dn, scale, count, seed, quant ? "\"" : "", quant ? mma_format(quant)->name : "null", quant ? "\"" : "");
     if (of == MX_OUT_CSV) {
         fprintf(f, "unit,config,k,dist,scale,count,seed");
         for (int c = 1; c < NC; c++) fprintf(f, ",%s", cols[c]);
@@ -178,58 +77,45 @@ static void print_gemm(FILE *f, mx_outfmt of, const gctx *x, long count, long se
     char **cells = calloc((size_t)(nr + 1) * NC, sizeof *cells);
     for (int c = 0; c < NC; c++) cells[c] = mx_fmt("%s", cols[c]);
     for (int ri = 0; ri < nr; ri++) {
-        const mx_row *r = &x->rows[ri];
-        const mma_unit *u = &x->u[ri / x->nm];
-        int mode = x->modes[ri % x->nm];
-        const mx_part *t = &r->tot;
-        double n = (double)t->n, v[NC];
-        for (int c = 0; c < NC; c++) v[c] = NAN;
-        v[2] = mode == M_TC ? NAN : ncof(x, u, mode);
-        v[4] = n; v[5] = (double)t->special;
-        if (t->n) {
-            v[6] = t->sum_mag > 0 ? t->sum_abs / t->sum_mag : NAN;
-            v[7] = t->n > t->relinf ? t->sum_rel / (double)(t->n - t->relinf) : NAN;
-            v[8] = r->prel[0]; v[9] = r->prel[2];
-            v[10] = t->n > t->relinf ? t->max_rel : NAN;
-            for (int q = 0; q < 4; q++) v[11 + q] = r->pabs[q];
-            v[15] = t->max_abs;
-            v[16] = t->sum_mag > 0 ? t->sum_sabs / t->sum_mag : NAN;
-            v[17] = t->sum_ulp / n; v[18] = t->max_ulp;
-            v[19] = (double)t->notcr / n; v[20] = (double)t->nefp32 / n;
-        }
-        const char *out = mode == M_TC ? mma_format(u->d)->name : u->d == MMA_FMT_FP64 ? "fp64" : "fp32";
+        const mma_row *r = &x->rows[ri];
+        const char *label = x->names[ri / nm];
+        int tc = o->modes[ri % nm] == MMA_GEMM_TC;
+        double v[NC];
+        v[2] = tc ? NAN : r->nc;
+        mma_gemm_figures(r, v + 4);
+        const char *out = mma_format(r->out)->name;
         if (of == MX_OUT_JSON) {
             fprintf(f, "%s{\"unit\":", ri ? "," : "");
-            mx_json_str(f, r->label);
+            mx_json_str(f, label);
             fprintf(f, ",\"config\":");
             mx_json_str(f, r->config);
-            fprintf(f, ",\"mode\":\"%s\",\"out\":\"%s\"", mode_names[mode], out);
+            fprintf(f, ",\"mode\":\"%s\",\"out\":\"%s\"", r->mode, out);
             for (int c = 2; c < NC; c++) {
                 if (c == 3) continue;
                 if (v[c] != v[c]) fprintf(f, ",\"%s\":null", cols[c]);
-                else if (c == 2 || c == 4 || c == 5) fprintf(f, ",\"%s\":%ld", cols[c], (long)v[c]);
+                else if (c == 2 || mma_gemm_figure[c - 4].is_count) fprintf(f, ",\"%s\":%ld", cols[c], (long)v[c]);
                 else fprintf(f, ",\"%s\":%.9g", cols[c], v[c]);
             }
             fputc('}', f);
         } else if (of == MX_OUT_CSV) {
-            mx_csv_str(f, r->label); fputc(',', f);
+            mx_csv_str(f, label); fputc(',', f);
             mx_csv_str(f, r->config);
-            fprintf(f, ",%d,%s,%.17g,%ld,%ld,%s", x->k, mx_dist_name(x->gen.dist), scale, count, seed, mode_names[mode]);
+            fprintf(f, ",%d,%s,%.17g,%ld,%ld,%s", o->k, dn, scale, count, seed, r->mode);
             for (int c = 2; c < NC; c++) {
                 if (c == 3) { fprintf(f, ",%s", out); continue; }
                 if (v[c] != v[c]) fprintf(f, ",");
-                else if (c == 2 || c == 4 || c == 5) fprintf(f, ",%ld", (long)v[c]);
+                else if (c == 2 || mma_gemm_figure[c - 4].is_count) fprintf(f, ",%ld", (long)v[c]);
                 else fprintf(f, ",%.9g", v[c]);
             }
             fputc('\n', f);
         } else {
             char b[32];
             char **row = cells + (size_t)(ri + 1) * NC;
-            row[0] = mx_fmt("%s", r->label);
-            row[1] = mx_fmt("%s", mode_names[mode]);
-            row[2] = mode == M_TC ? mx_fmt("-") : mx_fmt("%d", ncof(x, u, mode));
+            row[0] = mx_fmt("%s", label);
+            row[1] = mx_fmt("%s", r->mode);
+            row[2] = tc ? mx_fmt("-") : mx_fmt("%d", r->nc);
             row[3] = mx_fmt("%s", out);
-            for (int c = 4; c < NC; c++) row[c] = c <= 5 ? mx_fmt("%ld", (long)v[c]) : mx_fmt("%s", mx_g(v[c], b));
+            for (int c = 4; c < NC; c++) row[c] = mma_gemm_figure[c - 4].is_count ? mx_fmt("%ld", (long)v[c]) : mx_fmt("%s", mx_g(v[c], b));
         }
     }
     if (of == MX_OUT_JSON) fprintf(f, "]}\n");
@@ -243,12 +129,15 @@ static void print_gemm(FILE *f, mx_outfmt of, const gctx *x, long count, long se
     free(cells);
 }
 
-static void print_ntrun(FILE *f, mx_outfmt of, const gctx *x, long count, long seed, double scale, mma_fmt quant)
+static void print_ntrun(FILE *f, mx_outfmt of, const gctx *x)
 {
-    header(f, of, x, count, seed, scale, quant);
+    const mma_metrics_opts *o = x->o;
+    long count = o->count, seed = (long)o->seed;
+    const char *dn = mma_dist_name(o->dist);
+    header(f, of, x);
     if (of == MX_OUT_JSON)
         fprintf(f, "{\"command\":\"gemm\",\"ntrun\":true,\"k\":%d,\"nc\":%d,\"dist\":\"%s\",\"scale\":%.17g,\"count\":%ld,\"seed\":%ld,\"units\":[",
-                x->k, x->nc, mx_dist_name(x->gen.dist), scale, count, seed);
+                o->k, o->nc, dn, o->scale, count, seed);
     if (of == MX_OUT_CSV) fprintf(f, "unit,k,nc,dist,count,seed,ntrun,changed,max_rel_change,mean_rel_change\n");
     int T = x->tmax + 1;
     int nr = x->nu * T;
@@ -256,38 +145,28 @@ static void print_ntrun(FILE *f, mx_outfmt of, const gctx *x, long count, long s
     const char *cols[5] = {"unit", "ntrun", "changed", "max_rel_change", "mean_rel_change"};
     for (int c = 0; c < 5; c++) cells[c] = mx_fmt("%s", cols[c]);
     int *first = calloc((size_t)x->nu, sizeof *first);
+    double *fr = calloc((size_t)T, sizeof *fr), *mx = calloc((size_t)T, sizeof *mx), *mean = calloc((size_t)T, sizeof *mean);
     for (int j = 0; j < x->nu; j++) {
-        first[j] = -1;
+        first[j] = mma_ntrun_summary(x->chg[j], count, x->tmax, fr, mx, mean);
         if (of == MX_OUT_JSON) {
             fprintf(f, "%s{\"unit\":", j ? "," : "");
             mx_json_str(f, x->names[j]);
             fprintf(f, ",\"sweep\":[");
         }
         for (int tr = 0; tr < T; tr++) {
-            long changed = 0, n = 0;
-            double mx = 0, sum = 0;
-            for (long i = 0; i < count; i++) {
-                float c = x->chg[j][(size_t)i * (size_t)T + (size_t)tr];
-                n++;
-                if (c != 0) changed++;
-                if (c > mx) mx = c;
-                if (isfinite(c)) sum += c;
-            }
-            if (changed && first[j] < 0) first[j] = tr;
-            double fr = n ? (double)changed / (double)n : 0, mean = n ? sum / (double)n : 0;
             char b1[32], b2[32];
             if (of == MX_OUT_JSON)
-                fprintf(f, "%s{\"ntrun\":%d,\"changed\":%.9g,\"max_rel_change\":%.9g,\"mean_rel_change\":%.9g}", tr ? "," : "", tr, fr, mx, mean);
+                fprintf(f, "%s{\"ntrun\":%d,\"changed\":%.9g,\"max_rel_change\":%.9g,\"mean_rel_change\":%.9g}", tr ? "," : "", tr, fr[tr], mx[tr], mean[tr]);
             else if (of == MX_OUT_CSV) {
                 mx_csv_str(f, x->names[j]);
-                fprintf(f, ",%d,%d,%s,%ld,%ld,%d,%.9g,%.9g,%.9g\n", x->k, x->nc, mx_dist_name(x->gen.dist), count, seed, tr, fr, mx, mean);
+                fprintf(f, ",%d,%d,%s,%ld,%ld,%d,%.9g,%.9g,%.9g\n", o->k, o->nc, dn, count, seed, tr, fr[tr], mx[tr], mean[tr]);
             } else {
                 char **row = cells + (size_t)(1 + j * T + tr) * 5;
                 row[0] = mx_fmt("%s", x->names[j]);
                 row[1] = mx_fmt("%d", tr);
-                row[2] = mx_fmt("%.4g", fr);
-                row[3] = mx_fmt("%s", mx_g(mx, b1));
-                row[4] = mx_fmt("%s", mx_g(mean, b2));
+                row[2] = mx_fmt("%.4g", fr[tr]);
+                row[3] = mx_fmt("%s", mx_g(mx[tr], b1));
+                row[4] = mx_fmt("%s", mx_g(mean[tr], b2));
             }
         }
         if (of == MX_OUT_JSON) fprintf(f, "],\"first_change\":%d}", first[j]);
@@ -303,52 +182,38 @@ static void print_ntrun(FILE *f, mx_outfmt of, const gctx *x, long count, long s
     }
     for (int i = 0; i < (nr + 1) * 5; i++) free(cells[i]);
     free(cells);
-    free(first);
+    free(first); free(fr); free(mx); free(mean);
 }
 
 int cmd_gemm(int argc, char **argv)
 {
     const char *names[64];
     int nu = 0, ntrun = 0, have_nc = 0;
-    long count = 1000, k = 0, threads = mx_default_threads(), seed = 1, nc = 128;
-    double scale = 1.0;
-    mx_dist dist = MX_NORMAL;
-    mma_fmt quant = MMA_FMT_NONE;
+    long nc = 128;
     mx_outfmt of = MX_OUT_TABLE;
-    int modes[M_N], nm = 0;
+    mma_gemm_mode modes[MMA_GEMM_NMODES];
+    int nm = 0;
+    mma_metrics_opts opt;
+    mma_metrics_defaults(&opt);
+    opt.count = 1000;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--dist") && v) {
-            if (mx_dist_parse(v, &dist)) {
-                fprintf(stderr, "mmaref gemm: unknown distribution '%s' (one of: %s)\n", v, mx_dist_list());
-                return 2;
-            }
-            i++;
-        }
-        else if (!strcmp(a, "--mode") && v) {
+        int c = mx_common_option("gemm", a, v, 1L << 32, &opt);
+        if (c < 0) return 2;
+        if (c) { i++; continue; }
+        if (!strcmp(a, "--mode") && v) {
             char buf[256];
             snprintf(buf, sizeof buf, "%s", v);
             for (char *sv = NULL, *tok = strtok_r(buf, ",", &sv); tok; tok = strtok_r(NULL, ",", &sv)) {
-                int m = -1;
-                for (int q = 0; q < M_N; q++) if (!strcmp(tok, mode_names[q])) m = q;
-                if (m < 0) { fprintf(stderr, "mmaref gemm: unknown mode '%s' (tc, promote, twostage)\n", tok); return 2; }
+                mma_gemm_mode m;
+                if (mma_gemm_mode_parse(tok, &m)) { fprintf(stderr, "mmaref gemm: unknown mode '%s' (tc, promote, twostage)\n", tok); return 2; }
                 int dup = 0;
                 for (int q = 0; q < nm; q++) dup |= modes[q] == m;
                 if (!dup) modes[nm++] = m;
             }
             i++;
         }
-        else if (!strcmp(a, "--count") && v) { if (mx_parse_long("gemm", a, v, 1, 1L << 32, &count)) return 2; i++; }
-        else if (!strcmp(a, "--seed") && v) { if (mx_parse_long("gemm", a, v, 0, 0x7fffffffffffffffL, &seed)) return 2; i++; }
-        else if (!strcmp(a, "--k") && v) { if (mx_parse_long("gemm", a, v, 1, 1L << 24, &k)) return 2; i++; }
         else if (!strcmp(a, "--nc") && v) { if (mx_parse_long("gemm", a, v, 1, 1L << 24, &nc)) return 2; have_nc = 1; i++; }
-        else if (!strcmp(a, "--threads") && v) { if (mx_parse_long("gemm", a, v, 1, 1024, &threads)) return 2; i++; }
-        else if (!strcmp(a, "--scale") && v) { if (mx_parse_double("gemm", a, v, &scale)) return 2; i++; }
-        else if (!strcmp(a, "--quant") && v) {
-            quant = mma_format_by_name(v);
-            if (!quant || mma_format(quant)->width > 32) { fprintf(stderr, "mmaref gemm: --quant needs an input format (e4m3, fp16, ...), got '%s'\n", v); return 2; }
-            i++;
-        }
         else if (!strcmp(a, "--ntrun")) ntrun = 1;
         else if (!strcmp(a, "--csv")) of = MX_OUT_CSV;
         else if (!strcmp(a, "--json")) of = MX_OUT_JSON;
@@ -361,94 +226,57 @@ int cmd_gemm(int argc, char **argv)
         else if (nu < 64) names[nu++] = a;
         else { fprintf(stderr, "mmaref gemm: at most 64 units\n"); return 2; }
     }
+    long k = opt.k;
     if (!nu || !k) {
         if (nu && !k) fprintf(stderr, "mmaref gemm: --k K (the GEMM depth) is required\n");
         usage();
         return 2;
     }
-    if (!nm) modes[nm++] = M_TC;
-    gctx x;
-    memset(&x, 0, sizeof x);
-    x.nu = nu;
-    x.nm = ntrun ? 1 : nm;
-    memcpy(x.modes, modes, sizeof modes);
-    x.k = (int)k;
-    x.ntrun = ntrun;
-    x.names = names;
-    x.u = calloc((size_t)nu, sizeof *x.u);
-    x.group = calloc((size_t)nu, sizeof *x.group);
-    int rc = 2;
-    if (!x.u || !x.group) { fprintf(stderr, "mmaref: out of memory\n"); goto out; }
-    int uses_nc = ntrun;
-    for (int m = 0; m < nm; m++) uses_nc |= modes[m] == M_PROMOTE;
+    if (!nm) modes[nm++] = MMA_GEMM_TC;
+    mma_unit *u = calloc((size_t)nu, sizeof *u);
+    mma_row *rows = NULL;
+    float **chg = NULL;
+    int rc = 2, ran = 0, uses_nc = ntrun;
+    if (!u) { fprintf(stderr, "mmaref: out of memory\n"); goto out; }
+    for (int m = 0; m < nm; m++) uses_nc |= modes[m] == MMA_GEMM_PROMOTE;
     for (int j = 0; j < nu; j++) {
-        if (cli_unit(names[j], &x.u[j])) goto out;
-        const mma_unit *u = &x.u[j];
-        if (k % u->k) { fprintf(stderr, "mmaref gemm: --k %ld is not a multiple of %s's K=%d\n", k, names[j], u->k); goto out; }
-        if (ntrun && u->d == MMA_FMT_FP64) { fprintf(stderr, "mmaref gemm: --ntrun needs an fp32, fp16 or bf16 output (%s gives fp64)\n", names[j]); goto out; }
-        x.group[j] = j;
-        for (int i = 0; i < j; i++) if (x.group[i] == i && mx_same_inputs(&x.u[i], u)) { x.group[j] = i; break; }
+        if (cli_unit(names[j], &u[j])) goto out;
+        if (k % u[j].k) { fprintf(stderr, "mmaref gemm: --k %ld is not a multiple of %s's K=%d\n", k, names[j], u[j].k); goto out; }
+        if (ntrun && u[j].d == MMA_FMT_FP64) { fprintf(stderr, "mmaref gemm: --ntrun needs an fp32, fp16 or bf16 output (%s gives fp64)\n", names[j]); goto out; }
     }
     if (ntrun && !have_nc) {
         /* default block: the largest instruction K (seed 000's BLOCK_K is 32) */
         nc = 0;
-        for (int j = 0; j < nu; j++) if (x.u[j].k > nc) nc = x.u[j].k;
+        for (int j = 0; j < nu; j++) if (u[j].k > nc) nc = u[j].k;
     }
     for (int j = 0; j < nu; j++)
-        if (uses_nc && nc % x.u[j].k) {
-            fprintf(stderr, "mmaref gemm: --nc %ld is not a multiple of %s's K=%d\n", nc, names[j], x.u[j].k);
+        if (uses_nc && nc % u[j].k) {
+            fprintf(stderr, "mmaref gemm: --nc %ld is not a multiple of %s's K=%d\n", nc, names[j], u[j].k);
             goto out;
         }
-    x.nc = (int)nc;
-    if (ntrun) {
-        x.tmax = 0;
-        for (int j = 0; j < nu; j++) if (mma_format(x.u[j].d)->mbits > x.tmax) x.tmax = mma_format(x.u[j].d)->mbits;
-        if (!(x.chg = calloc((size_t)nu, sizeof *x.chg))) { fprintf(stderr, "mmaref: out of memory\n"); goto out; }
-        for (int j = 0; j < nu; j++) {
-            x.chg[j] = calloc((size_t)count * (size_t)(x.tmax + 1), sizeof(float));
-            if (!x.chg[j]) { fprintf(stderr, "mmaref: out of memory\n"); goto out; }
-        }
-    } else {
-        x.rows = calloc((size_t)nu * (size_t)x.nm, sizeof *x.rows);
-        if (!x.rows) { fprintf(stderr, "mmaref: out of memory\n"); goto out; }
-        for (int j = 0; j < nu; j++)
-            for (int m = 0; m < x.nm; m++) {
-                mx_row *r = &x.rows[j * x.nm + m];
-                snprintf(r->label, sizeof r->label, "%s", names[j]);
-                mma_unit_config(&x.u[j], r->config, sizeof r->config);
-                snprintf(r->mode, sizeof r->mode, "%s", mode_names[modes[m]]);
-                if (mx_row_init(r, count, CHUNK, 1)) goto out;
-            }
+    opt.nmodes = ntrun ? 1 : nm;
+    memcpy(opt.modes, modes, sizeof modes);
+    opt.nc = (int)nc;
+    opt.ntrun = ntrun;
+    progress_line pl;
+    mx_progress(&opt, &pl, "gemm", (double)nu * opt.nmodes);
+    gctx x = {&opt, nu, u, names, NULL, NULL, 0};
+    if (!(rows = calloc((size_t)nu * (size_t)nm, sizeof *rows)) || !(chg = calloc((size_t)nu, sizeof *chg))) {
+        fprintf(stderr, "mmaref: out of memory\n");
+        goto out;
     }
-    if (mx_gen_init(&x.gen, dist, scale, (int)k, (uint64_t)seed, 1, quant)) { fprintf(stderr, "mmaref: out of memory\n"); goto out; }
-    if (!(x.t = calloc((size_t)threads, sizeof *x.t))) { fprintf(stderr, "mmaref: out of memory\n"); goto out; }
-    for (int t = 0; t < threads; t++) {
-        x.t[t].draw = mx_draw_new((int)k);
-        x.t[t].enc = calloc((size_t)nu, sizeof *x.t[t].enc);
-        x.t[t].blk = calloc((size_t)k + 1, sizeof *x.t[t].blk);
-        if (!x.t[t].draw || !x.t[t].enc || !x.t[t].blk) { fprintf(stderr, "mmaref: out of memory\n"); goto out; }
-        for (int j = 0; j < nu; j++) if (x.group[j] == j && !(x.t[t].enc[j] = mx_enc_new((int)k))) { fprintf(stderr, "mmaref: out of memory\n"); goto out; }
-        mx_acc_clear(&x.t[t].acc);
-    }
-    mx_parallel(count, CHUNK, (int)threads, chunk, &x, "gemm", (double)nu * x.nm);
-    if (ntrun) print_ntrun(stdout, of, &x, count, seed, scale, quant);
-    else {
-        for (int r = 0; r < nu * x.nm; r++) mx_row_finish(&x.rows[r]);
-        print_gemm(stdout, of, &x, count, seed, scale, quant);
-    }
+    char err[1024];
+    if (mma_gemm_run(&opt, u, nu, rows, chg, &x.tmax, err, sizeof err)) { fprintf(stderr, "mmaref gemm: %s\n", err); goto out; }
+    ran = 1;
+    x.rows = rows;
+    x.chg = chg;
+    if (ntrun) print_ntrun(stdout, of, &x);
+    else print_gemm(stdout, of, &x);
     rc = 0;
 out:
-    if (x.t)
-        for (int t = 0; t < threads; t++) {
-            mx_draw_free(x.t[t].draw);
-            if (x.t[t].enc) for (int j = 0; j < nu; j++) mx_enc_free(x.t[t].enc[j]);
-            free(x.t[t].enc);
-            free(x.t[t].blk);
-        }
-    if (x.rows) for (int r = 0; r < nu * x.nm; r++) mx_row_free(&x.rows[r]);
-    if (x.chg) for (int j = 0; j < nu; j++) free(x.chg[j]);
-    free(x.chg); free(x.rows); free(x.t); free(x.u); free(x.group);
-    mx_gen_free(&x.gen);
+    if (ran && !ntrun) for (int r = 0; r < nu * nm; r++) mma_row_free(&rows[r]);
+    if (chg) for (int j = 0; j < nu; j++) free(chg[j]);
+    free(chg); free(rows); free(u);
     if (fflush(stdout)) rc = 2;
     return rc;
 }

@@ -1,4 +1,5 @@
-/* mmaref metrics: error statistics of units against the exact result.
+/* mmaref metrics: error statistics of units against the exact result
+ * (the run is the library's mma_metrics_run; this file parses and prints).
  *
  *   mmaref metrics <instr|config>... [--dist D] [--count N] [--seed S] [--k K]
  *                  [--scale X] [--zero-c] [--quant FMT] [--threads T]
@@ -9,90 +10,8 @@
  * sum kept in the unit's accumulator.  See docs/accuracy.md. */
 #include "metrics.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define CHUNK 1024
-
-/* d converted into the unit's c format (the identity when they agree) */
-uint64_t mx_to_c(const mma_unit *u, uint64_t d)
-{
-    if (u->c == u->d) return d;
-    return mx_quantize(u->c, mx_value(u->d, d));
-}
-
-uint64_t mx_chain(const mma_unit *u, uint64_t c, const uint64_t *a, const uint64_t *b,
-                  const uint64_t *sa, const uint64_t *sb, int k)
-{
-    int ns = mma_unit_nscales(u);
-    uint64_t d = c;
-    for (int s = 0; s < k; s += u->k) {
-        d = mma_dot(u, c, a + s, b + s, ns ? sa + s / u->block : NULL, ns ? sb + s / u->block : NULL);
-        c = mx_to_c(u, d);
-    }
-    return d;
-}
-
-void mx_exact_chain(mx_acc *acc, const mma_unit *u, uint64_t c, const uint64_t *a,
-                    const uint64_t *b, const uint64_t *sa, const uint64_t *sb, int k)
-{
-    int ns = mma_unit_nscales(u);
-    for (int s = 0; s < k; s += u->k)
-        mx_acc_dot(acc, u, c, a + s, b + s, ns ? sa + s / u->block : NULL,
-                   ns ? sb + s / u->block : NULL, s == 0);
-}
-
-int mx_same_inputs(const mma_unit *x, const mma_unit *y)
-{
-    return x->a == y->a && x->b == y->b && x->c == y->c && x->scale == y->scale &&
-           (x->scale == MMA_FMT_NONE || x->block == y->block);
-}
-
-/* ---- the run ----------------------------------------------------------- */
-typedef struct {
-    mx_draw *draw;
-    mx_enc **enc;          /* per group */
-    mx_acc acc;
-} tls;
-
-typedef struct {
-    int nu;
-    mma_unit *u;
-    int *group;            /* group leader index per unit */
-    mx_row *rows;
-    mx_gen gen;
-    int k;
-    tls *t;
-} run_ctx;
-
-static void chunk(void *vctx, int tid, long lo, long hi)
-{
-    run_ctx *x = vctx;
-    tls *t = &x->t[tid];
-    for (long i = lo; i < hi; i++) {
-        mx_draw_vector(&x->gen, (uint64_t)i, t->draw);
-        for (int g = 0; g < x->nu; g++) {
-            if (x->group[g] != g) continue;
-            const mma_unit *ug = &x->u[g];
-            mx_enc *e = t->enc[g];
-            mx_encode_draw(&x->gen, ug, t->draw, e);
-            mx_acc_reset(&t->acc);
-            mx_exact_chain(&t->acc, ug, e->c, e->a, e->b, e->sa, e->sb, x->k);
-            mx_val v = mx_acc_value(&t->acc);
-            int ns = mma_unit_nscales(ug);
-            double ref = mx_fp32_ref(ug, mx_value(ug->c, e->c), e->a, e->b, ns ? e->sa : NULL, ns ? e->sb : NULL, x->k);
-            for (int j = g; j < x->nu; j++) {
-                if (x->group[j] != g) continue;
-                const mma_unit *u = &x->u[j];
-                uint64_t d = mx_chain(u, e->c, e->a, e->b, e->sa, e->sb, x->k);
-                mx_res r;
-                mx_result(u->d, d, &t->acc, v, ref, 1, &r);
-                mx_row_put(&x->rows[j], i, &r);
-            }
-        }
-    }
-}
 
 static void usage(void)
 {
@@ -101,20 +20,24 @@ static void usage(void)
         "         [--k K] [--scale X] [--zero-c] [--quant FMT] [--threads T] [--csv|--json]\n"
         "         [--hist FILE [--hist-bins B]]\n"
         "  distributions: %s (default normal, scale 1); count 100000, seed 1 by default\n"
-        "  mmaref metrics --gemm ... is mmaref gemm ...\n", mx_dist_list());
+        "  mmaref metrics --gemm ... is mmaref gemm ...\n", mma_dist_list());
 }
 
-static void print_metrics(FILE *f, mx_outfmt of, const run_ctx *x, long count, uint64_t seed,
-                          double scale, int zero_c, mma_fmt quant)
+static void print_metrics(FILE *f, mx_outfmt of, const mma_metrics_opts *o, const mma_unit *u, int nu,
+                          const mma_row *rows, const char *const *labels)
 {
-    static const char *cols[] = {"unit", "out", "n", "special", "sp_diff", "max_ulp", "mean_ulp",
-                                 "p50_ulp", "p90_ulp", "p99_ulp", "p99.9_ulp", "bias_ulp",
-                                 "max_rel", "mean_rel", "rel_inf", "not_cr", "ne_fp32"};
-    enum { NC = sizeof cols / sizeof cols[0] };
-    const char *dn = mx_dist_name(x->gen.dist);
+    enum { NC = 2 + MMA_METRICS_NFIG };
+    const char *cols[NC] = {"unit", "out"};
+    for (int c = 2; c < NC; c++) cols[c] = mma_metrics_figure[c - 2].name;
+    const char *dn = mma_dist_name(o->dist);
+    long count = o->count;
+    uint64_t seed = o->seed;
+    double scale = o->scale;
+    int zero_c = o->zero_c;
+    mma_fmt quant = o->quant;
     if (of == MX_OUT_JSON) {
         fprintf(f, "{\"command\":\"metrics\",\"dist\":\"%s\",\"scale\":%.17g,\"k\":%d,\"count\":%ld,"
-                   "\"seed\":%llu,\"zero_c\":%s,\"quant\":", dn, scale, x->k, count,
+                   "\"seed\":%llu,\"zero_c\":%s,\"quant\":", dn, scale, o->k, count,
                 (unsigned long long)seed, zero_c ? "true" : "false");
         if (quant) fprintf(f, "\"%s\"", mma_format(quant)->name); else fprintf(f, "null");
         fprintf(f, ",\"units\":[");
@@ -124,68 +47,58 @@ static void print_metrics(FILE *f, mx_outfmt of, const run_ctx *x, long count, u
         fputc('\n', f);
     } else {
         fprintf(f, "# mmaref metrics: dist=%s scale=%g k=%d count=%ld seed=%llu c=%s%s%s\n", dn, scale,
-                x->k, count, (unsigned long long)seed, zero_c ? "0" : (x->gen.dist == MX_CANCEL ? "-sum*(1+eta)" : "drawn"),
+                o->k, count, (unsigned long long)seed, zero_c ? "0" : (o->dist == MMA_DIST_CANCEL ? "-sum*(1+eta)" : "drawn"),
                 quant ? " quant=" : "", quant ? mma_format(quant)->name : "");
     }
-    char **cells = calloc((size_t)(x->nu + 1) * NC, sizeof *cells);
+    char **cells = calloc((size_t)(nu + 1) * NC, sizeof *cells);
     for (int c = 0; c < NC; c++) cells[c] = mx_fmt("%s", cols[c]);
-    for (int j = 0; j < x->nu; j++) {
-        const mx_row *r = &x->rows[j];
-        const mx_part *t = &r->tot;
-        double n = (double)t->n;
+    for (int j = 0; j < nu; j++) {
+        const mma_row *r = &rows[j];
         double v[NC];
-        v[2] = (double)t->n; v[3] = (double)t->special; v[4] = (double)t->spmismatch;
-        v[5] = t->n ? t->max_ulp : NAN; v[6] = t->n ? t->sum_ulp / n : NAN;
-        for (int q = 0; q < 4; q++) v[7 + q] = r->pulp[q];
-        v[11] = t->n ? t->sum_sulp / n : NAN;
-        v[12] = t->n > t->relinf ? t->max_rel : NAN;
-        v[13] = t->n > t->relinf ? t->sum_rel / (double)(t->n - t->relinf) : NAN;
-        v[14] = (double)t->relinf;
-        v[15] = t->n ? (double)t->notcr / n : NAN;
-        v[16] = t->n ? (double)t->nefp32 / n : NAN;
-        const char *out = mma_format(x->u[j].d)->name;
+        mma_metrics_figures(r, v + 2);
+        const char *out = mma_format(u[j].d)->name;
         char outs[32];
-        if (x->u[j].p != mma_format(x->u[j].d)->mbits) snprintf(outs, sizeof outs, "%s(p=%d)", out, x->u[j].p);
+        if (u[j].p != mma_format(u[j].d)->mbits) snprintf(outs, sizeof outs, "%s(p=%d)", out, u[j].p);
         else snprintf(outs, sizeof outs, "%s", out);
         if (of == MX_OUT_JSON) {
             fprintf(f, "%s{\"unit\":", j ? "," : "");
-            mx_json_str(f, r->label);
+            mx_json_str(f, labels[j]);
             fprintf(f, ",\"config\":");
             mx_json_str(f, r->config);
             fprintf(f, ",\"out\":\"%s\"", outs);
             for (int c = 2; c < NC; c++) {
                 if (v[c] != v[c]) fprintf(f, ",\"%s\":null", cols[c]);
-                else if (c <= 4 || c == 14) fprintf(f, ",\"%s\":%ld", cols[c], (long)v[c]);
+                else if (mma_metrics_figure[c - 2].is_count) fprintf(f, ",\"%s\":%ld", cols[c], (long)v[c]);
                 else fprintf(f, ",\"%s\":%.9g", cols[c], v[c]);
             }
             fprintf(f, "}");
         } else if (of == MX_OUT_CSV) {
-            mx_csv_str(f, r->label); fputc(',', f);
+            mx_csv_str(f, labels[j]); fputc(',', f);
             mx_csv_str(f, r->config);
-            fprintf(f, ",%s,%s,%.17g,%d,%ld,%llu", outs, dn, scale, x->k, count, (unsigned long long)seed);
+            fprintf(f, ",%s,%s,%.17g,%d,%ld,%llu", outs, dn, scale, o->k, count, (unsigned long long)seed);
             for (int c = 2; c < NC; c++) {
                 if (v[c] != v[c]) fprintf(f, ",");
-                else if (c <= 4 || c == 14) fprintf(f, ",%ld", (long)v[c]);
+                else if (mma_metrics_figure[c - 2].is_count) fprintf(f, ",%ld", (long)v[c]);
                 else fprintf(f, ",%.9g", v[c]);
             }
             fputc('\n', f);
         } else {
             char b[32];
             char **row = cells + (size_t)(j + 1) * NC;
-            row[0] = mx_fmt("%s", r->label);
+            row[0] = mx_fmt("%s", labels[j]);
             row[1] = mx_fmt("%s", outs);
-            for (int c = 2; c < NC; c++) row[c] = c <= 4 || c == 14 ? mx_fmt("%ld", (long)v[c]) : mx_fmt("%s", mx_g(v[c], b));
+            for (int c = 2; c < NC; c++) row[c] = mma_metrics_figure[c - 2].is_count ? mx_fmt("%ld", (long)v[c]) : mx_fmt("%s", mx_g(v[c], b));
         }
     }
     if (of == MX_OUT_JSON) fprintf(f, "]}\n");
     if (of == MX_OUT_TABLE) {
-        mx_table_print(f, cells, x->nu + 1, NC);
+        mx_table_print(f, cells, nu + 1, NC);
         fprintf(f, "# ulp: of the output format at the exact value; special: exact or output not finite (excluded;\n"
                    "# sp_diff: of those, output kind differs from RNE(exact)); not_cr: fraction != RNE(exact);\n"
                    "# ne_fp32: fraction != sequential FP32 fmaf reference; bias: mean signed error;\n"
                    "# rel: |error|/|exact|, over results with exact != 0 (rel_inf: exact 0, output not 0)\n");
     }
-    for (int i = 0; i < (x->nu + 1) * NC; i++) free(cells[i]);
+    for (int i = 0; i < (nu + 1) * NC; i++) free(cells[i]);
     free(cells);
 }
 
@@ -207,36 +120,19 @@ int cmd_metrics(int argc, char **argv)
         }
     const char *names[256];
     int nu = 0;
-    long count = 100000, k = 0, threads = mx_default_threads(), bins = 101;
-    long seed = 1;
-    double scale = 1.0;
-    int zero_c = 0;
-    mx_dist dist = MX_NORMAL;
-    mma_fmt quant = MMA_FMT_NONE;
+    long bins = 101;
     mx_outfmt of = MX_OUT_TABLE;
     const char *hist = NULL;
+    mma_metrics_opts opt;
+    mma_metrics_defaults(&opt);
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--dist") && v) {
-            if (mx_dist_parse(v, &dist)) {
-                fprintf(stderr, "mmaref metrics: unknown distribution '%s' (one of: %s)\n", v, mx_dist_list());
-                return 2;
-            }
-            i++;
-        }
-        else if (!strcmp(a, "--count") && v) { if (mx_parse_long("metrics", a, v, 1, 1L << 40, &count)) return 2; i++; }
-        else if (!strcmp(a, "--seed") && v) { if (mx_parse_long("metrics", a, v, 0, 0x7fffffffffffffffL, &seed)) return 2; i++; }
-        else if (!strcmp(a, "--k") && v) { if (mx_parse_long("metrics", a, v, 1, 1L << 24, &k)) return 2; i++; }
-        else if (!strcmp(a, "--threads") && v) { if (mx_parse_long("metrics", a, v, 1, 1024, &threads)) return 2; i++; }
-        else if (!strcmp(a, "--hist-bins") && v) { if (mx_parse_long("metrics", a, v, 1, 100000, &bins)) return 2; i++; }
-        else if (!strcmp(a, "--scale") && v) { if (mx_parse_double("metrics", a, v, &scale)) return 2; i++; }
-        else if (!strcmp(a, "--quant") && v) {
-            quant = mma_format_by_name(v);
-            if (!quant || mma_format(quant)->width > 32) { fprintf(stderr, "mmaref metrics: --quant needs an input format (e4m3, fp16, ...), got '%s'\n", v); return 2; }
-            i++;
-        }
+        int c = mx_common_option("metrics", a, v, 1L << 40, &opt);
+        if (c < 0) return 2;
+        if (c) { i++; continue; }
+        if (!strcmp(a, "--hist-bins") && v) { if (mx_parse_long("metrics", a, v, 1, 100000, &bins)) return 2; i++; }
         else if (!strcmp(a, "--hist") && v) { hist = v; i++; }
-        else if (!strcmp(a, "--zero-c")) zero_c = 1;
+        else if (!strcmp(a, "--zero-c")) opt.zero_c = 1;
         else if (!strcmp(a, "--csv")) of = MX_OUT_CSV;
         else if (!strcmp(a, "--json")) of = MX_OUT_JSON;
         else if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(); return 0; }
@@ -249,78 +145,53 @@ int cmd_metrics(int argc, char **argv)
         else { fprintf(stderr, "mmaref metrics: at most 256 units\n"); return 2; }
     }
     if (!nu) { usage(); return 2; }
-    run_ctx x;
-    memset(&x, 0, sizeof x);
-    x.nu = nu;
-    x.u = calloc((size_t)nu, sizeof *x.u);
-    x.group = calloc((size_t)nu, sizeof *x.group);
-    x.rows = calloc((size_t)nu, sizeof *x.rows);
-    int rc = 2, ht = 0;
+    mma_unit *u = calloc((size_t)nu, sizeof *u);
+    mma_row *rows = calloc((size_t)nu, sizeof *rows);
+    int rc = 2, ht = 0, ran = 0;
     cli_out o;
-    if (!x.u || !x.group || !x.rows) { fprintf(stderr, "mmaref: out of memory\n"); goto out; }
+    if (!u || !rows) { fprintf(stderr, "mmaref: out of memory\n"); goto out; }
     int kmax = 0;
     for (int j = 0; j < nu; j++) {
-        if (cli_unit(names[j], &x.u[j])) goto out;
-        if (x.u[j].k > kmax) kmax = x.u[j].k;
+        if (cli_unit(names[j], &u[j])) goto out;
+        if (u[j].k > kmax) kmax = u[j].k;
     }
-    if (!k) k = kmax;
+    if (!opt.k) opt.k = kmax;
     for (int j = 0; j < nu; j++) {
-        const mma_unit *u = &x.u[j];
-        if (k % u->k) {
-            fprintf(stderr, "mmaref metrics: --k %ld is not a multiple of %s's K=%d\n", k, names[j], u->k);
+        if (opt.k % u[j].k) {
+            fprintf(stderr, "mmaref metrics: --k %d is not a multiple of %s's K=%d\n", opt.k, names[j], u[j].k);
             goto out;
         }
-        for (int ab = 0; ab < 2 && quant && dist != MX_BITS; ab++) {
-            mma_fmt in = ab ? u->b : u->a;
-            if (quant != in && (mma_format(quant)->mbits > mma_format(in)->mbits || mma_format(quant)->ebits > mma_format(in)->ebits)) {
+        for (int ab = 0; ab < 2 && opt.quant && opt.dist != MMA_DIST_BITS; ab++) {
+            mma_fmt in = ab ? u[j].b : u[j].a, q = opt.quant;
+            if (q != in && (mma_format(q)->mbits > mma_format(in)->mbits || mma_format(q)->ebits > mma_format(in)->ebits)) {
                 fprintf(stderr, "mmaref metrics: --quant %s values are not all representable in %s's input format %s\n",
-                        mma_format(quant)->name, names[j], mma_format(in)->name);
+                        mma_format(q)->name, names[j], mma_format(in)->name);
                 goto out;
             }
         }
-        x.group[j] = j;
-        for (int i = 0; i < j; i++) if (x.group[i] == i && mx_same_inputs(&x.u[i], u)) { x.group[j] = i; break; }
-        mx_row *r = &x.rows[j];
-        snprintf(r->label, sizeof r->label, "%s", names[j]);
-        mma_unit_config(u, r->config, sizeof r->config);
-        if (mx_row_init(r, count, CHUNK, 0)) goto out;
-    }
-    x.k = (int)k;
-    if (mx_gen_init(&x.gen, dist, scale, (int)k, (uint64_t)seed, zero_c, quant)) { fprintf(stderr, "mmaref: out of memory\n"); goto out; }
-    if (!(x.t = calloc((size_t)threads, sizeof *x.t))) { fprintf(stderr, "mmaref: out of memory\n"); goto out; }
-    for (int t = 0; t < threads; t++) {
-        x.t[t].draw = mx_draw_new((int)k);
-        x.t[t].enc = calloc((size_t)nu, sizeof *x.t[t].enc);
-        if (!x.t[t].draw || !x.t[t].enc) { fprintf(stderr, "mmaref: out of memory\n"); goto out; }
-        for (int j = 0; j < nu; j++) if (x.group[j] == j && !(x.t[t].enc[j] = mx_enc_new((int)k))) { fprintf(stderr, "mmaref: out of memory\n"); goto out; }
-        mx_acc_clear(&x.t[t].acc);
     }
     if (hist) {                                      /* before any work: fail early */
         if (cli_out_open(&o, hist)) goto out;
         ht = 1;
     }
-    mx_parallel(count, CHUNK, (int)threads, chunk, &x, "metrics", nu);
-    for (int j = 0; j < nu; j++) mx_row_finish(&x.rows[j]);
-    print_metrics(stdout, of, &x, count, (uint64_t)seed, scale, zero_c, quant);
+    progress_line pl;
+    mx_progress(&opt, &pl, "metrics", nu);
+    char err[1024];
+    if (mma_metrics_run(&opt, u, nu, rows, err, sizeof err)) { fprintf(stderr, "mmaref metrics: %s\n", err); goto out; }
+    ran = 1;
+    print_metrics(stdout, of, &opt, u, nu, rows, names);
     rc = 0;
     if (ht) {
-        fprintf(o.f, "# mmaref metrics histogram: dist=%s scale=%g k=%ld count=%ld seed=%ld\n",
-                mx_dist_name(dist), scale, k, count, seed);
-        mx_write_hist(o.f, x.rows, nu, (int)bins);
+        fprintf(o.f, "# mmaref metrics histogram: dist=%s scale=%g k=%d count=%ld seed=%ld\n",
+                mma_dist_name(opt.dist), opt.scale, opt.k, opt.count, (long)opt.seed);
+        mx_write_hist(o.f, rows, names, nu, (int)bins);
         ht = 0;
         if (cli_out_commit(&o)) rc = 2;
     }
 out:
     if (ht) cli_out_abort(&o);
-    if (x.t)
-        for (int t = 0; t < threads; t++) {
-            mx_draw_free(x.t[t].draw);
-            if (x.t[t].enc) for (int j = 0; j < nu; j++) mx_enc_free(x.t[t].enc[j]);
-            free(x.t[t].enc);
-        }
-    if (x.rows) for (int j = 0; j < nu; j++) mx_row_free(&x.rows[j]);
-    mx_gen_free(&x.gen);
-    free(x.t); free(x.u); free(x.group); free(x.rows);
+    if (ran) for (int j = 0; j < nu; j++) mma_row_free(&rows[j]);
+    free(u); free(rows);
     if (fflush(stdout)) rc = 2;
     return rc;
 }

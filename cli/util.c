@@ -1,4 +1,4 @@
-/* Atomic output files, instruction lookup with messages, the generator. */
+/* Atomic output files, instruction lookup with messages. */
 #include "cli.h"
 
 #include <stdlib.h>
@@ -75,19 +75,4 @@ int cli_parse_hex(const char *s, int digits, uint64_t *out)
     }
     *out = v;
     return 0;
-}
-
-/* xoshiro256** seeded through splitmix64 from (seed, stream). */
-static uint64_t splitmix(uint64_t *x)
-{
-    uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
-void cli_rng_seed(cli_rng *r, uint64_t seed, uint64_t stream)
-{
-    uint64_t x = seed * 0x2545f4914f6cdd1dull ^ (stream + 0x632be59bd9b4e019ull);
-    for (int i = 0; i < 4; i++) r->s[i] = splitmix(&x);
 }

@@ -1,6 +1,7 @@
-# mk/metrics.mk: error metrics and the accumulator study (cli/metrics*.c,
-# cli/gemm.c; docs/accuracy.md).  Included by the root Makefile, which
-# defines B, CC, CFLAGS, WARN, CLI_OBJ and builds $(B)/mmaref.
+# mk/metrics.mk: error metrics and the accumulator study (the library's
+# model/src/metrics_*.c, the commands cli/metrics.c and cli/gemm.c;
+# docs/accuracy.md).  Included by the root Makefile, which defines B, CC,
+# CFLAGS, WARN and builds $(B)/libmmaref.a and $(B)/mmaref.
 #
 #   make metrics-test   (part of make test, about 30 s on 2 cores) the exact
 #                       reference against GNU MPFR and the model, then the
@@ -12,17 +13,17 @@
 # The mmaref command needs no extra library; the MPFR test links these:
 MPFR_LIBS ?= -lmpfr -lgmp
 METRICS_B := $(B)/tests/metrics
-METRICS_OBJ := $(filter-out $(B)/cli/main.o,$(CLI_OBJ))
 
 .PHONY: metrics-test metrics-bench plots
 
-$(METRICS_B)/test_exact: tests/metrics/test_exact.c $(METRICS_OBJ) $(B)/libmmaref.a
+# the tests reach the library's internals (model/src/metrics_internal.h)
+$(METRICS_B)/test_exact: tests/metrics/test_exact.c $(B)/libmmaref.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(WARN) -Imodel/include -Icli $< $(METRICS_OBJ) $(B)/libmmaref.a $(MPFR_LIBS) -lm -lpthread -o $@
+	$(CC) $(CFLAGS) $(WARN) -Imodel/include -Imodel/src $< $(B)/libmmaref.a $(MPFR_LIBS) -lm -lpthread -o $@
 
-$(METRICS_B)/bench_metrics: tests/metrics/bench_metrics.c $(METRICS_OBJ) $(B)/libmmaref.a
+$(METRICS_B)/bench_metrics: tests/metrics/bench_metrics.c $(B)/libmmaref.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(WARN) -Imodel/include -Icli $< $(METRICS_OBJ) $(B)/libmmaref.a $(MPFR_LIBS) -lm -lpthread -o $@
+	$(CC) $(CFLAGS) $(WARN) -Imodel/include -Imodel/src $< $(B)/libmmaref.a $(MPFR_LIBS) -lm -lpthread -o $@
 
 metrics-test: $(METRICS_B)/test_exact $(B)/mmaref
 	$(METRICS_B)/test_exact 1000

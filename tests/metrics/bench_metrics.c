@@ -16,7 +16,8 @@
 #include <string.h>
 #include <time.h>
 #include <mpfr.h>
-#include "metrics.h"
+#include "metrics_internal.h"
+#include "mmaref_exact.h"
 
 #define N 200000
 #define K 32
@@ -34,17 +35,17 @@ static double cpu(void)
 int main(void)
 {
     mma_unit u;
-    if (cli_unit(UNIT, &u)) return 2;
+    char perr[512];
+    if (mma_unit_parse(UNIT, &u, perr, sizeof perr)) { fprintf(stderr, "%s\n", perr); return 2; }
     mx_gen g;
-    mx_gen_init(&g, MX_NORMAL, 1.0, K, 1, 0, MMA_FMT_NONE);
+    mx_gen_init(&g, MMA_DIST_NORMAL, 1.0, K, 1, 0, MMA_FMT_NONE);
     mx_draw *d = mx_draw_new(K);
     uint64_t *A = malloc(sizeof(uint64_t) * N * K), *B = malloc(sizeof(uint64_t) * N * K);
     uint64_t *C = malloc(sizeof(uint64_t) * N), *D = malloc(sizeof(uint64_t) * N);
     mx_enc *e = mx_enc_new(K);
-    mx_acc *acc = malloc(sizeof *acc);
-    mx_acc_clear(acc);
-    mx_row row;
-    snprintf(row.label, sizeof row.label, "%s", UNIT);
+    mma_acc *acc = malloc(sizeof *acc);
+    mma_acc_clear(acc);
+    mma_row row;
     row.config[0] = row.mode[0] = 0;
     if (!A || !B || !C || !D || !e || !acc || mx_row_init(&row, N, 1024, 0)) return 2;
     memset(A, 0, sizeof(uint64_t) * N * K);              /* no page faults in the timings */
@@ -69,9 +70,9 @@ int main(void)
 
     t0 = cpu();
     for (long i = 0; i < N; i++) {
-        mx_acc_reset(acc);
-        mx_exact_chain(acc, &u, C[i], A + i * K, B + i * K, NULL, NULL, K);
-        mx_val v = mx_acc_value(acc);
+        mma_acc_reset(acc);
+        mma_acc_chain(acc, &u, C[i], A + i * K, B + i * K, NULL, NULL, K);
+        mma_xval v = mma_acc_value(acc);
         double ref = mx_fp32_ref(&u, mx_value(u.c, C[i]), A + i * K, B + i * K, NULL, NULL, K);
         mx_res r;
         mx_result(u.d, D[i], acc, v, ref, 1, &r);
@@ -88,12 +89,12 @@ int main(void)
         for (long i = 0; i < N; i++) {
             mx_draw_vector(&g, (uint64_t)i, d);
             mx_encode_draw(&g, &u, d, e);
-            mx_acc_reset(acc);
-            mx_exact_chain(acc, &u, e->c, e->a, e->b, NULL, NULL, K);
-            mx_val v = mx_acc_value(acc);
+            mma_acc_reset(acc);
+            mma_acc_chain(acc, &u, e->c, e->a, e->b, NULL, NULL, K);
+            mma_xval v = mma_acc_value(acc);
             double ref = mx_fp32_ref(&u, mx_value(u.c, e->c), e->a, e->b, NULL, NULL, K);
             for (int j = 0; j < nu; j++) {
-                uint64_t dd = mx_chain(&u, e->c, e->a, e->b, NULL, NULL, K);
+                uint64_t dd = mma_chain(&u, e->c, e->a, e->b, NULL, NULL, K);
                 mx_res r;
                 mx_result(u.d, dd, acc, v, ref, 1, &r);
                 mx_row_put(&row, i, &r);
@@ -137,6 +138,6 @@ int main(void)
            N / tref >= 1e6 ? "meets it" : "BELOW", N / tend[0] >= 1e6 ? "meets it" : "below",
            100.0 * (tdot / N) / (tend[0] / N));
     if (sink == 42) printf(" \n");
-    mx_row_free(&row);
+    mma_row_free(&row);
     return 0;
 }

@@ -23,7 +23,8 @@
 #include <math.h>
 #include <float.h>
 #include <mpfr.h>
-#include "metrics.h"
+#include "metrics_internal.h"
+#include "mmaref_exact.h"
 
 #define PREC 5000
 
@@ -111,14 +112,14 @@ static const mma_fmt qfmts[] = {MMA_FMT_FP32, MMA_FMT_TF32, MMA_FMT_FP16, MMA_FM
 static void test_quant(long n)
 {
     long checked = 0;
-    cli_rng r;
-    cli_rng_seed(&r, 77, 0);
+    mma_rng r;
+    mma_rng_seed(&r, 77, 0);
     for (size_t fi = 0; fi < NQ; fi++) {
         mma_fmt f = qfmts[fi];
         int w = mma_format(f)->width;
         long encs = w <= 16 ? 1L << w : 1L << 20;
         for (long i = 0; i < encs; i++) {
-            uint64_t x = w <= 16 ? (uint64_t)i : cli_rng_next(&r) & 0xffffffffu;
+            uint64_t x = w <= 16 ? (uint64_t)i : mma_rng_next(&r) & 0xffffffffu;
             if (f == MMA_FMT_TF32) x &= ~(uint64_t)0x1fff;
             mma_value v = mma_decode(f, x);
             if (v.cls != MMA_FINITE && v.cls != MMA_ZERO) continue;
@@ -141,7 +142,7 @@ static void test_quant(long n)
             double v;
             if (i & 1) {
                 /* an exact midpoint between two neighbouring encodings */
-                uint64_t e = cli_rng_next(&r) & (inf->width < 64 ? ((uint64_t)1 << inf->width) - 1 : ~0ull);
+                uint64_t e = mma_rng_next(&r) & (inf->width < 64 ? ((uint64_t)1 << inf->width) - 1 : ~0ull);
                 if (f == MMA_FMT_TF32) e &= ~(uint64_t)0x1fff;
                 double a = mx_value(f, e);
                 double b = mx_value(f, e + (f == MMA_FMT_TF32 ? 0x2000 : 1));
@@ -149,9 +150,9 @@ static void test_quant(long n)
                 v = 0.5 * (a + b);
                 if (fabs(v) > 1e300) continue;
             } else {
-                int ex = (int)cli_rng_below(&r, (uint64_t)(2 * 160)) - 160;
-                v = ldexp((double)(cli_rng_next(&r) >> 11), ex - 53);
-                if (cli_rng_next(&r) & 1) v = -v;
+                int ex = (int)mma_rng_below(&r, (uint64_t)(2 * 160)) - 160;
+                v = ldexp((double)(mma_rng_next(&r) >> 11), ex - 53);
+                if (mma_rng_next(&r) & 1) v = -v;
             }
             if (!inf->has_sign) v = fabs(v);
             mpfr_set_d(x, v, MPFR_RNDN);
@@ -170,7 +171,7 @@ static void test_quant(long n)
 }
 
 /* compare an exact value (ours) with MPFR's exact sum X */
-static int same_exact(mx_val v, const mpfr_t X)
+static int same_exact(mma_xval v, const mpfr_t X)
 {
     if (mpfr_nan_p(X)) return v.cls == MMA_NAN;
     if (mpfr_inf_p(X)) return v.cls == MMA_INF && v.neg == (mpfr_sgn(X) < 0);
@@ -190,29 +191,29 @@ static int same_exact(mx_val v, const mpfr_t X)
 /* ---- 2. raw accumulator --------------------------------------------------- */
 static void test_acc(long n)
 {
-    mx_acc *a = malloc(sizeof *a);
-    mx_acc_clear(a);
+    mma_acc *a = malloc(sizeof *a);
+    mma_acc_clear(a);
     mpfr_t X, t;
     mpfr_init2(X, PREC);
     mpfr_init2(t, 200);
-    cli_rng r;
-    cli_rng_seed(&r, 99, 1);
+    mma_rng r;
+    mma_rng_seed(&r, 99, 1);
     for (long i = 0; i < n; i++) {
-        mx_acc_reset(a);
+        mma_acc_reset(a);
         mpfr_set_zero(X, 1);
-        int nt = 1 + (int)cli_rng_below(&r, 40);
-        int lo = -2148 + (int)cli_rng_below(&r, 4000), span = (int)cli_rng_below(&r, 300);
+        int nt = 1 + (int)mma_rng_below(&r, 40);
+        int lo = -2148 + (int)mma_rng_below(&r, 4000), span = (int)mma_rng_below(&r, 300);
         unsigned __int128 sigs[40];
         int32_t lsbs[40];
         int negs[40];
         for (int j = 0; j < nt; j++) {
-            unsigned __int128 s = cli_rng_next(&r);
-            if (cli_rng_next(&r) & 1) s = (s << 42) | (cli_rng_next(&r) >> 22);    /* up to 106 bits */
-            if ((cli_rng_next(&r) & 3) == 0) s >>= cli_rng_below(&r, 60);
-            int32_t lsb = lo + (int)cli_rng_below(&r, (uint64_t)span + 1);
+            unsigned __int128 s = mma_rng_next(&r);
+            if (mma_rng_next(&r) & 1) s = (s << 42) | (mma_rng_next(&r) >> 22);    /* up to 106 bits */
+            if ((mma_rng_next(&r) & 3) == 0) s >>= mma_rng_below(&r, 60);
+            int32_t lsb = lo + (int)mma_rng_below(&r, (uint64_t)span + 1);
             if (lsb > 1900) lsb = 1900;
-            int neg = (int)(cli_rng_next(&r) & 1);
-            if (j && (cli_rng_next(&r) & 3) == 0) { s = sigs[j - 1]; lsb = lsbs[j - 1]; neg = !negs[j - 1]; }  /* cancel */
+            int neg = (int)(mma_rng_next(&r) & 1);
+            if (j && (mma_rng_next(&r) & 3) == 0) { s = sigs[j - 1]; lsb = lsbs[j - 1]; neg = !negs[j - 1]; }  /* cancel */
             sigs[j] = s; lsbs[j] = lsb; negs[j] = neg;
             mx_acc_add(a, neg, s, lsb);
             mpfr_set_uj(t, (uint64_t)(s >> 64), MPFR_RNDN);
@@ -226,7 +227,7 @@ static void test_acc(long n)
             mpfr_mul_2si(t, t, lsb, MPFR_RNDN);
             if (neg) mpfr_sub(X, X, t, MPFR_RNDN); else mpfr_add(X, X, t, MPFR_RNDN);
         }
-        mx_val v = mx_acc_value(a);
+        mma_xval v = mma_acc_value(a);
         if (!same_exact(v, X)) FAIL("accumulator: vector %ld (%d terms) differs from MPFR", i, nt);
     }
     printf("accumulator: %ld random sums over 2^-2148..2^2000 with cancellations equal MPFR's\n", n);
@@ -256,28 +257,29 @@ static const char *units[] = {
 
 static void test_dots(long n)
 {
-    mx_acc *a = malloc(sizeof *a);
-    mx_acc_clear(a);
+    mma_acc *a = malloc(sizeof *a);
+    mma_acc_clear(a);
     mpfr_t X, t, u2, rr, dd;
     mpfr_init2(X, PREC); mpfr_init2(t, 256); mpfr_init2(u2, 256); mpfr_init2(rr, PREC); mpfr_init2(dd, PREC);
     long dots = 0, rounds = 0, outs = 0;
     for (size_t ui = 0; ui < NU; ui++) {
         mma_unit u;
-        if (cli_unit(units[ui], &u)) { FAIL("unit %s", units[ui]); continue; }
+        char perr[512];
+        if (mma_unit_parse(units[ui], &u, perr, sizeof perr)) { FAIL("unit %s: %s", units[ui], perr); continue; }
         int ns = mma_unit_nscales(&u);
-        for (int dist = 0; dist < MX_NDIST; dist++) {
+        for (int dist = 0; dist < MMA_DIST_COUNT; dist++) {
             for (int chain = 1; chain <= 2; chain++) {
                 int K = u.k * chain;
                 mx_gen g;
-                mx_gen_init(&g, (mx_dist)dist, dist == MX_NORMAL ? 0.5 : 1.0, K, 1000 + ui, 0, MMA_FMT_NONE);
+                mx_gen_init(&g, (mma_dist)dist, dist == MMA_DIST_NORMAL ? 0.5 : 1.0, K, 1000 + ui, 0, MMA_FMT_NONE);
                 mx_draw *d = mx_draw_new(K);
                 mx_enc *e = mx_enc_new(K);
                 for (long i = 0; i < n / 2; i++) {
                     mx_draw_vector(&g, (uint64_t)i, d);
                     mx_encode_draw(&g, &u, d, e);
-                    mx_acc_reset(a);
-                    mx_exact_chain(a, &u, e->c, e->a, e->b, e->sa, e->sb, K);
-                    mx_val v = mx_acc_value(a);
+                    mma_acc_reset(a);
+                    mma_acc_chain(a, &u, e->c, e->a, e->b, e->sa, e->sb, K);
+                    mma_xval v = mma_acc_value(a);
                     /* MPFR: c + sum a*b*sa*sb, with IEEE specials */
                     int nan = 0, pinf = 0, ninf = 0, cls;
                     mpfr_set_zero(X, 1);
@@ -308,7 +310,7 @@ static void test_dots(long n)
                     else mpfr_add(X, X, t, MPFR_RNDN);
                     if (nan || (pinf && ninf)) mpfr_set_nan(X);
                     else if (pinf || ninf) mpfr_set_inf(X, ninf ? -1 : 1);
-                    if (!same_exact(v, X)) { FAIL("%s %s K=%d vector %ld: exact value differs from MPFR", units[ui], mx_dist_name((mx_dist)dist), K, i); continue; }
+                    if (!same_exact(v, X)) { FAIL("%s %s K=%d vector %ld: exact value differs from MPFR", units[ui], mma_dist_name((mma_dist)dist), K, i); continue; }
                     dots++;
                     /* the model's exact path, one call (K = u.k).  Not for fp64
                      * inputs: mma_exact_dot() multiplies significands in 64
@@ -333,7 +335,7 @@ static void test_dots(long n)
                             round_fmt(rr, X, rs[q].f, rs[q].p, rs[q].r == MMA_RNE ? MPFR_RNDN : MPFR_RNDZ, &ovf);
                             /* the model rounds an underflow to +0; we keep IEEE's sign: equal values */
                             int bothzero = mma_decode(rs[q].f, ours).cls == MMA_ZERO && mma_decode(rs[q].f, model).cls == MMA_ZERO;
-                            if (ours != model && !bothzero) FAIL("%s %s vector %ld: %s p=%d %s: ours %llx, model %llx", units[ui], mx_dist_name((mx_dist)dist), i,
+                            if (ours != model && !bothzero) FAIL("%s %s vector %ld: %s p=%d %s: ours %llx, model %llx", units[ui], mma_dist_name((mma_dist)dist), i,
                                                     mma_format(rs[q].f)->name, rs[q].p, rs[q].r == MMA_RNE ? "rne" : "rz",
                                                     (unsigned long long)ours, (unsigned long long)model);
                             if (!same_value(rs[q].f, ours, rr, ovf, 0)) FAIL("%s vector %ld: %s p=%d rounding differs from MPFR", units[ui], i, mma_format(rs[q].f)->name, rs[q].p);
@@ -341,7 +343,7 @@ static void test_dots(long n)
                         }
                     }
                     /* the unit's output against the exact value */
-                    uint64_t dout = mx_chain(&u, e->c, e->a, e->b, e->sa, e->sb, K);
+                    uint64_t dout = mma_chain(&u, e->c, e->a, e->b, e->sa, e->sb, K);
                     mx_res res;
                     mx_result(u.d, dout, a, v, 0, 0, &res);
                     int dcls;
@@ -359,7 +361,7 @@ static void test_dots(long n)
                     int notcr = !same_value(u.d, dout, rr, 0, 0);
                     if (err != res.abs || ulp != res.ulp || notcr != !!(res.flags & MX_R_NOTCR))
                         FAIL("%s %s vector %ld: error %.17g/%.17g ulp (notcr %d), MPFR %.17g/%.17g (notcr %d)", units[ui],
-                             mx_dist_name((mx_dist)dist), i, res.abs, res.ulp, !!(res.flags & MX_R_NOTCR), err, ulp, notcr);
+                             mma_dist_name((mma_dist)dist), i, res.abs, res.ulp, !!(res.flags & MX_R_NOTCR), err, ulp, notcr);
                     outs++;
                 }
                 mx_draw_free(d);
@@ -368,7 +370,7 @@ static void test_dots(long n)
             }
         }
     }
-    printf("dot products: %ld exact values equal MPFR's (%zu units x %d distributions x K=k,2k)\n", dots, NU, MX_NDIST);
+    printf("dot products: %ld exact values equal MPFR's (%zu units x %d distributions x K=k,2k)\n", dots, NU, MMA_DIST_COUNT);
     printf("roundings: %ld RNE/RZ roundings into fp64/fp32/e8m13/fp16/bf16 equal mma_exact_round and MPFR\n", rounds);
     printf("errors: %ld unit outputs: error, ulps and correct-rounding flag equal MPFR's\n", outs);
     mpfr_clears(X, t, u2, rr, dd, (mpfr_ptr)0);

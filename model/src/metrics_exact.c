@@ -10,7 +10,7 @@
  * against GNU MPFR in tests/metrics/test_exact.c), cut to a few nanoseconds
  * per term so that the error metrics run at millions of dot products per
  * second. */
-#include "metrics.h"
+#include "metrics_internal.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -102,7 +102,11 @@ static void tables_build(void)
         vtab[f] = malloc(n * sizeof *vtab[f]);
         double *vd = malloc(n * sizeof *vd);
         mx_nterm *nt = malloc(n * sizeof *nt);
-        if (!dtab[f] || !vtab[f] || !vd || !nt) { fprintf(stderr, "mmaref: out of memory\n"); exit(2); }
+        if (!dtab[f] || !vtab[f] || !vd || !nt) {      /* the slow paths then */
+            free(dtab[f]); free(vtab[f]); free(vd); free(nt);
+            dtab[f] = NULL; vtab[f] = NULL;
+            continue;
+        }
         for (size_t i = 0; i < n; i++) {
             mx_term t = dtab[f][i] = decode_slow((mma_fmt)f, i);
             vd[i] = term_value(t);
@@ -229,7 +233,7 @@ static void qtab_build(mma_fmt f)
     q->neg_bit = !l->fi->has_sign ? 0 : l->fnuz ? 0x80 : (uint64_t)1 << (l->fi->width - 1);
     size_t n = (size_t)(q->ehi - q->elo + 1) << (q->nb + 1);
     uint8_t *t = malloc(n);
-    if (!t) { fprintf(stderr, "mmaref: out of memory\n"); exit(2); }
+    if (!t) return;                                   /* the slow path then */
     for (size_t i = 0; i < n; i++) {
         int32_t e = q->elo + (int32_t)(i >> (q->nb + 1));
         uint64_t top = (i >> 1) & (((uint64_t)1 << q->nb) - 1);
@@ -271,25 +275,25 @@ uint64_t mx_quantize_slow(mma_fmt f, double v)
 }
 
 /* ---- the accumulator ---------------------------------------------------- */
-void mx_acc_clear(mx_acc *a)
+void mma_acc_clear(mma_acc *a)
 {
     memset(a->s, 0, sizeof a->s);
-    a->lo = MX_SLOTS + 4;
+    a->lo = MMA_ACC_SLOTS + 4;
     a->hi = -1;
     a->nan = a->pinf = a->ninf = 0;
 }
 
-void mx_acc_reset(mx_acc *a)
+void mma_acc_reset(mma_acc *a)
 {
     if (a->lo <= a->hi) memset(a->s + a->lo, 0, sizeof(int64_t) * (size_t)(a->hi - a->lo + 1));
-    a->lo = MX_SLOTS + 4;
+    a->lo = MMA_ACC_SLOTS + 4;
     a->hi = -1;
     a->nan = a->pinf = a->ninf = 0;
 }
 
-static inline void add64(mx_acc *a, int neg, uint64_t sig, int32_t lsb)
+static inline void add64(mma_acc *a, int neg, uint64_t sig, int32_t lsb)
 {
-    int32_t pos = lsb - MX_SLOT_LO;
+    int32_t pos = lsb - MMA_ACC_SLOT_LO;
     int s = pos >> 5, off = pos & 31;
     unsigned __int128 v = (unsigned __int128)sig << off;
     int64_t p0 = (int64_t)(uint32_t)v, p1 = (int64_t)(uint32_t)(v >> 32), p2 = (int64_t)(uint32_t)(v >> 64);
@@ -299,12 +303,11 @@ static inline void add64(mx_acc *a, int neg, uint64_t sig, int32_t lsb)
     if (s + 2 > a->hi) a->hi = s + 2;
 }
 
-void mx_acc_add(mx_acc *a, int neg, unsigned __int128 sig, int32_t lsb)
+void mx_acc_add(mma_acc *a, int neg, unsigned __int128 sig, int32_t lsb)
 {
     if (!sig) return;
-    if (lsb < MX_SLOT_LO || lsb > MX_SLOT_LO + 32 * MX_SLOTS - 256) {
-        fprintf(stderr, "mmaref: internal error: term 2^%d outside the exact accumulator\n", (int)lsb);
-        abort();
+    if (lsb < MMA_ACC_SLOT_LO || lsb > MMA_ACC_SLOT_LO + 32 * MMA_ACC_SLOTS - 256) {
+        abort();          /* cannot happen: every format's products fit */
     }
     while (sig) {
         add64(a, neg, (uint64_t)sig & 0xffffffffffffffffull, lsb);
@@ -313,7 +316,7 @@ void mx_acc_add(mx_acc *a, int neg, unsigned __int128 sig, int32_t lsb)
     }
 }
 
-void mx_acc_term(mx_acc *a, mx_term t)
+void mx_acc_term(mma_acc *a, mx_term t)
 {
     switch (t.cls) {
     case MMA_NAN: a->nan = 1; break;
@@ -323,7 +326,7 @@ void mx_acc_term(mx_acc *a, mx_term t)
     }
 }
 
-static inline void acc_prod(mx_acc *a, mx_term x, mx_term y)
+static inline void acc_prod(mma_acc *a, mx_term x, mx_term y)
 {
     if (x.cls == MMA_FINITE && y.cls == MMA_FINITE) {
         unsigned __int128 s = (unsigned __int128)x.sig * y.sig;
@@ -339,9 +342,9 @@ static inline void acc_prod(mx_acc *a, mx_term x, mx_term y)
     }
 }
 
-void mx_acc_prod(mx_acc *a, mx_term x, mx_term y) { acc_prod(a, x, y); }
+void mx_acc_prod(mma_acc *a, mx_term x, mx_term y) { acc_prod(a, x, y); }
 
-static void acc_prod_special(mx_acc *a, mx_term x, mx_term y)
+static void acc_prod_special(mma_acc *a, mx_term x, mx_term y)
 {
     if (x.cls == MMA_NAN || y.cls == MMA_NAN) { a->nan = 1; return; }
     if (x.cls == MMA_ZERO || y.cls == MMA_ZERO) { a->nan = 1; return; }   /* 0 * Inf */
@@ -364,7 +367,7 @@ static mx_term term_mul(mx_term x, mx_term y, unsigned __int128 *sig)
     return p;
 }
 
-void mx_acc_dot(mx_acc *a, const mma_unit *u, uint64_t c, const uint64_t *av,
+void mma_acc_dot(mma_acc *a, const mma_unit *u, uint64_t c, const uint64_t *av,
                 const uint64_t *bv, const uint64_t *sa, const uint64_t *sb,
                 int with_c)
 {
@@ -379,7 +382,7 @@ void mx_acc_dot(mx_acc *a, const mma_unit *u, uint64_t c, const uint64_t *av,
             for (int k = 0; k < u->k; k++) {
                 mx_nterm x = na[av[k] & ma], y = nb[bv[k] & mb];
                 fl |= x.flags | y.flags;
-                int32_t pos = (int32_t)x.e + y.e - MX_SLOT_LO;
+                int32_t pos = (int32_t)x.e + y.e - MMA_ACC_SLOT_LO;
                 int s = pos >> 5;
                 uint64_t v = (uint64_t)((uint32_t)x.sig * y.sig) << (pos & 31);
                 int64_t m = -(int64_t)((x.flags ^ y.flags) & 1);
@@ -414,13 +417,13 @@ void mx_acc_dot(mx_acc *a, const mma_unit *u, uint64_t c, const uint64_t *av,
     if (with_c) mx_acc_term(a, mx_decode(u->c, c));
 }
 
-mx_val mx_acc_value(const mx_acc *a)
+mma_xval mma_acc_value(const mma_acc *a)
 {
-    mx_val v = {MMA_ZERO, 0, 0, 0, 0};
+    mma_xval v = {MMA_ZERO, 0, 0, 0, 0};
     if (a->nan || (a->pinf && a->ninf)) { v.cls = MMA_NAN; return v; }
     if (a->pinf || a->ninf) { v.cls = MMA_INF; v.neg = a->ninf; return v; }
     if (a->lo > a->hi) return v;
-    uint32_t d[MX_SLOTS + 8];
+    uint32_t d[MMA_ACC_SLOTS + 8];
     int lo = a->lo, top = a->hi;
     int64_t carry = 0;
     for (int i = lo; i <= top; i++) {
@@ -453,11 +456,11 @@ mx_val mx_acc_value(const mx_acc *a)
     int sticky = (w & (((unsigned __int128)1 << sh) - 1)) != 0;
     for (int i = t - 3; i >= lo && !sticky; i--) sticky = d[i] != 0;
     v.sticky = sticky;
-    v.e = MX_SLOT_LO + 32 * t + (31 - lz);
+    v.e = MMA_ACC_SLOT_LO + 32 * t + (31 - lz);
     return v;
 }
 
-double mx_val_double(mx_val v)
+double mma_xval_double(mma_xval v)
 {
     switch (v.cls) {
     case MMA_NAN: return NAN;
@@ -473,7 +476,7 @@ double mx_val_double(mx_val v)
     }
 }
 
-int32_t mx_ulp_exp(mx_val v, mma_fmt d)
+int32_t mx_ulp_exp(mma_xval v, mma_fmt d)
 {
     const mma_format_info *fi = mma_format(d);
     int32_t e = v.cls == MMA_FINITE && v.e > fi->emin ? v.e : fi->emin;
@@ -495,7 +498,7 @@ static int special_kind(mx_term t)
     return 0;
 }
 
-void mx_result(mma_fmt df, uint64_t d, mx_acc *exact, mx_val v, double ref,
+void mx_result(mma_fmt df, uint64_t d, mma_acc *exact, mma_xval v, double ref,
                int has_ref, mx_res *x)
 {
     memset(x, 0, sizeof *x);
@@ -518,10 +521,10 @@ void mx_result(mma_fmt df, uint64_t d, mx_acc *exact, mx_val v, double ref,
     mx_term neg = td;
     neg.neg ^= 1;
     mx_acc_term(exact, neg);
-    mx_val r = mx_acc_value(exact);
+    mma_xval r = mma_acc_value(exact);
     mx_acc_term(exact, td);
-    double rd = -mx_val_double(r);                        /* d - x */
-    double xd = mx_val_double(v);
+    double rd = -mma_xval_double(r);                        /* d - x */
+    double xd = mma_xval_double(v);
     x->abs = rd;
     x->ulp = ldexp(rd, -mx_ulp_exp(v, df));
     x->mag = fabs(xd);
@@ -561,4 +564,75 @@ double mx_fp32_ref(const mma_unit *u, double acc, const uint64_t *a,
         s = fmaf((float)x, (float)y, s);
     }
     return s;
+}
+
+/* ---- the public side (mmaref_metrics.h) ----------------------------------- */
+static int valid_fmt(mma_fmt f) { return f > MMA_FMT_NONE && f < MMA_FMT_COUNT; }
+
+double mma_to_double(mma_fmt f, uint64_t bits)
+{
+    if (!valid_fmt(f)) return NAN;
+    mx_tables_init();
+    return mx_value(f, bits);
+}
+
+/* f's NaN for a NaN double: IEEE-like formats keep the sign and the top
+ * payload bits and are quiet; the 8-bit formats have one NaN (per sign) */
+static uint64_t nan_of(mma_fmt f, const fmt_lim *l, double v)
+{
+    const mma_format_info *fi = l->fi;
+    uint64_t db;
+    memcpy(&db, &v, 8);
+    int neg = (int)(db >> 63);
+    if (f == MMA_FMT_FP64) return db;
+    if (l->fnuz) return 0x80;
+    if (f == MMA_FMT_UE8M0) return 0xff;
+    if (f == MMA_FMT_E4M3 || f == MMA_FMT_UE4M3) return pack(f, l, neg, (uint64_t)((1 << fi->ebits) - 1), l->maxm + 1);
+    if (!fi->has_inf) return 0;
+    uint64_t pay = (db & 0xfffffffffffffull) >> (52 - fi->mbits);
+    pay |= (uint64_t)1 << (fi->mbits - 1);               /* quiet */
+    return pack(f, l, neg, (uint64_t)((1 << fi->ebits) - 1), pay);
+}
+
+uint64_t mma_from_double(mma_fmt f, double v, mma_overflow ovf)
+{
+    if (!valid_fmt(f)) return 0;
+    mx_tables_init();
+    fmt_lim l = limits(f);
+    const mma_format_info *fi = l.fi;
+    if (v != v) return nan_of(f, &l, v);
+    uint64_t r = mx_quantize(f, v);
+    if (ovf == MMA_OVF_INF) return r;
+    int neg = signbit(v) != 0;
+    uint64_t maxfin = pack(f, &l, neg, (uint64_t)(l.emax + fi->bias), l.maxm);
+    if (ovf == MMA_OVF_SATURATE) return mma_decode(f, r).cls == MMA_INF ? maxfin : r;
+    /* MMA_OVF_NAN: only formats with a NaN but no Inf differ from the rule
+     * above, where v rounds (exponent unbounded) beyond the largest value */
+    if (fi->has_inf || r != maxfin || f == MMA_FMT_E2M1 || f == MMA_FMT_E3M2 || f == MMA_FMT_E2M3)
+        return r;
+    double a = fabs(v);
+    if (!isinf(a)) {
+        int e;
+        frexp(a, &e);                                     /* a in [2^(e-1), 2^e) */
+        double ulp = ldexp(1.0, e - 1 - fi->mbits);
+        if (nearbyint(a / ulp) * ulp <= mx_fmt_max(f)) return r;
+    }
+    return nan_of(f, &l, copysign(NAN, v));
+}
+
+void mma_acc_add_enc(mma_acc *a, mma_fmt f, uint64_t bits, int negate)
+{
+    mx_term t = mx_decode(f, bits);
+    t.neg ^= (uint8_t)(negate != 0);
+    mx_acc_term(a, t);
+}
+
+uint64_t mma_xval_round(mma_xval v, mma_fmt f, int p, mma_rounding rho)
+{
+    if (!valid_fmt(f)) return 0;
+    mx_tables_init();
+    if (v.cls == MMA_NAN) return nan_of(f, &lims[f], NAN);
+    if (v.cls == MMA_INF) return mx_quantize(f, v.neg ? -INFINITY : INFINITY);
+    if (v.cls == MMA_ZERO) return mx_encode(f, p, rho, 0, 0, 0, 0);
+    return mx_encode(f, p, rho, v.neg, v.mag, v.e, v.sticky);
 }

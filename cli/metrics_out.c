@@ -1,131 +1,47 @@
-/* Statistics of the metrics: per-chunk partial sums (each chunk is filled
- * by one thread in index order, and the chunks are reduced in order, so the
- * sums do not depend on the thread count), per-vector errors for the
- * percentiles (nearest rank) and histograms, and the output helpers. */
+/* Output of mmaref metrics and mmaref gemm: the progress line, aligned
+ * tables, CSV and JSON strings, histograms, option values. */
 #include "metrics.h"
 
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-const double mx_pct[4] = {0.5, 0.9, 0.99, 0.999};
-
-int mx_row_init(mx_row *r, long count, long chunk, int keep_abs_rel)
+static void eta(char *buf, size_t n, double s)
 {
-    memset(&r->count, 0, sizeof *r - offsetof(mx_row, count));
-    r->count = count;
-    r->chunk = chunk;
-    r->nparts = count ? (count + chunk - 1) / chunk : 0;
-    r->parts = calloc((size_t)r->nparts + 1, sizeof *r->parts);
-    r->e_ulp = malloc(((size_t)count + 1) * sizeof(float));
-    if (keep_abs_rel) {
-        r->e_abs = malloc(((size_t)count + 1) * sizeof(float));
-        r->e_rel = malloc(((size_t)count + 1) * sizeof(float));
-    }
-    if (!r->parts || !r->e_ulp || (keep_abs_rel && (!r->e_abs || !r->e_rel))) {
-        fprintf(stderr, "mmaref: out of memory for %ld vectors (4 to 12 bytes per vector and row)\n", count);
-        return -1;
-    }
-    return 0;
+    if (s < 0 || s > 1e7) { snprintf(buf, n, "?"); return; }
+    long t = (long)(s + 0.5);
+    if (t >= 3600) snprintf(buf, n, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
+    else snprintf(buf, n, "%ld:%02ld", t / 60, t % 60);
 }
 
-void mx_row_free(mx_row *r)
+static void si(char *buf, size_t n, double x)
 {
-    free(r->parts); free(r->e_ulp); free(r->e_abs); free(r->e_rel);
-    r->parts = NULL; r->e_ulp = r->e_abs = r->e_rel = NULL;
+    if (x >= 1e9) snprintf(buf, n, "%.2fG", x / 1e9);
+    else if (x >= 1e6) snprintf(buf, n, "%.2fM", x / 1e6);
+    else if (x >= 1e3) snprintf(buf, n, "%.1fk", x / 1e3);
+    else snprintf(buf, n, "%.0f", x);
 }
 
-void mx_row_put(mx_row *r, long i, const mx_res *x)
+static void show_progress(void *pctx, long done, long count, double now)
 {
-    mx_part *p = &r->parts[i / r->chunk];
-    if (x->flags & MX_R_SPECIAL) {
-        p->special++;
-        if (x->flags & MX_R_SPMISMATCH) p->spmismatch++;
-        r->e_ulp[i] = NAN;
-        if (r->e_abs) { r->e_abs[i] = NAN; r->e_rel[i] = NAN; }
-        return;
-    }
-    p->n++;
-    if (x->flags & MX_R_NOTCR) p->notcr++;
-    if (x->flags & MX_R_NEFP32) p->nefp32++;
-    double au = fabs(x->ulp), aa = fabs(x->abs);
-    p->sum_ulp += au;
-    p->sum_sulp += x->ulp;
-    if (au > p->max_ulp) p->max_ulp = au;
-    p->sum_abs += aa;
-    p->sum_sabs += x->abs;
-    if (aa > p->max_abs) p->max_abs = aa;
-    p->sum_mag += x->mag;
-    if (x->flags & MX_R_RELINF) p->relinf++;
-    else {
-        p->sum_rel += x->rel;
-        if (x->rel > p->max_rel) p->max_rel = x->rel;
-    }
-    r->e_ulp[i] = (float)x->ulp;
-    if (r->e_abs) {
-        r->e_abs[i] = (float)x->abs;
-        r->e_rel[i] = (x->flags & MX_R_RELINF) ? INFINITY : (float)x->rel;
-    }
+    const progress_line *p = pctx;
+    if (done >= count) { fprintf(stderr, "\r%*s\r", 78, ""); return; }
+    double rate = now > 0 ? (double)done / now : 0;
+    char r[32], e[32];
+    si(r, sizeof r, rate * p->evals_per_item);
+    eta(e, sizeof e, rate > 0 ? (double)(count - done) / rate : -1);
+    fprintf(stderr, "\r%s: %5.1f%%  %ld/%ld  %s eval/s  ETA %s   ", p->what,
+            count ? 100.0 * (double)done / (double)count : 100.0, done, count, r, e);
 }
 
-/* LSD radix sort of non-negative floats by their bit patterns */
-static void sort_f(uint32_t *a, uint32_t *tmp, size_t n)
+void mx_progress(mma_metrics_opts *o, progress_line *p, const char *what, double evals_per_item)
 {
-    for (int sh = 0; sh < 32; sh += 8) {
-        size_t cnt[257] = {0};
-        for (size_t i = 0; i < n; i++) cnt[((a[i] >> sh) & 0xff) + 1]++;
-        for (int b = 0; b < 256; b++) cnt[b + 1] += cnt[b];
-        for (size_t i = 0; i < n; i++) tmp[cnt[(a[i] >> sh) & 0xff]++] = a[i];
-        memcpy(a, tmp, n * sizeof *a);
-    }
-}
-
-static void percentiles(const float *v, long count, double out[4])
-{
-    for (int q = 0; q < 4; q++) out[q] = NAN;
-    if (!v || !count) return;
-    uint32_t *a = malloc((size_t)count * 4), *t = malloc((size_t)count * 4);
-    if (!a || !t) { free(a); free(t); return; }
-    size_t n = 0;
-    for (long i = 0; i < count; i++) {
-        float x = v[i];
-        if (x != x) continue;
-        x = fabsf(x);
-        memcpy(&a[n++], &x, 4);
-    }
-    if (n) {
-        sort_f(a, t, n);
-        for (int q = 0; q < 4; q++) {
-            size_t rank = (size_t)ceil(mx_pct[q] * (double)n);
-            if (rank < 1) rank = 1;
-            float x;
-            memcpy(&x, &a[rank - 1], 4);
-            out[q] = x;
-        }
-    }
-    free(a);
-    free(t);
-}
-
-void mx_row_finish(mx_row *r)
-{
-    mx_part t;
-    memset(&t, 0, sizeof t);
-    for (long c = 0; c < r->nparts; c++) {
-        const mx_part *p = &r->parts[c];
-        t.n += p->n; t.special += p->special; t.spmismatch += p->spmismatch;
-        t.notcr += p->notcr; t.nefp32 += p->nefp32; t.relinf += p->relinf;
-        t.sum_ulp += p->sum_ulp; t.sum_sulp += p->sum_sulp; t.sum_rel += p->sum_rel;
-        t.sum_abs += p->sum_abs; t.sum_sabs += p->sum_sabs; t.sum_mag += p->sum_mag;
-        if (p->max_ulp > t.max_ulp) t.max_ulp = p->max_ulp;
-        if (p->max_rel > t.max_rel) t.max_rel = p->max_rel;
-        if (p->max_abs > t.max_abs) t.max_abs = p->max_abs;
-    }
-    r->tot = t;
-    percentiles(r->e_ulp, r->count, r->pulp);
-    percentiles(r->e_abs, r->count, r->pabs);
-    percentiles(r->e_rel, r->count, r->prel);
+    p->what = what;
+    p->evals_per_item = evals_per_item;
+    o->progress = isatty(2) ? show_progress : NULL;
+    o->pctx = p;
 }
 
 /* Two blocks per row (gnuplot indexes 2r and 2r+1):
@@ -138,13 +54,13 @@ void mx_row_finish(mx_row *r)
 #define LOG_LO (-12)
 #define LOG_HI 40
 #define LOG_BINS ((LOG_HI - LOG_LO) * 4)
-void mx_write_hist(FILE *f, mx_row *rows, int nrows, int bins)
+void mx_write_hist(FILE *f, const mma_row *rows, const char *const *labels, int nrows, int bins)
 {
     if (bins < 1) bins = 1;
     long *h = calloc((size_t)bins, sizeof *h), lg[LOG_BINS];
     if (!h) return;
     for (int ri = 0; ri < nrows; ri++) {
-        mx_row *r = &rows[ri];
+        const mma_row *r = &rows[ri];
         double m = r->pulp[2], mx = 0;
         long n = 0, out = 0, zero = 0;
         if (!(m > 0)) m = 0.5;
@@ -174,11 +90,11 @@ void mx_write_hist(FILE *f, mx_row *rows, int nrows, int bins)
         }
         const char *sp = r->mode[0] ? " " : "";
         fprintf(f, "# unit %d: %s%s%s: signed error\n# %ld results; range +-%.6g ulp (99th percentile of |error|); %ld beyond it (max %.6g)\n"
-                   "# bin_centre_ulp count fraction_of_all\n", ri + 1, r->label, sp, r->mode, n, m, out, mx);
+                   "# bin_centre_ulp count fraction_of_all\n", ri + 1, labels[ri], sp, r->mode, n, m, out, mx);
         for (int b = 0; b < bins; b++)
             fprintf(f, "%.6g %ld %.6g\n", -m + (b + 0.5) * w, h[b], n ? (double)h[b] / (double)n : 0.0);
         fprintf(f, "\n\n# unit %d: %s%s%s: log2 |error|\n# %ld results, %ld exact (error 0)\n# log2_ulp_bin_centre count fraction_of_all\n",
-                ri + 1, r->label, sp, r->mode, n, zero);
+                ri + 1, labels[ri], sp, r->mode, n, zero);
         for (int b = 0; b < LOG_BINS; b++)
             fprintf(f, "%.4g %ld %.6g\n", LOG_LO + (b + 0.5) / 4.0, lg[b], n ? (double)lg[b] / (double)n : 0.0);
         fprintf(f, "\n\n");
@@ -255,6 +171,32 @@ int mx_parse_long(const char *cmd, const char *opt, const char *v, long lo, long
     }
     *out = x;
     return 0;
+}
+
+int mx_common_option(const char *cmd, const char *a, const char *v, long count_max, mma_metrics_opts *o)
+{
+    long x;
+    if (!v) return 0;
+    if (!strcmp(a, "--dist")) {
+        if (mma_dist_parse(v, &o->dist)) {
+            fprintf(stderr, "mmaref %s: unknown distribution '%s' (one of: %s)\n", cmd, v, mma_dist_list());
+            return -1;
+        }
+    }
+    else if (!strcmp(a, "--count")) { if (mx_parse_long(cmd, a, v, 1, count_max, &o->count)) return -1; }
+    else if (!strcmp(a, "--seed")) { if (mx_parse_long(cmd, a, v, 0, 0x7fffffffffffffffL, &x)) return -1; o->seed = (uint64_t)x; }
+    else if (!strcmp(a, "--k")) { if (mx_parse_long(cmd, a, v, 1, 1L << 24, &x)) return -1; o->k = (int)x; }
+    else if (!strcmp(a, "--threads")) { if (mx_parse_long(cmd, a, v, 1, 1024, &x)) return -1; o->threads = (int)x; }
+    else if (!strcmp(a, "--scale")) { if (mx_parse_double(cmd, a, v, &o->scale)) return -1; }
+    else if (!strcmp(a, "--quant")) {
+        o->quant = mma_format_by_name(v);
+        if (!o->quant || mma_format(o->quant)->width > 32) {
+            fprintf(stderr, "mmaref %s: --quant needs an input format (e4m3, fp16, ...), got '%s'\n", cmd, v);
+            return -1;
+        }
+    }
+    else return 0;
+    return 1;
 }
 
 int mx_parse_double(const char *cmd, const char *opt, const char *v, double *out)

@@ -3,25 +3,25 @@
  * (seed, distribution, vector index, k); each unit then quantizes the same
  * draw into its own formats, so units with the same input formats see the
  * same encodings. */
-#include "metrics.h"
+#include "metrics_internal.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char *names[MX_NDIST] = {"normal", "uniform", "llm", "cancel", "bits"};
+static const char *names[MMA_DIST_COUNT] = {"normal", "uniform", "llm", "cancel", "bits"};
 
-const char *mx_dist_name(mx_dist d) { return names[d]; }
-const char *mx_dist_list(void) { return "normal uniform llm cancel bits"; }
+const char *mma_dist_name(mma_dist d) { return d >= 0 && d < MMA_DIST_COUNT ? names[d] : "?"; }
+const char *mma_dist_list(void) { return "normal uniform llm cancel bits"; }
 
-int mx_dist_parse(const char *s, mx_dist *d)
+int mma_dist_parse(const char *s, mma_dist *d)
 {
-    for (int i = 0; i < MX_NDIST; i++)
-        if (!strcmp(s, names[i])) { *d = (mx_dist)i; return 0; }
+    for (int i = 0; i < MMA_DIST_COUNT; i++)
+        if (!strcmp(s, names[i])) { *d = (mma_dist)i; return 0; }
     return -1;
 }
 
-int mx_gen_init(mx_gen *g, mx_dist d, double scale, int k, uint64_t seed,
+int mx_gen_init(mx_gen *g, mma_dist d, double scale, int k, uint64_t seed,
                 int zero_c, mma_fmt quant)
 {
     memset(g, 0, sizeof *g);
@@ -33,20 +33,20 @@ int mx_gen_init(mx_gen *g, mx_dist d, double scale, int k, uint64_t seed,
     g->quant = quant;
     mx_tables_init();
     mx_rng_init();
-    if (d == MX_LLM) {
+    if (d == MMA_DIST_LLM) {
         /* outlier channels: a property of the "model", fixed by the seed
          * (about 1 in 128 channels, at least one), 20x to 100x louder */
         g->outlier = calloc((size_t)k, 1);
         g->gain = calloc((size_t)k, sizeof *g->gain);
         if (!g->outlier || !g->gain) return -1;
-        cli_rng r;
-        cli_rng_seed(&r, seed ^ 0x6c6c6d0000000000ull, ~(uint64_t)0);
+        mma_rng r;
+        mma_rng_seed(&r, seed ^ 0x6c6c6d0000000000ull, ~(uint64_t)0);
         int any = 0;
         for (int i = 0; i < k; i++) {
-            g->outlier[i] = cli_rng_below(&r, 128) == 0;
+            g->outlier[i] = mma_rng_below(&r, 128) == 0;
             any |= g->outlier[i];
         }
-        if (!any) g->outlier[cli_rng_below(&r, (uint64_t)k)] = 1;
+        if (!any) g->outlier[mma_rng_below(&r, (uint64_t)k)] = 1;
         for (int i = 0; i < k; i++) g->gain[i] = g->outlier[i] ? 20.0 + 80.0 * mx_uniform(&r) : 1.0;
     }
     return 0;
@@ -84,37 +84,37 @@ void mx_draw_free(mx_draw *d)
 
 void mx_draw_vector(const mx_gen *g, uint64_t i, mx_draw *d)
 {
-    cli_rng r;
-    cli_rng_seed(&r, g->seed ^ ((uint64_t)(g->dist + 1) << 56), i);
+    mma_rng r;
+    mma_rng_seed(&r, g->seed ^ ((uint64_t)(g->dist + 1) << 56), i);
     int k = g->k;
     double s = g->scale;
     switch (g->dist) {
-    case MX_NORMAL:
+    case MMA_DIST_NORMAL:
         for (int j = 0; j < k; j++) { d->a[j] = s * mx_normal(&r); d->b[j] = s * mx_normal(&r); }
         d->c = mx_normal(&r);
         break;
-    case MX_UNIFORM:
+    case MMA_DIST_UNIFORM:
         for (int j = 0; j < k; j++) {
             d->a[j] = s * (2 * mx_uniform(&r) - 1);
             d->b[j] = s * (2 * mx_uniform(&r) - 1);
         }
         d->c = mx_normal(&r);
         break;
-    case MX_LLM:
+    case MMA_DIST_LLM:
         for (int j = 0; j < k; j++) { d->a[j] = mx_student3(&r) * g->gain[j]; d->b[j] = mx_normal(&r); }
         d->c = mx_normal(&r);
         break;
-    case MX_CANCEL:
+    case MMA_DIST_CANCEL:
         for (int j = 0; j < k; j++) { d->a[j] = s * mx_normal(&r); d->b[j] = s * mx_normal(&r); }
         for (int j = 0; j < k / 2; j++)
-            if (mx_rng_next(&r) & 1) { d->a[j + k / 2] = -d->a[j]; d->b[j + k / 2] = d->b[j]; }
+            if (mma_rng_next(&r) & 1) { d->a[j + k / 2] = -d->a[j]; d->b[j + k / 2] = d->b[j]; }
         /* c will be -(sum of products) * (1 + eta), |eta| = 2^-(4..24) */
-        d->c = ldexp(mx_rng_next(&r) & 1 ? 1.0 : -1.0, -(4 + (int)cli_rng_below(&r, 21)));
+        d->c = ldexp(mma_rng_next(&r) & 1 ? 1.0 : -1.0, -(4 + (int)mma_rng_below(&r, 21)));
         break;
-    case MX_BITS:
-        for (int j = 0; j < k; j++) { d->wa[j] = mx_rng_next(&r); d->wb[j] = mx_rng_next(&r); }
-        for (int j = 0; j < k; j++) { d->wsa[j] = mx_rng_next(&r); d->wsb[j] = mx_rng_next(&r); }
-        d->wc = mx_rng_next(&r);
+    case MMA_DIST_BITS:
+        for (int j = 0; j < k; j++) { d->wa[j] = mma_rng_next(&r); d->wb[j] = mma_rng_next(&r); }
+        for (int j = 0; j < k; j++) { d->wsa[j] = mma_rng_next(&r); d->wsb[j] = mma_rng_next(&r); }
+        d->wc = mma_rng_next(&r);
         break;
     default:
         break;
@@ -164,30 +164,52 @@ static double absmax_gain(mma_fmt f, const double *v, int k)
     return m > 0 ? fm / m : 1.0;
 }
 
-/* block scales (MX: OCP shared exponent; NVFP4: amax/6 in ue4m3) */
+uint64_t mma_block_scale(mma_fmt sf, mma_fmt f, double amax, double *inv)
+{
+    mx_tables_init();
+    if (sf == MMA_FMT_UE8M0) {
+        int e = -127;
+        if (amax > 0 && amax <= 0x1.fffffffffffffp1023) { int ex; frexp(amax, &ex); e = ex - 1 - mx_fmt_emax(f); }
+        if (e < -127) e = -127;
+        if (e > 127) e = 127;
+        *inv = ldexp(1.0, -e);
+        return (uint64_t)(e + 127);
+    }
+    uint64_t sc = mx_quantize(sf, amax / mx_fmt_max(f));
+    double sv = mx_value(sf, sc);
+    if (!(sv > 0) || isinf(sv)) { sc = mx_quantize(sf, 1.0); sv = 1.0; }
+    *inv = 1.0 / sv;
+    return sc;
+}
+
+static double block_amax(const double *x, int n)
+{
+    double m = 0;
+    for (int j = 0; j < n; j++) if (fabs(x[j]) > m && !isinf(x[j])) m = fabs(x[j]);
+    return m;
+}
+
+void mma_block_quantize(mma_fmt sf, int block, mma_fmt f, const double *v, long n,
+                        uint64_t *out, uint64_t *scales, mma_overflow ovf)
+{
+    for (long bi = 0; bi * block < n; bi++) {
+        const double *x = v + bi * block;
+        int len = n - bi * block < block ? (int)(n - bi * block) : block;
+        double inv;
+        scales[bi] = mma_block_scale(sf, f, block_amax(x, len), &inv);
+        for (int j = 0; j < len; j++) out[bi * block + j] = mma_from_double(f, x[j] * inv, ovf);
+    }
+}
+
+/* block scales for the draws (elements through --quant first) */
 static void block_quant(const mx_gen *g, const mma_unit *u, mma_fmt f, const double *v,
                         uint64_t *out, uint64_t *sc)
 {
     int nb = g->k / u->block;
     for (int bi = 0; bi < nb; bi++) {
         const double *x = v + bi * u->block;
-        double m = 0;
-        for (int j = 0; j < u->block; j++) if (fabs(x[j]) > m) m = fabs(x[j]);
         double inv;
-        if (u->scale == MMA_FMT_UE8M0) {
-            int e = -127;
-            if (m > 0) { int ex; frexp(m, &ex); e = ex - 1 - mx_fmt_emax(f); }
-            if (e < -127) e = -127;
-            if (e > 127) e = 127;
-            sc[bi] = (uint64_t)(e + 127);
-            inv = ldexp(1.0, -e);
-        } else {
-            double s = m / mx_fmt_max(f);
-            sc[bi] = mx_quantize(u->scale, s);
-            double sv = mx_value(u->scale, sc[bi]);
-            if (!(sv > 0)) { sc[bi] = mx_quantize(u->scale, 1.0); sv = 1.0; }
-            inv = 1.0 / sv;
-        }
+        sc[bi] = mma_block_scale(u->scale, f, block_amax(x, u->block), &inv);
         for (int j = 0; j < u->block; j++) out[bi * u->block + j] = q2(g, f, x[j] * inv);
     }
 }
@@ -196,7 +218,7 @@ void mx_encode_draw(const mx_gen *g, const mma_unit *u, const mx_draw *d, mx_enc
 {
     int k = g->k;
     int scaled = u->scale != MMA_FMT_NONE;
-    if (g->dist == MX_BITS) {
+    if (g->dist == MMA_DIST_BITS) {
         uint64_t ma = wmask(u->a), mb = wmask(u->b);
         for (int j = 0; j < k; j++) { e->a[j] = d->wa[j] & ma; e->b[j] = d->wb[j] & mb; }
         if (scaled) {
@@ -209,7 +231,7 @@ void mx_encode_draw(const mx_gen *g, const mma_unit *u, const mx_draw *d, mx_enc
     if (scaled) {
         block_quant(g, u, u->a, d->a, e->a, e->sa);
         block_quant(g, u, u->b, d->b, e->b, e->sb);
-    } else if (g->dist == MX_LLM) {
+    } else if (g->dist == MMA_DIST_LLM) {
         double ga = absmax_gain(u->a, d->a, k), gb = absmax_gain(u->b, d->b, k);
         for (int j = 0; j < k; j++) { e->a[j] = q2(g, u->a, d->a[j] * ga); e->b[j] = q2(g, u->b, d->b[j] * gb); }
     } else if (g->quant == MMA_FMT_NONE) {
@@ -241,6 +263,6 @@ void mx_encode_draw(const mx_gen *g, const mma_unit *u, const mx_draw *d, mx_enc
             s += p;
             s2 += p * p;
         }
-    double c = g->dist == MX_CANCEL ? -s * (1.0 + d->c) : d->c * sqrt(s2);
+    double c = g->dist == MMA_DIST_CANCEL ? -s * (1.0 + d->c) : d->c * sqrt(s2);
     e->c = mx_quantize(u->c, c);
 }

@@ -3,7 +3,7 @@
  * Student t.  exp and log are written here from IEEE + - * / and sqrt only
  * (no libm transcendental), so a seed gives the same inputs on any machine
  * and with any C library. */
-#include "metrics.h"
+#include "metrics_internal.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -40,14 +40,14 @@ double mx_log(double x)
     return e * LN2_HI + (e * LN2_LO + 2 * f * p);
 }
 
-double mx_uniform(cli_rng *r)
+double mx_uniform(mma_rng *r)
 {
-    return (double)(mx_rng_next(r) >> 11) * 0x1p-53;
+    return (double)(mma_rng_next(r) >> 11) * 0x1p-53;
 }
 
-static double open01(cli_rng *r)
+static double open01(mma_rng *r)
 {
-    return ((double)(mx_rng_next(r) >> 12) + 0.5) * 0x1p-52;
+    return ((double)(mma_rng_next(r) >> 12) + 0.5) * 0x1p-52;
 }
 
 #define ZIG_R 3.6541528853610088
@@ -72,7 +72,7 @@ void mx_rng_init(void) { pthread_once(&zig_once, zig_init); }
 
 /* the rejection part of the ziggurat (about 1 draw in 100); the common
  * case is mx_normal() in metrics.h */
-double mx_normal_slow(cli_rng *r, uint64_t bits)
+double mx_normal_slow(mma_rng *r, uint64_t bits)
 {
     for (;;) {
         int i = (int)(bits & 0xff);
@@ -88,11 +88,11 @@ double mx_normal_slow(cli_rng *r, uint64_t bits)
             return u < 0 ? t - ZIG_R : ZIG_R - t;
         }
         if (zf[i + 1] + (zf[i] - zf[i + 1]) * mx_uniform(r) < pdf(x)) return x;
-        bits = mx_rng_next(r);
+        bits = mma_rng_next(r);
     }
 }
 
-double mx_student3(cli_rng *r)
+double mx_student3(mma_rng *r)
 {
     double z = mx_normal(r);
     double a = mx_normal(r), b = mx_normal(r), c = mx_normal(r);
