@@ -115,6 +115,8 @@ int mma_unit_finish(mma_unit *u, unsigned given, char *err, size_t len)
                         tn, u->tree == MMA_TREE_FMA ? "fma (NaN payloads as NVIDIA DMMA passes them)" : "fp32 additions");
         if (u->scale != MMA_FMT_NONE)
             return errf(err, len, "configuration: tree '%s' does not take block scales", tn);
+        if (u->cadd != MMA_CADD_FUSED || u->interleave)
+            return errf(err, len, "configuration: tree '%s' adds in k order (fields 'cadd', 'interleave' do not apply)", tn);
     }
     if (u->tree == MMA_TREE_FMA) {
         if (!(u->a == d && u->b == d && u->c == d && (d == MMA_FMT_FP64 || d == MMA_FMT_FP32)))
@@ -137,7 +139,11 @@ int mma_unit_finish(mma_unit *u, unsigned given, char *err, size_t len)
             return errf(err, len, "configuration: tree 'pairwise' computes in fp32 with round=rne");
         return 0;
     }
-    if (exactish) return 0;
+    if (exactish) {
+        if (u->cadd != MMA_CADD_FUSED || u->interleave)
+            return errf(err, len, "configuration: tree '%s' sums c with the products exactly, in k order (fields 'cadd', 'interleave' do not apply)", tn);
+        return 0;
+    }
     int fmax = u->tree == MMA_TREE_GROUPS ? 45 : 48;
     if (u->f < 1 || u->f > fmax)
         return errf(err, len, "configuration: field 'f' must be 1..%d (got %d)", fmax, u->f);
@@ -148,8 +154,10 @@ int mma_unit_finish(mma_unit *u, unsigned given, char *err, size_t len)
         if (mma_format(u->a)->width > 8 || mma_format(u->b)->width > 8)
             return errf(err, len, "configuration: tree 'groups' takes 8-bit or narrower inputs");
     }
-    if (u->tree == MMA_TREE_EVENODD && u->cadd == MMA_CADD_FUSED)
+    if (u->tree == MMA_TREE_EVENODD && (u->cadd == MMA_CADD_FUSED || u->cadd == MMA_CADD_AFTER))
         return errf(err, len, "configuration: tree 'evenodd' needs cadd=rd or cadd=rdz");
+    if (u->tree == MMA_TREE_GROUPS && u->cadd != MMA_CADD_FUSED)
+        return errf(err, len, "configuration: tree 'groups' adds c in its fused sum (cadd=fused)");
     if (u->interleave && (u->lmax % u->interleave || u->tree != MMA_TREE_FUSED))
         return errf(err, len, "configuration: field 'interleave' must divide l (tree fused)");
     if (u->cadd == MMA_CADD_AFTER) {
