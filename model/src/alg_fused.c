@@ -45,7 +45,7 @@ static int kindex(const mma_unit *u, int s, int j)
 static uint64_t ieee_add(const mma_unit *u, mma_fmt d, uint64_t x, uint64_t y)
 {
     mma_term t[2] = {mma_term_of(d, x), mma_term_of(d, y)};
-    mma_rspec r = {d, mma_format(d)->mbits, MMA_RNE, MMA_OVF_IEEE, MMA_ZS_IEEE, 0};
+    mma_rspec r = {d, mma_format(d)->mbits, MMA_RNE, MMA_OVR_IEEE, MMA_ZS_IEEE, 0};
     uint64_t out;
     mma_nansrc src = {d, d, d, x, &y, &y, NULL, 1};
     if (mma_step_special(u, &r, t, 2, &src, &out)) return out;

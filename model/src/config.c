@@ -103,7 +103,7 @@ int mma_unit_finish(mma_unit *u, unsigned given, char *err, size_t len)
         if (!(given & G_ZERO) && !ieee) u->flags |= MMA_F_ZERO_POS;
         if (!(given & G_NAN) && !ieee) u->flags |= MMA_F_NAN_CANON;
     }
-    if (!(given & G_OVF)) u->flags |= (unsigned)(ieee ? MMA_OVF_IEEE : mma_default_ovf(u->tree, u->rho)) << 10;
+    if (!(given & G_OVF)) u->flags |= (unsigned)(ieee ? MMA_OVR_IEEE : mma_default_ovf(u->tree, u->rho)) << 10;
     if ((u->flags & MMA_F_PROD_OVF) && !(u->tree == MMA_TREE_FUSED || u->tree == MMA_TREE_EVENODD))
         return errf(err, len, "configuration: field 'povf': tree '%s' has no product overflow (fused, evenodd)", tn);
     int wide = u->a == MMA_FMT_FP64 || u->b == MMA_FMT_FP64 || u->c == MMA_FMT_FP64 || u->d == MMA_FMT_FP64;
@@ -354,8 +354,8 @@ static size_t explain_results(const mma_unit *u, char *buf, size_t len, size_t n
     int nan_only = u->d == MMA_FMT_E4M3 || u->d == MMA_FMT_E4M3FNUZ || u->d == MMA_FMT_E5M2FNUZ;
     const char *inf = di->has_inf ? "Inf" : nan_only ? "NaN" : "the largest finite";
     switch (mma_unit_ovf(u)) {
-    case MMA_OVF_INF: APPEND(" Overflow gives %s, whatever the rounding (ovf=inf).", inf); break;
-    case MMA_OVF_SAT: APPEND(" Overflow, and an infinite result, give the largest finite %s (ovf=sat).", dn); break;
+    case MMA_OVR_INF: APPEND(" Overflow gives %s, whatever the rounding (ovf=inf).", inf); break;
+    case MMA_OVR_SAT: APPEND(" Overflow, and an infinite result, give the largest finite %s (ovf=sat).", dn); break;
     default:
         switch (u->rho) {
         case MMA_RNE: case MMA_RMM: APPEND(" Overflow gives %s (IEEE 754, ovf=ieee).", inf); break;

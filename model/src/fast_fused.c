@@ -163,8 +163,8 @@ static int pre_shift(const mma_unit *u)
  * zero=pos or fixed; the canonical or the default NaN. */
 static int semantics_ok(const mma_unit *u)
 {
-    mma_ovf o = mma_unit_ovf(u);
-    int ovf_ok = u->rho == MMA_RNE ? o != MMA_OVF_SAT : o == (u->rho == MMA_RZ ? MMA_OVF_INF : MMA_OVF_IEEE);
+    mma_ovr o = mma_unit_ovf(u);
+    int ovf_ok = u->rho == MMA_RNE ? o != MMA_OVR_SAT : o == (u->rho == MMA_RZ ? MMA_OVR_INF : MMA_OVR_IEEE);
     return u->rho <= MMA_RU && ovf_ok && !(u->flags & (MMA_F_ZERO_IEEE | MMA_F_NAN_PROP));
 }
 

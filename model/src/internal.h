@@ -41,18 +41,19 @@ int64_t mma_fixed_realign(int64_t s, int32_t from_lsb, int32_t to_lsb,
  * and what overflow, zeros and tininess do (from the unit's configuration:
  * mma_unit_rspec). */
 enum { MMA_ZS_POS, MMA_ZS_FIXED, MMA_ZS_IEEE };   /* zero=pos, fixed, ieee */
-typedef enum { MMA_OVF_IEEE = 1, MMA_OVF_INF, MMA_OVF_SAT } mma_ovf;   /* MMA_F_OVF_* >> 10 */
+/* the overflow rule (ovf=), as MMA_F_OVF_* >> 10 */
+typedef enum { MMA_OVR_IEEE = 1, MMA_OVR_INF, MMA_OVR_SAT } mma_ovr;
 typedef struct {
     mma_fmt d;
     int p;
     mma_rounding rho;
-    mma_ovf ovf;
+    mma_ovr ovf;
     int zero;          /* MMA_ZS_*                                         */
     int tiny_before;   /* underflow: tininess detected before rounding     */
 } mma_rspec;
 mma_rspec mma_unit_rspec(const mma_unit *u);
-mma_ovf mma_default_ovf(mma_tree t, mma_rounding rho);
-mma_ovf mma_unit_ovf(const mma_unit *u);   /* the unit's, or the default */
+mma_ovr mma_default_ovf(mma_tree t, mma_rounding rho);
+mma_ovr mma_unit_ovf(const mma_unit *u);   /* the unit's, or the default */
 
 /* Normalize-and-round the exact value (-1)^neg * mag * 2^lsb by r; an
  * exactly zero value (mag 0) takes the sign zneg under zero=ieee.  The

@@ -90,7 +90,7 @@ uint64_t mma_kacc_round_to(const mma_kacc *k, const mma_rspec *r, int zneg, unsi
 uint64_t mma_kacc_round(const mma_kacc *k, mma_fmt d, int p, mma_rounding rho,
                         int zero_signed)
 {
-    mma_rspec r = {d, p, rho, rho == MMA_RZ ? MMA_OVF_INF : MMA_OVF_IEEE,
+    mma_rspec r = {d, p, rho, rho == MMA_RZ ? MMA_OVR_INF : MMA_OVR_IEEE,
                    zero_signed ? MMA_ZS_FIXED : MMA_ZS_POS, 0};
     return mma_kacc_round_to(k, &r, 0, NULL);
 }

@@ -83,7 +83,7 @@ uint64_t mma_format_max(mma_fmt f)
 uint64_t mma_out_inf(const mma_rspec *r, int neg)
 {
     const mma_format_info *fi = mma_format(r->d);
-    if (r->ovf == MMA_OVF_SAT) return mma_out_max(r->d, r->p, neg);
+    if (r->ovf == MMA_OVR_SAT) return mma_out_max(r->d, r->p, neg);
     if (fi->has_inf) return mma_inf(r->d, neg);
     if (r->d == MMA_FMT_E4M3) return 0x7f | sign_bit(r->d, neg);
     if (unsigned_zero(r->d)) return 0x80;
@@ -139,8 +139,8 @@ void mma_round_keep(mma_fmt d, int p, mma_rounding rho, int neg,
 static int overflow_to_inf(const mma_rspec *r, int neg)
 {
     switch (r->ovf) {
-    case MMA_OVF_INF: return 1;
-    case MMA_OVF_SAT: return 0;
+    case MMA_OVR_INF: return 1;
+    case MMA_OVR_SAT: return 0;
     default: break;
     }
     switch (r->rho) {
@@ -212,14 +212,14 @@ mma_rspec mma_unit_rspec(const mma_unit *u)
     return r;
 }
 
-mma_ovf mma_default_ovf(mma_tree t, mma_rounding rho)
+mma_ovr mma_default_ovf(mma_tree t, mma_rounding rho)
 {
     int nvidia_like = t == MMA_TREE_FUSED || t == MMA_TREE_EVENODD || t == MMA_TREE_GROUPS || t == MMA_TREE_EXACT;
-    return nvidia_like && rho == MMA_RZ ? MMA_OVF_INF : MMA_OVF_IEEE;
+    return nvidia_like && rho == MMA_RZ ? MMA_OVR_INF : MMA_OVR_IEEE;
 }
 
-mma_ovf mma_unit_ovf(const mma_unit *u)
+mma_ovr mma_unit_ovf(const mma_unit *u)
 {
     unsigned o = (u->flags & MMA_F_OVF_MASK) >> 10;
-    return o ? (mma_ovf)o : mma_default_ovf(u->tree, u->rho);
+    return o ? (mma_ovr)o : mma_default_ovf(u->tree, u->rho);
 }
