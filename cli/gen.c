@@ -206,6 +206,27 @@ static void s_random(G *g, long i)
     scales(g, (i & 7) == 0);
 }
 
+/* Random bits, but each field's exponent is all zeros (zero, subnormal) or
+ * all ones (Inf, NaN) a quarter of the time each: uniform random bits hold
+ * few special values in wide formats (a NaN in 1 of 2048 fp64 fields), and
+ * the NaN and subnormal rules of a unit only show where they meet. */
+static uint64_t rnd_bits_special(G *g, mma_fmt f)
+{
+    const mma_format_info *fi = FI(f);
+    uint64_t x = rnd_bits(g, f), sel = cli_rng_next(g->r) & 3;
+    int shift = fi->width - fi->ebits - (fi->has_sign ? 1 : 0);
+    uint64_t emask = (((uint64_t)1 << fi->ebits) - 1) << shift;
+    return sel == 0 ? x & ~emask : sel == 1 ? x | emask : x;
+}
+
+static void s_bits(G *g, long i)
+{
+    const mma_unit *u = g->u;
+    g->v->c = rnd_bits_special(g, u->c);
+    for (int k = 0; k < u->k; k++) { g->v->a[k] = rnd_bits_special(g, u->a); g->v->b[k] = rnd_bits_special(g, u->b); }
+    scales(g, (i & 7) == 0);
+}
+
 /* Random signs and significands; exponents clustered around a centre with
  * a spread of up to F+8 so that alignment truncation bites. */
 static void s_normal(G *g, long i)
@@ -719,8 +740,9 @@ static const struct { const char *name; suite_fn fn; const char *what; } suites[
     {"rounding", s_rounding, "sums at 1 + {0.25, 0.5, 0.75, 1.5} ulp and negatives (rounding, ties)"},
     {"specials", s_specials, "subnormals, signed zeros, Inf, NaN payloads, 0*Inf, overflow, tf32 low bits, scale NaN"},
     {"ezero", s_ezero, "c = 0, one big and one tiny product near the output's subnormal grid: where zero terms sit in emax"},
-    {"compliance", NULL, "all of the above in fixed proportions (with the ieee- suites below for units with IEEE semantics)"},
-    /* (after compliance: a suite's index seeds its vectors) */
+    {"compliance", NULL, "random to ezero above in fixed proportions (with the ieee- suites below for units with IEEE semantics)"},
+    /* appended: a suite's index seeds its draws and the compliance mix */
+    {"bits", s_bits, "random bit patterns, each field's exponent all zeros or all ones half the time: NaN/Inf/subnormal-heavy"},
     {"ieee-zero", s_ieee_zero, "signed zeros: all terms +-0 (all -0 half the time), exact cancellations, sums below half the smallest subnormal"},
     {"ieee-overflow", s_ieee_overflow, "the output's largest finite and perturbations of -2 .. +1/16 ulp of either sign: overflow per direction"},
     {"ieee-tiny", s_ieee_tiny, "sums just below and above 2^emin, subnormal sums, half the smallest subnormal: tininess before and after rounding"},
@@ -749,7 +771,7 @@ static void s_compliance(G *g, long i)
      * rounding 2, specials 2, ieee-zero 2, ieee-overflow 2, ieee-tiny 1,
      * ieee-sticky 2, ieee-nan 1 */
     static const signed char pick[20] = {0,1,2,6,4,1,1,5,6,2,1,3,7,4,1,6,5,2,1,1};
-    static const signed char pick_ieee[20] = {9,1,10,12,2,5,11,13,6,3,9,0,10,4,12,5,1,2,6,1};
+    static const signed char pick_ieee[20] = {10,1,11,13,2,5,12,14,6,3,10,0,11,4,13,5,1,2,6,1};
     int s = g->ieee ? pick_ieee[i % 20] : pick[i % 20];
     suites[s].fn(g, i / 20);
 }

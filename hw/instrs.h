@@ -22,6 +22,7 @@ enum hw_fmt { HW_E4M3, HW_E5M2, HW_F16, HW_BF16, HW_TF32, HW_F32, HW_F64 };
 
 #define HW_FAM_MMA 0   /* mma.sync, one warp, 16x8 (or 8x8) tile */
 #define HW_FAM_WGMMA 1 /* wgmma.mma_async, one warpgroup, 64x8 tile */
+#define HW_FAM_WMMA 2  /* wmma (CUDA C++ API), one warp, MxN tile */
 
 /* clang-format off */
 #define HW_INSTR_LIST(X) \
@@ -69,7 +70,21 @@ enum hw_fmt { HW_E4M3, HW_E5M2, HW_F16, HW_BF16, HW_TF32, HW_F32, HW_F64 };
   X(mma_m16n8k16_f16_e4m3_e4m3_f16, "mma.m16n8k16.f16.e4m3.e4m3.f16", MMA_F16_A2B1, 16, E4M3, E4M3, F16, "mma.sync.aligned.m16n8k16.row.col.f16.e4m3.e4m3.f16", "") \
   X(mma_m16n8k16_f16_e4m3_e5m2_f16, "mma.m16n8k16.f16.e4m3.e5m2.f16", MMA_F16_A2B1, 16, E4M3, E5M2, F16, "mma.sync.aligned.m16n8k16.row.col.f16.e4m3.e5m2.f16", "") \
   X(mma_m16n8k16_f16_e5m2_e4m3_f16, "mma.m16n8k16.f16.e5m2.e4m3.f16", MMA_F16_A2B1, 16, E5M2, E4M3, F16, "mma.sync.aligned.m16n8k16.row.col.f16.e5m2.e4m3.f16", "") \
-  X(mma_m16n8k16_f16_e5m2_e5m2_f16, "mma.m16n8k16.f16.e5m2.e5m2.f16", MMA_F16_A2B1, 16, E5M2, E5M2, F16, "mma.sync.aligned.m16n8k16.row.col.f16.e5m2.e5m2.f16", "")
+  X(mma_m16n8k16_f16_e5m2_e5m2_f16, "mma.m16n8k16.f16.e5m2.e5m2.f16", MMA_F16_A2B1, 16, E5M2, E5M2, F16, "mma.sync.aligned.m16n8k16.row.col.f16.e5m2.e5m2.f16", "") \
+  /* wmma: the CUDA C++ wmma API (load/mma/store through shared memory); \
+   * ptxas maps each onto HMMA or DMMA, chained over k where the native   \
+   * instruction is shorter than K (tf32 k8: two HMMA.1684) */           \
+  X(wmma_m16n16k16_f32_f16_f16_f32,   "wmma.m16n16k16.f32.f16.f16.f32",   WMMA_16x16, 16, F16,  F16,  F32, "wmma.mma.sync.aligned.row.col.m16n16k16.f32.f32", "") \
+  X(wmma_m16n16k16_f16_f16_f16_f16,   "wmma.m16n16k16.f16.f16.f16.f16",   WMMA_16x16, 16, F16,  F16,  F16, "wmma.mma.sync.aligned.row.col.m16n16k16.f16.f16", "") \
+  X(wmma_m32n8k16_f32_f16_f16_f32,    "wmma.m32n8k16.f32.f16.f16.f32",    WMMA_32x8,  16, F16,  F16,  F32, "wmma.mma.sync.aligned.row.col.m32n8k16.f32.f32", "") \
+  X(wmma_m32n8k16_f16_f16_f16_f16,    "wmma.m32n8k16.f16.f16.f16.f16",    WMMA_32x8,  16, F16,  F16,  F16, "wmma.mma.sync.aligned.row.col.m32n8k16.f16.f16", "") \
+  X(wmma_m8n32k16_f32_f16_f16_f32,    "wmma.m8n32k16.f32.f16.f16.f32",    WMMA_8x32,  16, F16,  F16,  F32, "wmma.mma.sync.aligned.row.col.m8n32k16.f32.f32", "") \
+  X(wmma_m8n32k16_f16_f16_f16_f16,    "wmma.m8n32k16.f16.f16.f16.f16",    WMMA_8x32,  16, F16,  F16,  F16, "wmma.mma.sync.aligned.row.col.m8n32k16.f16.f16", "") \
+  X(wmma_m16n16k16_f32_bf16_bf16_f32, "wmma.m16n16k16.f32.bf16.bf16.f32", WMMA_16x16, 16, BF16, BF16, F32, "wmma.mma.sync.aligned.row.col.m16n16k16.f32.bf16.bf16.f32", "") \
+  X(wmma_m32n8k16_f32_bf16_bf16_f32,  "wmma.m32n8k16.f32.bf16.bf16.f32",  WMMA_32x8,  16, BF16, BF16, F32, "wmma.mma.sync.aligned.row.col.m32n8k16.f32.bf16.bf16.f32", "") \
+  X(wmma_m8n32k16_f32_bf16_bf16_f32,  "wmma.m8n32k16.f32.bf16.bf16.f32",  WMMA_8x32,  16, BF16, BF16, F32, "wmma.mma.sync.aligned.row.col.m8n32k16.f32.bf16.bf16.f32", "") \
+  X(wmma_m16n16k8_f32_tf32_tf32_f32,  "wmma.m16n16k8.f32.tf32.tf32.f32",  WMMA_16x16, 8,  TF32, TF32, F32, "wmma.mma.sync.aligned.row.col.m16n16k8.f32.tf32.tf32.f32", "") \
+  X(wmma_m8n8k4_f64_f64_f64_f64,      "wmma.m8n8k4.f64.f64.f64.f64",      WMMA_8x8,   4,  F64,  F64,  F64, "wmma.mma.sync.aligned.row.col.m8n8k4.f64.f64.f64.f64", "")
 /* clang-format on */
 
 /* Operands travel as raw bit patterns, one uint64_t per element (the low
@@ -79,7 +94,22 @@ struct hw_job {
   const uint64_t *a, *b, *c;
   uint64_t *d;
   int n, K;
+  /* HW_MODE_CAPTURE: one instruction per vector, d = instr(c, a, b), a and
+   * b K long.  The other modes (the accumulator-truncation experiment,
+   * f32-output instructions only) run a depth-kt dot product, a and b kt
+   * long, as kt/K chained calls from c = +0, with the low `ntrun` bits of
+   * instruction outputs zeroed:
+   *   HW_MODE_BLOCKS  every nc products (nc/K calls chained in the
+   *                   accumulator) the block's output is truncated and added
+   *                   into an FP32 register with an IEEE round-to-nearest add
+   *                   (the Triton kernel of "Some Matrix Multiplication
+   *                   Engines Are Not As Accurate As We Thought")
+   *   HW_MODE_FEED    every call's output is truncated and is the next
+   *                   call's c; d is the last call's truncated output */
+  int mode, kt, nc, ntrun;
 };
+
+enum { HW_MODE_CAPTURE = 0, HW_MODE_BLOCKS = 1, HW_MODE_FEED = 2 };
 
 #ifdef __cplusplus
 extern "C" {
@@ -89,6 +119,9 @@ int hw_instr_count(void);
 /* Runs job on the current CUDA device with instruction i (device pointers in
  * job). Returns 0 or a cudaError_t value; err gets a message. */
 int hw_run(int i, const struct hw_job *job, char *err, int errlen);
+/* 1 when instruction i runs the truncation experiment's modes (mma.sync
+ * and wgmma with f32 output). */
+int hw_can_chain(int i);
 #ifdef __cplusplus
 }
 #endif

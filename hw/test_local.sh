@@ -27,7 +27,7 @@ expect() {
 
 python3 "$here/make_test_vectors.py" hopper:wgmma.m64n8k32.f32.e4m3.e4m3 20 1 "$t/good.vec"
 python3 "$here/make_test_vectors.py" mma.m8n8k4.f64.f64.f64.f64 9 2 "$t/f64.vec"
-expect "list has 40 instructions" 0 "" sh -c "'$cap' --list | wc -l | grep -qx 40"
+expect "list has 51 instructions" 0 "" sh -c "'$cap' --list | wc -l | grep -qx 51"
 expect "dry-run valid fp8 file" 0 "20 vectors" "$cap" --dry-run "$t/good.vec"
 expect "dry-run valid f64 file" 0 "9 vectors" "$cap" --dry-run "$t/f64.vec"
 

@@ -28,6 +28,18 @@ $M list | awk '{ if ($0 !~ /^[a-z0-9-]+:[^ ]+ [A-Za-z+-]+ K=[0-9]+( F=[0-9]+)?( 
 expect 0 "config: fused," $M describe $Q
 expect 2 "hopper:wgmma.m64n8k32.f32.e4m3.e4m3," $M describe hopper:wgmma.m64n8k32.f32.e4m3.e4m2
 expect 2 "field 'f'" $M describe "fused,a=e4m3,k=32,f=0"
+# names as PTX writes them: describe prints the canonical one
+[ "$($M describe hopper:wgmma.mma_async.sync.aligned.m64n8k32.f32.e4m3.e4m3 | head -1)" = "$Q" ] && ok || bad "describe canonical wgmma name"
+[ "$($M describe blackwell:tcgen05.mma.cta_group::1.kind::f8f6f4.m64n8k32.f32.e4m3.e4m3 | head -1)" = \
+  "blackwell:tcgen05.mma.m64n8k32.kind::f8f6f4.f32.e4m3.e4m3" ] && ok || bad "describe canonical tcgen05 name"
+expect 2 "nearest: hopper:" $M describe hopper:foo
+expect 2 "give the architecture" $M describe mma.m16n8k16.f32.f16.f16.f32
+# a vector file whose instr has no architecture takes '# arch:'
+$M gen hopper:mma.m8n8k4.f64.f64.f64.f64 --suite random --count 20 --seed 3 -o "$T/arch.vec"
+sed 's/^# instr: hopper:mma\./# instr: mma.sync.aligned./; s/m8n8k4.f64/m8n8k4.row.col.f64/' "$T/arch.vec" > "$T/arch2.vec"
+expect 0 "20 vectors, 0 mismatches" $M check "$T/arch2.vec"
+sed 's/^# arch: hopper/# arch: ampere/; s/^# instr: .*/# instr: hopper:mma.m8n8k4.f64.f64.f64.f64/' "$T/arch.vec" > "$T/arch3.vec"
+expect 2 "field arch" $M check "$T/arch3.vec"
 A1=$(printf '38,%.0s' $(seq 31))38
 [ "$($M eval $Q 0 $A1 $A1)" = "42000000" ] && ok || bad "eval 32*1*1 = 32"
 expect 2 "operand a has 31 values" $M eval $Q 0 "$(printf '38,%.0s' $(seq 30))38" $A1

@@ -203,11 +203,198 @@ START_TEST(sfma_order)
     /* NaN payload passes through, quieted */
     uint64_t an[1] = {0x7ff0000000000123ull};
     ck_assert_uint_eq(dot(&u, 0, 1, an, b), 0x7ff8000000000123ull);
-    /* H100 DMMA: the accumulator's NaN wins; 0*Inf gives 0xfff8000000000000 */
+    /* H100 DMMA: the accumulator's NaN wins over a later a_k's;
+     * 0*Inf gives 0xfff8000000000000 */
     uint64_t an2[2] = {0x7ff0000000000001ull, 0x7ff0000000000002ull};
     ck_assert_uint_eq(dot(&u, 0, 2, an2, b), 0x7ff8000000000001ull);
     uint64_t ai[1] = {0x7ff0000000000000ull}, bz[1] = {0};
     ck_assert_uint_eq(dot(&u, 0, 1, ai, bz), 0xfff8000000000000ull);
+}
+END_TEST
+
+/* Which NaN a DMMA step passes on: H100 outputs (lines of
+ * vectors/hw/h100/mma.m8n8k4.f64.f64.f64.f64.nan.vec.xz; c, a[0], b[0] as
+ * given, a[1..3] = 1 + k/16, b[1..3] = 2).  b_k first, then the
+ * accumulator, then a_k; a signaling NaN has no precedence, it is only
+ * quieted. */
+START_TEST(dmma_nan_rule)
+{
+    static const struct { uint64_t c, a0, b0, d; } hw[] = {
+        {0xfff80c00000000d7ull, 0x3ff0000000000000ull, 0xfff00b00000000d7ull, 0xfff80b00000000d7ull}, /* c quiet, b signaling */
+        {0xfff00c00000000cdull, 0xfff80a00000000cdull, 0x4000000000000000ull, 0xfff80c00000000cdull}, /* c signaling, a quiet */
+        {0x3fe0000000000000ull, 0xfff00a0000000031ull, 0xfff80b0000000031ull, 0xfff80b0000000031ull}, /* a signaling, b quiet */
+        {0xfff80c00000000b7ull, 0xfff00a00000000b7ull, 0x4000000000000000ull, 0xfff80c00000000b7ull}, /* c quiet, a signaling */
+        {0x7ff00c000000008eull, 0x7ff00a000000008eull, 0x7ff00b000000008eull, 0x7ff80b000000008eull}, /* all signaling */
+        {0xfff80c0000000047ull, 0xfff80a0000000047ull, 0xfff80b0000000047ull, 0xfff80b0000000047ull}, /* all quiet */
+    };
+    static const char *names[] = {"hopper:mma.m8n8k4.f64.f64.f64.f64", "hopper:wmma.m8n8k4.f64.f64.f64.f64",
+                                  "ampere:mma.m8n8k4.f64.f64.f64.f64"};
+    for (size_t n = 0; n < sizeof names / sizeof names[0]; n++) {
+        mma_unit u = U(names[n]);
+        for (size_t i = 0; i < sizeof hw / sizeof hw[0]; i++) {
+            uint64_t a[4] = {hw[i].a0, 0x3ff1000000000000ull, 0x3ff2000000000000ull, 0x3ff3000000000000ull};
+            uint64_t b[4] = {hw[i].b0, 0x4000000000000000ull, 0x4000000000000000ull, 0x4000000000000000ull};
+            ck_assert_msg(mma_dot(&u, hw[i].c, a, b, NULL, NULL) == hw[i].d, "%s, case %zu", names[n], i);
+        }
+    }
+}
+END_TEST
+
+/* Hopper's emulated fp8 mma.sync converts e4m3 to fp16 before the HMMA, so
+ * a subnormal e4m3 operand is normalized: H100 output of a vector of
+ * vectors/hw/h100/million/mma.m16n8k16.f32.e4m3.e5m2.f32.sample.vec.xz.
+ * The largest product, a = 0x84 (-2^-7, subnormal) times b = 0xf3
+ * (-14336), has exponent e_a + e_b = 7 unnormalized but 6 in fp16, which
+ * cuts the other terms one bit lower: without the conversion the model
+ * gives 4320f5ad. */
+START_TEST(fp8_via_fp16)
+{
+    mma_unit u = U("hopper:mma.m16n8k16.f32.e4m3.e5m2.f32");
+    uint64_t a[16] = {0x01, 0x8b, 0x82, 0x84, 0x05, 0x04, 0xdd, 0x6f, 0x02, 0x80, 0x01, 0xbb, 0x82, 0x7b, 0x82, 0xee};
+    uint64_t b[16] = {0x46, 0x09, 0x8f, 0xf3, 0x82, 0xbc, 0x02, 0x00, 0x1c, 0x80, 0x82, 0x00, 0x82, 0x83, 0x47, 0xb7};
+    ck_assert_uint_eq(mma_dot(&u, 0xb4dfcdefu, a, b, NULL, NULL), 0x4320f5acu);
+    u.flags &= ~(unsigned)MMA_F_VIA_FP16;
+    ck_assert_uint_eq(mma_dot(&u, 0xb4dfcdefu, a, b, NULL, NULL), 0x4320f5adu);
+    mma_unit w = U("blackwell:mma.m16n8k16.f32.e4m3.e5m2.f32");
+    ck_assert_uint_eq(mma_dot(&w, 0xb4dfcdefu, a, b, NULL, NULL), 0x4320f5acu);
+}
+END_TEST
+
+/* wmma is the architecture's native instruction chained over k in k order
+ * (nvcc 13.0 SASS, docs/hardware.md): for random vectors, every wmma entry
+ * equals the calls of its native catalogue entry over consecutive slices of
+ * k, each call's output the next call's c. */
+START_TEST(wmma_chain)
+{
+    static const struct { const char *wmma, *native; } rows[] = {
+        {"volta:wmma.m16n16k16.f32.f16.f16.f32", "volta:mma.m8n8k4.f32.f16.f16.f32"},
+        {"volta:wmma.m32n8k16.f16.f16.f16.f16", "volta:mma.m8n8k4.f16.f16.f16.f16"},
+        {"turing:wmma.m16n16k16.f32.f16.f16.f32", "turing:mma.m16n8k8.f32.f16.f16.f32"},
+        {"turing:wmma.m8n32k16.f16.f16.f16.f16", "turing:mma.m16n8k8.f16.f16.f16.f16"},
+        {"ampere:wmma.m16n16k16.f32.f16.f16.f32", "ampere:mma.m16n8k16.f32.f16.f16.f32"},
+        {"ampere:wmma.m16n16k16.f32.bf16.bf16.f32", "ampere:mma.m16n8k16.f32.bf16.bf16.f32"},
+        {"ampere:wmma.m16n16k8.f32.tf32.tf32.f32", "ampere:mma.m16n8k4.f32.tf32.tf32.f32"},
+        {"ada:wmma.m32n8k16.f16.f16.f16.f16", "ada:mma.m16n8k16.f16.f16.f16.f16"},
+        {"hopper:wmma.m16n16k16.f32.f16.f16.f32", "hopper:mma.m16n8k16.f32.f16.f16.f32"},
+        {"hopper:wmma.m8n32k16.f32.bf16.bf16.f32", "hopper:mma.m16n8k16.f32.bf16.bf16.f32"},
+        {"hopper:wmma.m16n16k8.f32.tf32.tf32.f32", "hopper:mma.m16n8k4.f32.tf32.tf32.f32"},
+        {"hopper:wmma.m8n8k4.f64.f64.f64.f64", "hopper:mma.m8n8k4.f64.f64.f64.f64"},
+        {"blackwell:wmma.m16n16k8.f32.tf32.tf32.f32", "blackwell:mma.m16n8k4.f32.tf32.tf32.f32"},
+        {"rtx-blackwell:wmma.m16n16k16.f16.f16.f16.f16", "rtx-blackwell:mma.m16n8k16.f16.f16.f16.f16"},
+    };
+    uint64_t st = 14;
+    for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
+        mma_unit w = U(rows[r].wmma), n = U(rows[r].native);
+        ck_assert_int_eq(w.k % n.k, 0);
+        int wa = mma_format(w.a)->width, wc = mma_format(w.c)->width;
+        for (int v = 0; v < 2000; v++) {
+            uint64_t a[MMA_MAX_K], b[MMA_MAX_K], c;
+            for (int k = 0; k < w.k; k++) {
+                /* values near 1 with spread exponents: the cut of each step shows */
+                st = st * 6364136223846793005ull + 1442695040888963407ull;
+                uint64_t x = st >> 11, y = st >> 27;
+                a[k] = wa == 64 ? x : x & ((1ull << wa) - 1);
+                b[k] = wa == 64 ? y : y & ((1ull << wa) - 1);
+            }
+            st = st * 6364136223846793005ull + 1442695040888963407ull;
+            c = wc == 64 ? st : (st >> 17) & ((1ull << wc) - 1);
+            uint64_t d = c;
+            for (int k0 = 0; k0 < w.k; k0 += n.k) d = mma_dot(&n, d, a + k0, b + k0, NULL, NULL);
+            ck_assert_msg(mma_result_equal(&w, mma_dot(&w, c, a, b, NULL, NULL), d), "%s vector %d", rows[r].wmma, v);
+        }
+    }
+}
+END_TEST
+
+/* Names as PTX source writes them resolve to the catalogue, and describe's
+ * name is the canonical one. */
+START_TEST(ptx_spellings)
+{
+    static const struct { const char *in, *canon; } rows[] = {
+        {"hopper:mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", "hopper:mma.m16n8k16.f32.f16.f16.f32"},
+        {"hopper:mma.m16n8k16.row.col.f16.f16.f16.f16", "hopper:mma.m16n8k16.f16.f16.f16.f16"},
+        {"hopper:wgmma.mma_async.sync.aligned.m64n8k32.f32.e4m3.e4m3", "hopper:wgmma.m64n8k32.f32.e4m3.e4m3"},
+        {"sm_90a:wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16", "hopper:wgmma.m64n256k16.f32.bf16.bf16"},
+        {"blackwell:tcgen05.mma.cta_group::1.kind::f8f6f4.m64n8k32.f32.e4m3.e4m3",
+         "blackwell:tcgen05.mma.m64n8k32.kind::f8f6f4.f32.e4m3.e4m3"},
+        {"blackwell:tcgen05.mma.cta_group::2.kind::f16.m256n128k16.f32.bf16.bf16",
+         "blackwell:tcgen05.mma.m256n128k16.kind::f16.f32.bf16.bf16"},
+        {"blackwell:tcgen05.mma.ws.cta_group::1.kind::tf32.m32n64k8.f32.tf32.tf32",
+         "blackwell:tcgen05.mma.m32n64k8.kind::tf32.f32.tf32.tf32"},
+        {"blackwell:tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale.scale_vec::1X.m128n64k32.f32.e4m3.e2m1.ue8m0",
+         "blackwell:tcgen05.mma.m128n64k32.kind::mxf8f6f4.block32.f32.e4m3.e2m1.ue8m0"},
+        {"rtx-blackwell:mma.sync.aligned.m16n8k64.row.col.kind::mxf4nvf4.block_scale.scale_vec::4X.f32.e2m1.e2m1.f32.ue4m3",
+         "rtx-blackwell:mma.m16n8k64.kind::mxf4nvf4.block16.f32.e2m1.e2m1.f32.ue4m3"},
+        {"volta:wmma.mma.sync.aligned.m16n16k16.row.col.f32.f32", "volta:wmma.m16n16k16.f32.f16.f16.f32"},
+        {"ampere:wmma.mma.sync.aligned.row.col.m16n16k8.f32.tf32.tf32.f32", "ampere:wmma.m16n16k8.f32.tf32.tf32.f32"},
+        {"hopper:wmma.mma.sync.aligned.col.row.m8n8k4.rn.f64.f64.f64.f64", "hopper:wmma.m8n8k4.f64.f64.f64.f64"},
+        {"gfx942:V_MFMA_F32_32X32X8_F16", "cdna3:v_mfma_f32_32x32x8_f16"},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        mma_unit u = U(rows[i].in), v = U(rows[i].canon);
+        ck_assert_str_eq(u.name, rows[i].canon);
+        ck_assert_str_eq(v.name, rows[i].canon);
+        char c1[512], c2[512];
+        mma_unit_config(&u, c1, sizeof c1);
+        mma_unit_config(&v, c2, sizeof c2);
+        ck_assert_str_eq(c1, c2);
+    }
+    mma_unit u;
+    char err[1024];
+    /* tcgen05: M = 256 only with cta_group::2, 32 only with .ws */
+    ck_assert_int_eq(mma_unit_parse("blackwell:tcgen05.mma.ws.kind::f16.m256n64k16.f32.f16.f16", &u, err, sizeof err), -1);
+    ck_assert_int_eq(mma_unit_parse("blackwell:tcgen05.mma.cta_group::2.kind::f16.m32n64k16.f32.f16.f16", &u, err, sizeof err), -1);
+    /* a bare qualifier says which architectures have it */
+    ck_assert_int_eq(mma_unit_parse("mma.m16n8k16.f32.f16.f16.f32", &u, err, sizeof err), -1);
+    ck_assert_ptr_nonnull(strstr(err, "ampere, ada, hopper"));
+    /* unknown names suggest names of the architecture given */
+    ck_assert_int_eq(mma_unit_parse("hopper:foo", &u, err, sizeof err), -1);
+    const char *p = strstr(err, "nearest: ");
+    ck_assert_ptr_nonnull(p);
+    for (p += 9; p && *p; p = strstr(p, ", ")) {
+        if (*p == ',') p += 2;
+        ck_assert_msg(!strncmp(p, "hopper:", 7), "%s", err);
+    }
+}
+END_TEST
+
+/* Every name of the peer model mmasim 2.1.1's lists (4,999, every shape;
+ * scripts/peer/mmasim_fill.py --list-all) resolves to a unit. */
+START_TEST(mmasim_names)
+{
+    FILE *f = fopen("scripts/peer/mmasim_instructions_all.txt", "r");
+    ck_assert_msg(f != NULL, "run from the repository root");
+    char line[256], err[1024];
+    int n = 0;
+    while (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = 0;
+        mma_unit u;
+        ck_assert_msg(mma_unit_parse(line, &u, err, sizeof err) == 0, "%s: %s", line, err);
+        n++;
+    }
+    fclose(f);
+    ck_assert_int_eq(n, 4999);
+}
+END_TEST
+
+/* A vector file whose '# instr:' has no architecture takes '# arch:'. */
+START_TEST(vecfile_arch_header)
+{
+    const char *text = "# mmavec 1\n# arch: hopper\n# instr: mma.m8n8k4.f64.f64.f64.f64\n# k: 4\n"
+                       "# fields: c a[0..3] b[0..3] d\n";
+    char err[512];
+    FILE *f = fmemopen((void *)text, strlen(text), "r");
+    mma_vec_reader *r = mma_vec_open_stream(f, "mem.vec", NULL, err, sizeof err);
+    ck_assert_msg(r != NULL, "%s", err);
+    ck_assert_str_eq(mma_vec_unit(r)->name, "hopper:mma.m8n8k4.f64.f64.f64.f64");
+    mma_vec_close(r);
+    fclose(f);
+    const char *bad = "# mmavec 1\n# arch: hopper\n# instr: ampere:mma.m8n8k4.f64.f64.f64.f64\n";
+    f = fmemopen((void *)bad, strlen(bad), "r");
+    r = mma_vec_open_stream(f, "bad.vec", NULL, err, sizeof err);
+    ck_assert_ptr_null(r);
+    ck_assert_ptr_nonnull(strstr(err, "field arch"));
+    fclose(f);
 }
 END_TEST
 
@@ -707,6 +894,12 @@ static Suite *suite(void)
     tcase_add_test(t, tf32_payload);
     tcase_add_test(t, cofda_order);
     tcase_add_test(t, sfma_order);
+    tcase_add_test(t, dmma_nan_rule);
+    tcase_add_test(t, fp8_via_fp16);
+    tcase_add_test(t, wmma_chain);
+    tcase_add_test(t, ptx_spellings);
+    tcase_add_test(t, vecfile_arch_header);
+    tcase_add_test(t, mmasim_names);
     tcase_add_test(t, gps);
     tcase_add_test(t, fdrda_paper);
     tcase_add_test(t, gfdrda);

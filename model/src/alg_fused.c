@@ -17,10 +17,26 @@ static mma_term operand(const mma_unit *u, mma_fmt f, uint64_t bits)
     return t;
 }
 
+/* The operand as the fp16 the emulation converts it to (F2FP, exact):
+ * fp16 keeps 10 fraction bits down to 2^-14, so an e4m3 subnormal becomes
+ * normal and its product's exponent e_a + e_b falls by the shift.  The H100
+ * showed it: with e4m3 x e5m2 operands a subnormal e4m3 product can be the
+ * largest term, and the unnormalized exponent cut one bit too few. */
+static mma_term via_fp16(mma_term t)
+{
+    if (t.cls != MMA_FINITE) return t;
+    t.sig <<= 10 - t.fb;
+    t.fb = 10;
+    while (t.sig < (1u << 10) && t.e > -14) { t.sig <<= 1; t.e--; }
+    return t;
+}
+
 static mma_term product(const mma_unit *u, int k, const uint64_t *a,
                         const uint64_t *b, const uint64_t *sa, const uint64_t *sb)
 {
-    mma_term p = mma_term_mul(operand(u, u->a, a[k]), operand(u, u->b, b[k]));
+    mma_term x = operand(u, u->a, a[k]), y = operand(u, u->b, b[k]);
+    if (u->flags & MMA_F_VIA_FP16) { x = via_fp16(x); y = via_fp16(y); }
+    mma_term p = mma_term_mul(x, y);
     if (u->scale != MMA_FMT_NONE) {
         int blk = k / u->block;
         mma_term s = mma_term_mul(mma_term_of(u->scale, sa[blk]),

@@ -33,8 +33,12 @@ static float f32_from(mma_fmt f, uint64_t bits)
 }
 
 /* SFMA: NaN payloads pass through quieted (DMMA, BRIEF 4b).  H100 DMMA
- * (vectors/hw/h100): the accumulator's NaN wins over a NaN in a_k or b_k,
- * and an invalid operation (0*Inf, Inf-Inf) gives 0xfff8000000000000. */
+ * (vectors/hw/h100/, the .nan.vec.xz files: every state of c, a[k], b[k] among
+ * finite, quiet NaN and signaling NaN, scripts/hw_dmma_nan_rule.py): a step
+ * that meets NaNs returns the first of b_k, the running accumulator, a_k
+ * that is a NaN, quieted, whether it was signaling or not; an invalid
+ * operation (0*Inf, Inf-Inf) gives 0xfff8000000000000.  The fp32 chain (AMD,
+ * whose payload rule is unknown: nan=any) uses the same order. */
 #define DMMA_DEFAULT_NAN 0xfff8000000000000ull
 uint64_t mma_alg_fma(const mma_unit *u, uint64_t c, const uint64_t *a,
                      const uint64_t *b)
@@ -44,7 +48,7 @@ uint64_t mma_alg_fma(const mma_unit *u, uint64_t c, const uint64_t *a,
         for (int k = 0; k < u->k; k++) {
             double x = f64_of(a[k]), y = f64_of(b[k]);
             if (isnan(x) || isnan(y) || isnan(d)) {
-                uint64_t nb = isnan(d) ? bits_of_f64(d) : isnan(x) ? a[k] : b[k];
+                uint64_t nb = isnan(y) ? b[k] : isnan(d) ? bits_of_f64(d) : a[k];
                 d = f64_of(mma_quiet(MMA_FMT_FP64, nb));
                 continue;
             }
@@ -57,7 +61,7 @@ uint64_t mma_alg_fma(const mma_unit *u, uint64_t c, const uint64_t *a,
     for (int k = 0; k < u->k; k++) {
         float x = f32_of(a[k]), y = f32_of(b[k]);
         if (isnan(x) || isnan(y) || isnan(d)) {
-            uint64_t nb = isnan(d) ? bits_of_f32(d) : isnan(x) ? a[k] : b[k];
+            uint64_t nb = isnan(y) ? b[k] : isnan(d) ? bits_of_f32(d) : a[k];
             d = f32_of(mma_quiet(MMA_FMT_FP32, nb));
             continue;
         }

@@ -44,39 +44,69 @@ typedef struct {
 #define NV_SM89(A, F, LB, E32, E16, P32) \
     {A, "mma.m16n8k32.{d}.{a}.{b}.{d}", "", "f32 f16", F8, F8, 32, LB, "fused,f=" #F, E32, E16, P32}, \
     {A, "mma.m16n8k16.{d}.{a}.{b}.{d}", "", "f32 f16", F8, F8, 16, LB, "fused,f=" #F, E32, E16, P32}
+/* wmma: ptxas maps every shape onto the architecture's native HMMA (DMMA
+ * for f64), chained over k where the native step is shorter than K (SASS
+ * of nvcc 13.0 for sm_75 to sm_120; docs/hardware.md, "wmma").  LB: the
+ * native f16/bf16 step in bytes of one input (Volta's HMMA.884: 8, four
+ * steps; Turing HMMA.1688 and Ampere/Ada HMMA.16816: 16, two; Hopper and
+ * Blackwell HMMA.16816: 32, one).  tf32 m16n16k8 is two HMMA.1684 on
+ * every architecture that has it: lbytes 16. */
+#define NV_WMMA_F16(A, S, F, LB, E32, E16) \
+    {A, "wmma." S ".{d}.f16.f16.{d}", "", "f32 f16", "f16", "=", 16, LB, "fused,f=" #F, E32, E16, 23}
+#define NV_WMMA70(A, F, LB, E32, E16) \
+    NV_WMMA_F16(A, "m16n16k16", F, LB, E32, E16), NV_WMMA_F16(A, "m32n8k16", F, LB, E32, E16), \
+    NV_WMMA_F16(A, "m8n32k16", F, LB, E32, E16)
+#define NV_WMMA_BF16(A, S, F, LB, E32, E16) \
+    {A, "wmma." S ".f32.bf16.bf16.f32", "", "f32", "bf16", "=", 16, LB, "fused,f=" #F, E32, E16, 23}
+#define NV_WMMA80(A, F, LB, E32, E16) \
+    NV_WMMA70(A, F, LB, E32, E16), \
+    NV_WMMA_BF16(A, "m16n16k16", F, LB, E32, E16), NV_WMMA_BF16(A, "m32n8k16", F, LB, E32, E16), \
+    NV_WMMA_BF16(A, "m8n32k16", F, LB, E32, E16), \
+    {A, "wmma.m16n16k8.f32.tf32.tf32.f32", "", "f32", "tf32", "=", 8, 16, "fused,f=" #F, E32, E16, 23}, \
+    {A, "wmma.m8n8k4.f64.f64.f64.f64", "", "f64", "f64", "=", 4, 0, "fma", SKIP, SKIP, 0}
+/* fp8 mma.sync where the architecture has no fp8 HMMA (sm_90, sm_100):
+ * ptxas converts the operands to f16 and issues two HMMA over k mod 4 in
+ * {0,1} and {2,3}, the first from +0, then adds c with one FADD (HMMA.F16
+ * and HADD2 for f16 output; HMMA.1688 for k16).  Read from the SASS of the
+ * H100 captures (hw/, docs/capture.md) and of nvcc 13.0 for sm_100a, and
+ * fitted by published B200 outputs (docs/hardware.md). */
+#define NV_FP8_EMULATED(A) \
+    {A, "mma.m16n8k32.{d}.{a}.{b}.{d}", "", "f32 f16", F8, F8, 32, 16, \
+     "fused,interleave=2,cadd=after,via=fp16,f=25", -133, -21, 23}, \
+    {A, "mma.m16n8k16.{d}.{a}.{b}.{d}", "", "f32 f16", F8, F8, 16, 8, \
+     "fused,interleave=2,cadd=after,via=fp16,f=25", -133, -21, 23}
 #define NV_SM70(A) \
     {A, "mma.m8n8k4.{d}.f16.f16.f32", "", "f32", "f16", "=", 4, 8, "fused,f=23", -131, -19, 23}, \
     {A, "mma.m8n8k4.{d}.f16.f16.f16", "", "f32/f16 f16", "f16", "=", 4, 8, "fused,f=23", -131, -19, 23}
 
 static const cat_row rows[] = {
     NV_SM70("volta"),
+    NV_WMMA70("volta", 23, 8, -131, -19),
     NV_SM70("turing"),          /* Volta shapes keep Volta's arithmetic on Turing */
     NV_SM75("turing", 24, 16, -132, -20),
+    NV_WMMA70("turing", 24, 16, -132, -20),
     NV_SM75("ampere", 24, 16, -132, -20),
     NV_SM80("ampere", 24, 16, -132, -20),
+    NV_WMMA80("ampere", 24, 16, -132, -20),
     NV_SM75("ada", 24, 16, -132, -20),
     NV_SM80("ada", 24, 16, -132, -20),
+    NV_WMMA80("ada", 24, 16, -132, -20),
     NV_SM89("ada", 13, 16, -132, -20, 13),   /* QMMA: F=13, e8m13 output */
     NV_SM75("hopper", 25, 32, -133, -21),
     NV_SM80("hopper", 25, 32, -133, -21),
+    NV_WMMA80("hopper", 25, 32, -133, -21),
     {"hopper", "mma.m16n8k16.f64.f64.f64.f64", "", "f64", "f64", "=", 16, 0, "fma", SKIP, SKIP, 0},
     {"hopper", "mma.m16n8k8.f64.f64.f64.f64", "", "f64", "f64", "=", 8, 0, "fma", SKIP, SKIP, 0},
     {"hopper", "mma.m16n8k4.f64.f64.f64.f64", "", "f64", "f64", "=", 4, 0, "fma", SKIP, SKIP, 0},
-    /* fp8 mma.sync is no native instruction on sm_90: ptxas converts the
-     * operands to f16 and issues two HMMA.16816 over k mod 4 in {0,1} and
-     * {2,3}, the first from +0, then adds c with one FADD (BRIEF 4b); the
-     * f16 forms use HMMA.16816.F16 and HADD2, the k16 forms HMMA.1688
-     * (SASS read by hw/, docs/capture.md). */
-    {"hopper", "mma.m16n8k32.{d}.{a}.{b}.{d}", "", "f32 f16", F8, F8, 32, 16,
-     "fused,interleave=2,cadd=after,f=25", -133, -21, 23},
-    {"hopper", "mma.m16n8k16.{d}.{a}.{b}.{d}", "", "f32 f16", F8, F8, 16, 8,
-     "fused,interleave=2,cadd=after,f=25", -133, -21, 23},
+    NV_FP8_EMULATED("hopper"),
     {"hopper", "wgmma.m64nNk8.f32.tf32.tf32", WN, "f32", "tf32", "=", 8, 32, "fused,f=25", -133, -21, 23},
     {"hopper", "wgmma.m64nNk16.{d}.f16.f16", WN, "f32 f16", "f16", "=", 16, 32, "fused,f=25", -133, -21, 23},
     {"hopper", "wgmma.m64nNk16.f32.bf16.bf16", WN, "f32", "bf16", "=", 16, 32, "fused,f=25", -133, -21, 23},
     {"hopper", "wgmma.m64nNk32.{d}.{a}.{b}", WN, "f32 f16", F8, F8, 32, 32, "fused,f=13", -133, -21, 13},
     NV_SM75("blackwell", 25, 32, -133, -21),
     NV_SM80("blackwell", 25, 32, -133, -21),
+    NV_WMMA80("blackwell", 25, 32, -133, -21),
+    NV_FP8_EMULATED("blackwell"),
     {"blackwell", "tcgen05.mma.mMnNk8.kind::tf32.f32.tf32.tf32", TCN, "f32", "tf32", "=", 8, 32, "fused,f=25", -133, -21, 23},
     {"blackwell", "tcgen05.mma.mMnNk16.kind::f16.f32.{a}.{b}", TCN, "f32", "f16 bf16", "=", 16, 32, "fused,f=25", -133, -21, 23},
     {"blackwell", "tcgen05.mma.mMnNk16.kind::f16.f16.f16.f16", TCN, "f16", "f16", "=", 16, 32, "fused,f=25", -133, -21, 23},
@@ -93,6 +123,7 @@ static const cat_row rows[] = {
      "groups,g=16,f=35,scale=ue4m3,block=16", -139, -139, 23},
     NV_SM75("rtx-blackwell", 25, 32, -133, -21),
     NV_SM80("rtx-blackwell", 25, 32, -133, -21),
+    NV_WMMA80("rtx-blackwell", 25, 32, -133, -21),
     NV_SM89("rtx-blackwell", 25, 32, -133, -21, 23),
     {"rtx-blackwell", "mma.m16n8k32.kind::f8f6f4.{d}.{a}.{b}.{d}", "", "f32 f16", F864, F864, 32, 32, "fused,f=25", -133, -21, 23},
     {"rtx-blackwell", "mma.m16n8k32.kind::mxf8f6f4.block32.f32.{a}.{b}.f32.ue8m0", "", "f32", F864, F864, 32, 32,
@@ -296,8 +327,9 @@ int mma_catalogue_get(size_t i, mma_catalogue_entry *e, mma_unit *u)
 }
 
 /* wgmma and tcgen05 compute the same way for every N (and, for tcgen05,
- * for M=64 and M=128): rewrite the shape to the catalogue's m128/n8 form. */
-static void canon_shape(char *q, size_t len)
+ * every M: 64 and 128; 256 is cta_group::2's, 32 only .ws's): rewrite the
+ * shape to the catalogue's m128/n8 form. */
+static void canon_shape(char *q, size_t len, int cta2, int ws)
 {
     int is_tc = !strncmp(q, "tcgen05.mma.", 12), is_wg = !strncmp(q, "wgmma.", 6);
     if (!is_tc && !is_wg) return;
@@ -305,9 +337,9 @@ static void canon_shape(char *q, size_t len)
     int m, n, k, used = 0;
     if (sscanf(p, "m%dn%dk%d%n", &m, &n, &k, &used) != 3) return;
     if (n < 8 || n > 256 || n % 8) return;
-    if (is_tc && m != 64 && m != 128) return;
+    if (is_tc && !(m == 64 || m == 128 || (m == 256 && !ws) || (m == 32 && !cta2))) return;
     if (is_wg && m != 64) return;
-    char out[160];
+    char out[200];
     snprintf(out, sizeof out, "%.*sm%dn8k%d%s", (int)(p - q), q, is_tc ? 128 : 64, k, p + used);
     snprintf(q, len, "%s", out);
 }
@@ -333,6 +365,32 @@ static int edit_distance(const char *s, const char *t)
 
 static const char *arch_names[] = {"volta", "turing", "ampere", "ada", "hopper", "blackwell",
                                    "rtx-blackwell", "cdna1", "cdna2", "cdna3"};
+#define ARCH_LIST "volta turing ampere ada hopper blackwell rtx-blackwell cdna1 cdna2 cdna3"
+
+/* The three catalogue names nearest to qual (edit distance), among the
+ * entries of arch when it is an architecture we know, else among all
+ * <arch>:<qualifier> names. */
+static void nearest(const char *arch, const char *qual, const char *text, char *buf, size_t len)
+{
+    int known = 0;
+    for (size_t i = 0; i < sizeof arch_names / sizeof arch_names[0]; i++) known |= !strcmp(arch, arch_names[i]);
+    size_t best[3] = {0, 0, 0};
+    int bd[3] = {1 << 30, 1 << 30, 1 << 30}, nb = 0;
+    for (size_t i = 0; i < n_entries; i++) {
+        if (known && strcmp(entries[i].arch, arch)) continue;
+        char full[200];
+        snprintf(full, sizeof full, "%s:%s", entries[i].arch, entries[i].qual);
+        int dd = known ? edit_distance(qual, entries[i].qual) : edit_distance(text, full);
+        for (int j = 0; j < 3; j++) if (dd < bd[j]) {
+            for (int m = 2; m > j; m--) { bd[m] = bd[m - 1]; best[m] = best[m - 1]; }
+            bd[j] = dd; best[j] = i; if (nb < 3) nb++; break;
+        }
+    }
+    size_t n = 0;
+    buf[0] = 0;
+    for (int j = 0; j < nb && n < len; j++)
+        n += (size_t)snprintf(buf + n, len - n, "%s%s:%s", j ? ", " : "", entries[best[j]].arch, entries[best[j]].qual);
+}
 
 static int same_unit(const mma_unit *x, const mma_unit *y)
 {
@@ -377,8 +435,7 @@ static int parse_name_options(const char *text, size_t namelen, mma_unit *u, cha
             return -1;
         }
     }
-    snprintf(u->name, sizeof u->name, "%s", text);
-    return 0;
+    return 0;                                   /* the instruction itself: its own name */
 }
 
 int mma_unit_parse(const char *text, mma_unit *u, char *err, size_t len)
@@ -392,38 +449,35 @@ int mma_unit_parse(const char *text, mma_unit *u, char *err, size_t len)
 static int parse_name(const char *text, mma_unit *u, char *err, size_t len)
 {
     build();
-    const char *colon = strchr(text, ':');
-    char arch[32], qual[160];
-    if (!colon || colon - text >= (int)sizeof arch) {
-        if (err) snprintf(err, len, "unknown instruction '%s': names are <arch>:<qualifier>, arch one of volta turing ampere ada hopper blackwell rtx-blackwell cdna1 cdna2 cdna3", text);
+    char arch[32], qual[200], canon[200], look[200], near[400];
+    int cta2, ws;
+    int has_arch = mma_name_split(text, arch, sizeof arch, qual, sizeof qual);
+    mma_name_canon(qual, canon, sizeof canon, &cta2, &ws);
+    snprintf(look, sizeof look, "%s", canon);
+    canon_shape(look, sizeof look, cta2, ws);
+    if (!has_arch) {
+        /* a bare qualifier: say which architectures have it */
+        size_t n = 0;
+        near[0] = 0;
+        for (size_t i = 0; i < n_entries && n < sizeof near; i++)
+            if (!strcmp(entries[i].qual, look) && (!n || !strstr(near, entries[i].arch)))
+                n += (size_t)snprintf(near + n, sizeof near - n, "%s%s", n ? ", " : "", entries[i].arch);
+        if (err) {
+            if (n) snprintf(err, len, "unknown instruction '%s': give the architecture as <arch>:<qualifier> (this qualifier exists on %s)", text, near);
+            else snprintf(err, len, "unknown instruction '%s': names are <arch>:<qualifier>, arch one of " ARCH_LIST, text);
+        }
         return -1;
     }
-    snprintf(arch, sizeof arch, "%.*s", (int)(colon - text), text);
-    snprintf(qual, sizeof qual, "%s", colon + 1);
-    canon_shape(qual, sizeof qual);
     for (size_t i = 0; i < n_entries; i++)
-        if (!strcmp(entries[i].arch, arch) && !strcmp(entries[i].qual, qual)) {
+        if (!strcmp(entries[i].arch, arch) && !strcmp(entries[i].qual, look)) {
             *u = entries[i].u;
-            snprintf(u->name, sizeof u->name, "%s", text);
+            snprintf(u->name, sizeof u->name, "%.31s:%.95s", arch, canon);
             return 0;
         }
     int known = 0;
     for (size_t i = 0; i < sizeof arch_names / sizeof arch_names[0]; i++) known |= !strcmp(arch, arch_names[i]);
-    /* nearest three names */
-    size_t best[3] = {0, 0, 0};
-    int bd[3] = {1 << 30, 1 << 30, 1 << 30};
-    for (size_t i = 0; i < n_entries; i++) {
-        char full[160];
-        snprintf(full, sizeof full, "%s:%s", entries[i].arch, entries[i].qual);
-        int dd = edit_distance(text, full);
-        for (int j = 0; j < 3; j++) if (dd < bd[j]) {
-            for (int m = 2; m > j; m--) { bd[m] = bd[m - 1]; best[m] = best[m - 1]; }
-            bd[j] = dd; best[j] = i; break;
-        }
-    }
-    if (err) snprintf(err, len, "unknown instruction '%s'%s; nearest: %s:%s, %s:%s, %s:%s", text,
-                      known ? "" : " (unknown architecture)",
-                      entries[best[0]].arch, entries[best[0]].qual, entries[best[1]].arch, entries[best[1]].qual,
-                      entries[best[2]].arch, entries[best[2]].qual);
+    nearest(arch, look, text, near, sizeof near);
+    if (err) snprintf(err, len, "unknown instruction '%s'%s; nearest: %s", text,
+                      known ? "" : " (unknown architecture; architectures: " ARCH_LIST ")", near);
     return -1;
 }

@@ -158,6 +158,10 @@ int mma_unit_finish(mma_unit *u, unsigned given, char *err, size_t len)
         return errf(err, len, "configuration: tree 'evenodd' needs cadd=rd or cadd=rdz");
     if (u->tree == MMA_TREE_GROUPS && u->cadd != MMA_CADD_FUSED)
         return errf(err, len, "configuration: tree 'groups' adds c in its fused sum (cadd=fused)");
+    if ((u->flags & MMA_F_VIA_FP16) && (u->tree != MMA_TREE_FUSED || u->scale != MMA_FMT_NONE ||
+                                        (u->a != MMA_FMT_E4M3 && u->a != MMA_FMT_E5M2) ||
+                                        (u->b != MMA_FMT_E4M3 && u->b != MMA_FMT_E5M2)))
+        return errf(err, len, "configuration: via=fp16 takes e4m3 or e5m2 inputs (tree fused, no scales)");
     if (u->interleave && (u->lmax % u->interleave || u->tree != MMA_TREE_FUSED))
         return errf(err, len, "configuration: field 'interleave' must divide l (tree fused)");
     if (u->cadd == MMA_CADD_AFTER) {
@@ -243,6 +247,7 @@ int mma_config_parse(const char *text, mma_unit *u, char *err, size_t len)
             else if (!strcmp(v, "in+sum")) u->flags |= MMA_F_FTZ_IN | MMA_F_FTZ_SUM;
             else bad = 1;
         }
+        else if (!strcmp(k, "via")) { bad = strcmp(v, "fp16") != 0; if (!bad) u->flags |= MMA_F_VIA_FP16; }
         else if (!strcmp(k, "povf")) {
             bad = parse_int(v, &iv) || iv < 0 || iv > 1;
             u->flags &= ~MMA_F_PROD_OVF;
@@ -272,7 +277,7 @@ int mma_config_parse(const char *text, mma_unit *u, char *err, size_t len)
             else if (!strcmp(v, "ieee")) u->flags |= MMA_F_ZERO_IEEE;
             else bad = strcmp(v, "fixed") != 0;
         }
-        else return errf(err, len, "configuration: unknown field '%s' (fields: a b c d k l f f2 g scale block align round p cadd ezero ftz povf nan zero ovf tiny)", k);
+        else return errf(err, len, "configuration: unknown field '%s' (fields: a b c d k l f f2 g scale block align round p cadd ezero ftz via povf nan zero ovf tiny)", k);
         if (bad) return errf(err, len, "configuration: field '%s' has a bad value '%s'", k, v);
     }
     if (u->ezero == EZ_NONE) u->flags |= MMA_F_NO_EZERO;
@@ -332,6 +337,7 @@ int mma_unit_config(const mma_unit *u, char *buf, size_t len)
         else APPEND(",ezero=%d", u->ezero);
     }
     if ((u->flags & MMA_F_FTZ_IN) && u->tree != MMA_TREE_PAIRWISE) APPEND(",ftz=in");
+    if (u->flags & MMA_F_VIA_FP16) APPEND(",via=fp16");
     if (u->flags & MMA_F_PROD_OVF) APPEND(",povf=1");
     APPEND(",nan=%s,zero=%s", nan_name(u->flags), zero_name(u->flags));
     if (u->tree == MMA_TREE_IEEE) APPEND(",tiny=%s", (u->flags & MMA_F_TINY_BEFORE) ? "before" : "after");
@@ -422,6 +428,9 @@ int mma_unit_explain(const mma_unit *u, char *buf, size_t len)
                 APPEND("The fused steps start from +0 and c is added at the end by one IEEE round-to-nearest-even addition in %s. ", dn);
             if (u->interleave)
                 APPEND("Step s takes the runs of %d consecutive products whose run index is s modulo %d. ", u->interleave, steps);
+            if (u->flags & MMA_F_VIA_FP16)
+                APPEND("a and b are first converted to fp16 (exactly: a subnormal %s becomes a normal fp16). ",
+                       u->a == MMA_FMT_E4M3 || u->b == MMA_FMT_E4M3 ? "e4m3" : "input");
             APPEND("Products are exact (no rounding, no overflow)%s; c and %d products are aligned to the largest exponent %s, each keeping %d fraction bits (cut %s), summed exactly in fixed point and rounded %s to %d fraction bits",
                    u->scale != MMA_FMT_NONE ? ", their exponents raised by their block's two scale exponents" : "",
                    u->lmax, (u->flags & MMA_F_NO_EZERO) ? "among the nonzero terms" : "(a zero term counts with the exponent given by ezero)",

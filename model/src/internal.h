@@ -138,6 +138,15 @@ uint64_t mma_alg_exact(const mma_unit *u, uint64_t c, const uint64_t *a,
                        const uint64_t *b, const uint64_t *sa, const uint64_t *sb,
                        unsigned *flags);
 
+/* Instruction names (names.c): "arch:qualifier" split at the colon that
+ * is not half of a "::" (1 when there is an arch, its alias resolved), the
+ * canonical name of an architecture alias (sm_90a -> hopper), and a PTX
+ * spelling rewritten into the catalogue's (-1 if it is none; *cta2, *ws:
+ * tcgen05's cta_group::2 and .ws were given). */
+int mma_name_split(const char *text, char *arch, size_t alen, char *qual, size_t qlen);
+const char *mma_arch_canon(const char *arch);
+int mma_name_canon(const char *qual, char *out, size_t len, int *cta2, int *ws);
+
 static inline int mma_clz64(uint64_t x) { return x ? __builtin_clzll(x) : 64; }
 
 #endif

@@ -182,7 +182,7 @@ mma_vec_reader *mma_vec_open(const char *path, const char *instr, char *err, siz
 
 static mma_vec_reader *open_common(mma_vec_reader *r, const char *path, const char *instr, char *err, size_t len)
 {
-    char file_instr[512] = "", fields[256] = "";
+    char file_instr[512] = "", fields[256] = "", file_arch[64] = "";
     int k = -1, magic = 0;
     /* header: leading comment lines */
     for (;;) {
@@ -203,7 +203,7 @@ static mma_vec_reader *open_common(mma_vec_reader *r, const char *path, const ch
         if (kl == 5 && !strncmp(s, "instr", 5)) snprintf(file_instr, sizeof file_instr, "%s", v);
         else if (kl == 1 && s[0] == 'k') k = atoi(v);
         else if (kl == 6 && !strncmp(s, "fields", 6)) snprintf(fields, sizeof fields, "%s", v);
-        else if (kl == 4 && !strncmp(s, "arch", 4)) {}
+        else if (kl == 4 && !strncmp(s, "arch", 4)) snprintf(file_arch, sizeof file_arch, "%s", v);
         else if (r->nextra < MMA_VEC_MAX_HEADER) {
             r->extra[r->nextra] = strdup(r->buf);
             r->extra_ptr[r->nextra] = r->extra[r->nextra];
@@ -221,6 +221,20 @@ static mma_vec_reader *open_common(mma_vec_reader *r, const char *path, const ch
         snprintf(err, len, "%s:%ld: no '# instr:' header (give --instr)", path, r->line);
         mma_vec_close(r);
         return NULL;
+    }
+    /* a qualifier without the architecture takes the file's '# arch:'
+     * (as this format's own example header writes it) */
+    char named[600], qa[64], qq[512];
+    if (!strchr(name, '=') && *file_arch && strcmp(file_arch, "generic")) {
+        const char *fa = mma_arch_canon(file_arch);
+        if (!mma_name_split(name, qa, sizeof qa, qq, sizeof qq)) {
+            snprintf(named, sizeof named, "%s:%s", fa, name);
+            name = named;
+        } else if (strcmp(fa, qa)) {
+            snprintf(err, len, "%s: field arch: header says '%s' but instr '%s' is for '%s'", path, file_arch, name, qa);
+            mma_vec_close(r);
+            return NULL;
+        }
     }
     if (mma_unit_parse(name, &r->u, perr, sizeof perr)) {
         snprintf(err, len, "%s:%ld: field instr: %s", path, r->line, perr);

@@ -7,25 +7,27 @@
 # Writes one TSV line per file to DIR/results.tsv (name, suite, vectors,
 # mismatches) and prints the totals.
 #
-#   scripts/peer/compare_all.sh [-n COUNT] [-s SEED] [-j JOBS] [-m REGEX] [-S SUITES] DIR
+#   scripts/peer/compare_all.sh [-n COUNT] [-s SEED] [-j JOBS] [-m REGEX] [-S SUITES] [-l NAMES] DIR
 #
+# NAMES is the list of names (default scripts/peer/mmasim_instructions.txt,
+# 380 names; mmasim_instructions_all.txt has every shape mmasim lists).
 # SUITES (default "compliance random") are mmaref gen suites; MMAREF names
 # the mmaref binary to use (default build/mmaref).
 #
 # DIR receives the filled files (<arch>__<qualifier, :: as _>.<suite>.vec)
 # and results.tsv.  Needs build/mmaref and mmasim (docs/peer.md).
 set -eu
-COUNT=10000 SEED=11 JOBS=2 MATCH=. SUITES="compliance random"
-while getopts n:s:j:m:S: o; do
-  case $o in n) COUNT=$OPTARG;; s) SEED=$OPTARG;; j) JOBS=$OPTARG;; m) MATCH=$OPTARG;; S) SUITES=$OPTARG;; *) exit 2;; esac
+COUNT=10000 SEED=11 JOBS=2 MATCH=. SUITES="compliance random" NAMES=
+while getopts n:s:j:m:S:l: o; do
+  case $o in n) COUNT=$OPTARG;; s) SEED=$OPTARG;; j) JOBS=$OPTARG;; m) MATCH=$OPTARG;; S) SUITES=$OPTARG;; l) NAMES=$OPTARG;; *) exit 2;; esac
 done
 shift $((OPTIND - 1))
-[ $# -eq 1 ] || { echo "usage: $0 [-n COUNT] [-s SEED] [-j JOBS] [-m REGEX] [-S SUITES] DIR" >&2; exit 2; }
+[ $# -eq 1 ] || { echo "usage: $0 [-n COUNT] [-s SEED] [-j JOBS] [-m REGEX] [-S SUITES] [-l NAMES] DIR" >&2; exit 2; }
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 M=${MMAREF:-$ROOT/build/mmaref}   # a private copy keeps a concurrent rebuild out
 DIR=$1
 mkdir -p "$DIR"
-grep -E -- "$MATCH" "$ROOT/scripts/peer/mmasim_instructions.txt" > "$DIR/names.txt"
+grep -E -- "$MATCH" "${NAMES:-$ROOT/scripts/peer/mmasim_instructions.txt}" > "$DIR/names.txt"
 
 # 1. generate (our generator; d is the model's, replaced below)
 while read -r I; do

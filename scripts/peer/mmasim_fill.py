@@ -12,7 +12,8 @@ view.
     mmasim_fill.py IN -o OUT            write OUT instead (.xz/.gz by name)
     mmasim_fill.py --check FILE...      compare d with mmasim, write nothing
     mmasim_fill.py --list               every instruction mmasim supports,
-                                        in mmaref's naming
+                                        in mmaref's naming (wgmma, tcgen05: N=8)
+    mmasim_fill.py --list-all           the same with every shape mmasim lists
 
 Exit status: 0 success, 1 mismatches (--check) or internal failure,
 2 bad input (message names file, line and field; nothing is written).
@@ -215,14 +216,15 @@ def resolve(name: str) -> Spec:
     return spec
 
 
-def list_instructions() -> list[str]:
+def list_instructions(all_shapes: bool = False) -> list[str]:
     """Every instruction mmasim 2.x accepts, in mmaref naming.  wgmma and
-    tcgen05.mma: N=8 only (the arithmetic does not depend on N)."""
+    tcgen05.mma: N=8 only (the arithmetic does not depend on N) unless
+    all_shapes."""
     _import_torch()
     from mmasim.nv_ptx import isa_mma, isa_wgmma, isa_tcgen05mma
     from mmasim.amd import isa_mfma
 
-    n8 = re.compile(r"^m\d+n8k")
+    n8 = re.compile(r"^m\d+n8k" if not all_shapes else r"")
     out = []
     for march, lst in isa_mma.mma_shape_and_type.items():
         out += [f"{ARCH_OF_MMASIM[march]}:mma.{s}" for s in lst]
@@ -627,14 +629,16 @@ def main(argv=None) -> int:
                     help="compare each d with mmasim's, write nothing; exit 1 on mismatch")
     ap.add_argument("--list", action="store_true",
                     help="print every instruction mmasim supports, in mmaref naming")
+    ap.add_argument("--list-all", action="store_true",
+                    help="the same, with every wgmma and tcgen05 shape mmasim lists")
     ap.add_argument("--device", default="cpu", help="torch device for mmasim (default cpu)")
     ap.add_argument("--chunk", type=int, default=DEFAULT_CHUNK,
                     help=f"vectors per dpa() call (default {DEFAULT_CHUNK})")
     ap.add_argument("--quiet", "-q", action="store_true")
     args = ap.parse_args(argv)
 
-    if args.list:
-        for n in list_instructions():
+    if args.list or args.list_all:
+        for n in list_instructions(args.list_all):
             print(n)
         return 0
     if not args.files:

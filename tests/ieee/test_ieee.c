@@ -631,7 +631,7 @@ static const char *unit_list[] = {
 static const char *opt_list[] = {"", ",nan=prop", ",nan=canon", ",ovf=sat", ",ovf=inf", ",zero=pos",
                                  ",zero=fixed", ",tiny=before", ",nan=prop,ovf=sat,tiny=before"};
 static const char *suite_list[] = {"random", "normal", "cancel", "order", "precision", "rounding", "specials",
-                                   "compliance", "ieee-zero", "ieee-overflow", "ieee-tiny", "ieee-sticky", "ieee-nan"};
+                                   "compliance", "bits", "ieee-zero", "ieee-overflow", "ieee-tiny", "ieee-sticky", "ieee-nan"};
 
 static long part_units(int quick, int threads)
 {
