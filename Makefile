@@ -12,13 +12,16 @@ MODEL_SRC := $(wildcard model/src/*.c)
 MODEL_OBJ := $(patsubst model/src/%.c,$(B)/model/%.o,$(MODEL_SRC))
 MODEL_HDR := $(wildcard model/include/*.h) model/src/internal.h
 CLI_SRC   := $(wildcard cli/*.c)
-CLI_OBJ   := $(patsubst cli/%.c,$(B)/cli/%.o,$(CLI_SRC))
+# the verify flow (verify/) and the results format it shares with the DPI kit
+VERIFY_SRC := $(wildcard verify/*.c) dpi/mmaref_results.c
+VERIFY_HDR := $(wildcard verify/*.h) dpi/mmaref_results.h
+CLI_OBJ   := $(patsubst cli/%.c,$(B)/cli/%.o,$(CLI_SRC)) $(patsubst %.c,$(B)/verify/%.o,$(notdir $(VERIFY_SRC)))
 
 .PHONY: all lib test demo bench install clean deps test-unit test-cli test-vectors test-sanitize test-fuzz test-valgrind
 all: lib $(B)/mmaref
 
 # ---- dependencies: Debian packages, installed when root, else listed -----
-DEB_PKGS := build-essential pkg-config check libmpfr-dev libgmp-dev verilator libsystemc-dev yosys gnuplot-nox xz-utils valgrind bc python3 clang python3-dev python3-venv
+DEB_PKGS := build-essential pkg-config check libmpfr-dev libgmp-dev verilator libsystemc-dev yosys gnuplot-nox xz-utils valgrind bc python3 clang python3-dev python3-venv slurm-wlm
 deps:
 	@sh scripts/deps.sh $(DEB_PKGS)
 
@@ -31,9 +34,17 @@ $(B)/model/%.o: model/src/%.c $(MODEL_HDR)
 $(B)/libmmaref.a: $(MODEL_OBJ)
 	ar rcs $@ $^
 
-$(B)/cli/%.o: cli/%.c $(wildcard cli/*.h) $(MODEL_HDR)
+$(B)/cli/%.o: cli/%.c $(wildcard cli/*.h) $(MODEL_HDR) $(VERIFY_HDR)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(WARN) -Imodel/include -Icli -c $< -o $@
+	$(CC) $(CFLAGS) $(WARN) -Imodel/include -Icli -Iverify -c $< -o $@
+
+$(B)/verify/%.o: verify/%.c $(MODEL_HDR) $(VERIFY_HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(WARN) -Imodel/include -Iverify -Idpi -c $< -o $@
+
+$(B)/verify/mmaref_results.o: dpi/mmaref_results.c dpi/mmaref_results.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(WARN) -Idpi -c $< -o $@
 
 $(B)/mmaref: $(CLI_OBJ) $(B)/libmmaref.a
 	$(CC) $(CFLAGS) -o $@ $(CLI_OBJ) $(B)/libmmaref.a $(CLI_LIBS) -lm -lpthread
@@ -87,7 +98,7 @@ test: deps test-unit test-cli test-vectors test-sanitize test-fuzz test-valgrind
 demo: all
 	sh scripts/demo.sh $(B)/mmaref
 
-EXTRA_BENCH ?= metrics-bench tb-bench python-bench
+EXTRA_BENCH ?= metrics-bench tb-bench verify-bench python-bench
 bench: all
 	sh scripts/bench.sh $(B)/mmaref $(EXTRA_BENCH)
 

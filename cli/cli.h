@@ -30,6 +30,7 @@ long cli_gen_suite(const mma_unit *u, const char *suite, unsigned long long seed
 int cmd_metrics(int argc, char **argv);
 int cmd_gemm(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_verify(int argc, char **argv);
 
 /* The library's generator (mmaref_rng.h) under the names the commands use */
 typedef mma_rng cli_rng;

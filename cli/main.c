@@ -1,4 +1,4 @@
-/* The mmaref command: list, describe, eval, run, check, gen, metrics, gemm. */
+/* The mmaref command: list, describe, eval, run, check, gen, metrics, gemm, bench, verify. */
 #include "cli.h"
 
 #include <stdlib.h>
@@ -17,6 +17,8 @@ static int usage(FILE *f)
         "  metrics <instr|config>... --dist D --count N --seed S   error statistics against the exact result\n"
         "  gemm <instr> --k K --mode tc|promote|twostage [--nc N]   GEMM-depth accumulation study\n"
         "  bench [instr...] [--threads N] [--seconds S]   dot products per second\n"
+        "  verify <unit.dut> [--suites S] [--count N] [--random N] [--seed S] [--shard i/n] [--vec F]\n"
+        "                                       check a unit's RTL against the model (mmaref verify --help)\n"
         "  version\n");
     return f == stderr ? 2 : 0;
 }
@@ -201,6 +203,7 @@ int main(int argc, char **argv)
     if (!strcmp(c, "metrics")) return cmd_metrics(argc - 2, argv + 2);
     if (!strcmp(c, "gemm")) return cmd_gemm(argc - 2, argv + 2);
     if (!strcmp(c, "bench")) return cmd_bench(argc - 2, argv + 2);
+    if (!strcmp(c, "verify")) return cmd_verify(argc - 2, argv + 2);
     if (!strcmp(c, "version") || !strcmp(c, "--version")) { printf("mmaref %s\n", MMAREF_VERSION); return 0; }
     if (!strcmp(c, "help") || !strcmp(c, "--help") || !strcmp(c, "-h")) return usage(stdout);
     fprintf(stderr, "mmaref: unknown command '%s'\n", c);

@@ -7,6 +7,7 @@
  * format's width, declared by the caller at its exact width (see
  * docs/dpi.md).  The stimulus generator and the scoreboard are those of
  * mmaref_tbkit. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 #include "mmaref.h"
 #include "mmaref_vec.h"
 #include "mmaref_tbkit.h"
+#include "mmaref_bits.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -26,10 +28,12 @@ static char configs[MAX_UNITS][512];
 static int n_units;
 static char last_err[1024];
 
+static void dpi_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 static const mma_unit *unit_of(int h)
 {
     if (h < 0 || h >= n_units) {
-        fprintf(stderr, "mmaref_dpi: bad unit handle %d\n", h);
+        dpi_fatal("mmaref_dpi: unit handle %d was never opened (%d units open; a failed mmaref_open returns -1)", h, n_units);
         return NULL;
     }
     return &units[h];
@@ -83,13 +87,48 @@ int mmaref_equal(int h, unsigned long long x, unsigned long long y)
     return u ? mma_result_equal(u, x, y) : 0;
 }
 
-/* open array <-> uint64_t[] */
-static const uint64_t *arr_in(const svOpenArrayHandle h, int k, uint64_t *tmp)
+/* Stops the simulation with a message: through mmaref_pkg's exported
+ * mmaref_pkg_fatal ($fatal) where the testbench compiled the package, else
+ * by exiting with status 1.  The exported function needs the package's
+ * scope, whose name differs between simulators. */
+extern void mmaref_pkg_fatal(const char *msg) __attribute__((weak));
+static void dpi_fatal(const char *fmt, ...)
 {
-    if (svSize(h, 1) < k) {
-        fprintf(stderr, "mmaref_dpi: operand array has %d elements, the unit needs %d\n", svSize(h, 1), k);
-        return NULL;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(last_err, sizeof last_err, fmt, ap);
+    va_end(ap);
+    fflush(stdout);
+    if (mmaref_pkg_fatal) {
+        static const char *const scopes[] = {"TOP.mmaref_pkg", "mmaref_pkg", "mmaref_pkg::",
+                                             "$unit::mmaref_pkg", NULL};
+        for (int i = 0; scopes[i]; i++) {
+            svScope s = svGetScopeFromName(scopes[i]);
+            if (!s) continue;
+            svScope old = svSetScope(s);
+            mmaref_pkg_fatal(last_err);
+            svSetScope(old);
+            return;
+        }
     }
+    fprintf(stderr, "%s\n", last_err);
+    exit(1);
+}
+
+/* open array <-> uint64_t[]: exactly K elements, or the simulation stops
+ * (a shorter array would leave the model reading garbage, a longer one
+ * usually means the testbench opened the wrong unit) */
+static int arr_len_ok(const char *fn, const char *what, const svOpenArrayHandle h, int k)
+{
+    int n = svSize(h, 1);
+    if (n == k) return 1;
+    dpi_fatal("%s: operand array %s has %d elements, the unit has K=%d", fn, what, n, k);
+    return 0;
+}
+
+static const uint64_t *arr_in(const char *fn, const char *what, const svOpenArrayHandle h, int k, uint64_t *tmp)
+{
+    if (!arr_len_ok(fn, what, h, k)) return NULL;
     const uint64_t *p = (const uint64_t *)svGetArrayPtr(h);
     if (p) return p;
     int lo = svLow(h, 1);
@@ -97,12 +136,9 @@ static const uint64_t *arr_in(const svOpenArrayHandle h, int k, uint64_t *tmp)
     return tmp;
 }
 
-static int arr_out(const svOpenArrayHandle h, int k, const uint64_t *v)
+static int arr_out(const char *fn, const char *what, const svOpenArrayHandle h, int k, const uint64_t *v)
 {
-    if (svSize(h, 1) < k) {
-        fprintf(stderr, "mmaref_dpi: operand array has %d elements, the unit needs %d\n", svSize(h, 1), k);
-        return -1;
-    }
+    if (!arr_len_ok(fn, what, h, k)) return -1;
     uint64_t *p = (uint64_t *)svGetArrayPtr(h);
     if (p) { memcpy(p, v, (size_t)k * sizeof *v); return 0; }
     int lo = svLow(h, 1);
@@ -116,7 +152,8 @@ unsigned long long mmaref_dot(int h, unsigned long long c, const svOpenArrayHand
     const mma_unit *u = unit_of(h);
     uint64_t ta[MMA_MAX_K], tb[MMA_MAX_K];
     if (!u) return 0;
-    const uint64_t *pa = arr_in(a, u->k, ta), *pb = arr_in(b, u->k, tb);
+    const uint64_t *pa = arr_in("mmaref_dot", "a", a, u->k, ta);
+    const uint64_t *pb = pa ? arr_in("mmaref_dot", "b", b, u->k, tb) : NULL;
     if (!pa || !pb) return 0;
     return mma_dot(u, c, pa, pb, NULL, NULL);
 }
@@ -134,55 +171,7 @@ long long mmaref_rtl_param(int h, const char *name, long long fallback)
     return fallback;
 }
 
-/* ---- packed operand vectors ----------------------------------------------- */
-/* Element i of a packed vector lies at bits [i*w +: w]; svBitVecVal words
- * are little-endian 32-bit chunks, so on a little-endian host 8- and 16-bit
- * elements are plain bytes and halfwords of the word array. */
-static int little_endian(void) { const uint16_t x = 1; return *(const uint8_t *)&x; }
-
-/* restrict: the byte loops below vectorize only when the compiler knows the
- * uint8_t view of v does not alias the uint64_t elements */
-static void unpack(const svBitVecVal *restrict v, int k, int w, uint64_t *restrict out)
-{
-    if (w == 8 && little_endian()) {
-        const uint8_t *restrict p = (const uint8_t *)v;
-        for (int i = 0; i < k; i++) out[i] = p[i];
-    } else if (w == 16 && little_endian()) {
-        const uint8_t *p = (const uint8_t *)v;
-        for (int i = 0; i < k; i++) out[i] = (uint64_t)p[2 * i] | (uint64_t)p[2 * i + 1] << 8;
-    } else {
-        for (int i = 0; i < k; i++) {
-            uint64_t x = 0;
-            for (int j = 0; j < w; j++) {
-                int bit = i * w + j;
-                x |= (uint64_t)((v[bit >> 5] >> (bit & 31)) & 1) << j;
-            }
-            out[i] = x;
-        }
-    }
-}
-
-static void pack(svBitVecVal *restrict v, int k, int w, const uint64_t *restrict in)
-{
-    int words = (k * w + 31) / 32;
-    if (w == 8 && little_endian()) {
-        uint8_t *restrict p = (uint8_t *)v;
-        for (int i = 0; i < k; i++) p[i] = (uint8_t)in[i];
-        for (int i = k; i < words * 4; i++) p[i] = 0;
-    } else if (w == 16 && little_endian()) {
-        uint8_t *p = (uint8_t *)v;
-        for (int i = 0; i < k; i++) p[2 * i] = (uint8_t)in[i], p[2 * i + 1] = (uint8_t)(in[i] >> 8);
-        for (int i = 2 * k; i < words * 4; i++) p[i] = 0;
-    } else {
-        memset(v, 0, (size_t)words * sizeof *v);
-        for (int i = 0; i < k; i++)
-            for (int j = 0; j < w; j++) {
-                int bit = i * w + j;
-                v[bit >> 5] |= (svBitVecVal)((in[i] >> j) & 1) << (bit & 31);
-            }
-    }
-}
-
+/* ---- packed operand vectors: mmaref_bits.h ---------------------------------- */
 /* outputs of a call that gives no vector: defined, all zero (the simulator
  * copies them into the caller's variables either way) */
 static void no_vector(const mma_unit *u, unsigned long long *c, svBitVecVal *a, svBitVecVal *b)
@@ -197,8 +186,8 @@ static void drive(const mma_unit *u, uint64_t c, const uint64_t *a, const uint64
                   unsigned long long *co, svBitVecVal *pa, svBitVecVal *pb)
 {
     *co = c;
-    pack(pa, u->k, mma_format(u->a)->width, a);
-    pack(pb, u->k, mma_format(u->b)->width, b);
+    mmaref_pack(pa, u->k, mma_format(u->a)->width, a);
+    mmaref_pack(pb, u->k, mma_format(u->b)->width, b);
 }
 
 unsigned long long mmaref_dot_pk(int h, unsigned long long c, const svBitVecVal *a,
@@ -207,8 +196,8 @@ unsigned long long mmaref_dot_pk(int h, unsigned long long c, const svBitVecVal 
     const mma_unit *u = unit_of(h);
     uint64_t ta[MMA_MAX_K], tb[MMA_MAX_K];
     if (!u) return 0;
-    unpack(a, u->k, mma_format(u->a)->width, ta);
-    unpack(b, u->k, mma_format(u->b)->width, tb);
+    mmaref_unpack(a, u->k, mma_format(u->a)->width, ta);
+    mmaref_unpack(b, u->k, mma_format(u->b)->width, tb);
     return mma_dot(u, c, ta, tb, NULL, NULL);
 }
 
@@ -239,8 +228,7 @@ void mmaref_gen_vec(void *gp, unsigned long long *c, const svOpenArrayHandle a,
     uint64_t ta[MMA_MAX_K], tb[MMA_MAX_K], tc;
     mmaref_tbk_gen_next(p->g, &tc, ta, tb);
     *c = tc;
-    arr_out(a, units[p->h].k, ta);
-    arr_out(b, units[p->h].k, tb);
+    if (!arr_out("mmaref_gen_vec", "a", a, units[p->h].k, ta)) arr_out("mmaref_gen_vec", "b", b, units[p->h].k, tb);
 }
 
 void mmaref_gen_pk(void *gp, unsigned long long *c, svBitVecVal *a, svBitVecVal *b)
@@ -294,8 +282,8 @@ int mmaref_file_next(void *fp, unsigned long long *c, const svOpenArrayHandle a,
     *c = p->v.c;
     *d = p->v.d;
     *has_d = mma_vec_has_d(p->r);
-    arr_out(a, units[p->h].k, p->v.a);
-    arr_out(b, units[p->h].k, p->v.b);
+    if (arr_out("mmaref_file_next", "a", a, units[p->h].k, p->v.a) ||
+        arr_out("mmaref_file_next", "b", b, units[p->h].k, p->v.b)) return -1;
     return 1;
 }
 
@@ -443,7 +431,8 @@ int mmaref_sb_check(void *sp, unsigned long long c, const svOpenArrayHandle a,
     sb_h *p = (sb_h *)sp;
     const mma_unit *u = &units[p->h];
     uint64_t ta[MMA_MAX_K], tb[MMA_MAX_K];
-    const uint64_t *pa = arr_in(a, u->k, ta), *pb = arr_in(b, u->k, tb);
+    const uint64_t *pa = arr_in("mmaref_sb_check", "a", a, u->k, ta);
+    const uint64_t *pb = pa ? arr_in("mmaref_sb_check", "b", b, u->k, tb) : NULL;
     if (!pa || !pb) return 1;
     uint64_t expect = mma_dot(u, c, pa, pb, NULL, NULL);
     return mmaref_tbk_sb_record(p->s, c, pa, pb, expect, got, has_ref, ref, cov);
@@ -456,8 +445,8 @@ int mmaref_sb_check_pk(void *sp, unsigned long long c, const svBitVecVal *a,
     sb_h *p = (sb_h *)sp;
     const mma_unit *u = &units[p->h];
     uint64_t ta[MMA_MAX_K], tb[MMA_MAX_K];
-    unpack(a, u->k, mma_format(u->a)->width, ta);
-    unpack(b, u->k, mma_format(u->b)->width, tb);
+    mmaref_unpack(a, u->k, mma_format(u->a)->width, ta);
+    mmaref_unpack(b, u->k, mma_format(u->b)->width, tb);
     uint64_t expect = mma_dot(u, c, ta, tb, NULL, NULL);
     return mmaref_tbk_sb_record(p->s, c, ta, tb, expect, got, has_ref, ref, cov);
 }
@@ -465,10 +454,24 @@ int mmaref_sb_check_pk(void *sp, unsigned long long c, const svBitVecVal *a,
 long long mmaref_sb_count(void *sp) { return mmaref_tbk_sb_count(((sb_h *)sp)->s); }
 long long mmaref_sb_mismatches(void *sp) { return mmaref_tbk_sb_mismatches(((sb_h *)sp)->s); }
 
-void mmaref_sb_report(void *sp, int quiet)
+/* Prints the report and returns the status the testbench must end with:
+ * 0 when every vector matched, 1 on any mismatch, when nothing was checked,
+ * or when vectors pushed on the queue never got a result. */
+int mmaref_sb_report(void *sp, int quiet)
 {
-    mmaref_tbk_sb_report(((sb_h *)sp)->s, stdout, quiet);
+    sb_h *p = (sb_h *)sp;
+    mmaref_tbk_sb_report(p->s, stdout, quiet);
+    int status = mmaref_tbk_sb_mismatches(p->s) != 0;
+    if (mmaref_tbk_sb_count(p->s) == 0) {
+        printf("mmaref_sb_report: no vector was checked\n");
+        status = 1;
+    }
+    if (p->n) {
+        printf("mmaref_sb_report: %d vectors were driven but got no result\n", p->n);
+        status = 1;
+    }
     fflush(stdout);
+    return status;
 }
 
 #ifdef __cplusplus

@@ -4,7 +4,10 @@
 // A unit is opened by instruction name ("hopper:wgmma.m64n8k32.f32.e4m3.e4m3")
 // or by configuration string ("fused,a=e4m3,b=e4m3,c=fp32,d=fp32,k=32,f=13,
 // round=rz,p=13") and named by the returned handle.  Operands are raw
-// encodings, right-aligned in longint unsigned; arrays hold K elements.
+// encodings, right-aligned in longint unsigned; arrays hold exactly K
+// elements (another length stops the simulation).  Declare them as
+// fixed-size arrays (longint unsigned a[K]): Verilator 5.006 cannot pass
+// dynamic arrays (new[K]) or queues to DPI open arrays.
 //
 // The packed fast-path functions (mmaref_dot_pk, mmaref_gen_pk,
 // mmaref_file_next_pk, mmaref_sb_check_pk, and the scoreboard queue's
@@ -72,7 +75,17 @@ package mmaref_pkg;
                                                      input longint cov);
   import "DPI-C" function longint mmaref_sb_count(input chandle sb);
   import "DPI-C" function longint mmaref_sb_mismatches(input chandle sb);
-  // prints "<N> vectors, <M> mismatches", first mismatches, coverage table
-  import "DPI-C" function void   mmaref_sb_report(input chandle sb, input int quiet);
+  // prints "<N> vectors, <M> mismatches", first mismatches, coverage table;
+  // returns the status to end the simulation with: 0 when every vector
+  // matched, 1 on any mismatch, when nothing was checked, or when queued
+  // vectors got no result (pass it on: $fatal on non-zero)
+  import "DPI-C" function int    mmaref_sb_report(input chandle sb, input int quiet);
+
+  // the C side stops the simulation through this on a usage error (an
+  // operand array whose length is not K, a unit handle never opened)
+  export "DPI-C" function mmaref_pkg_fatal;
+  function automatic void mmaref_pkg_fatal(input string msg);
+    $fatal(1, "%s", msg);
+  endfunction
 
 endpackage

@@ -204,6 +204,8 @@ mmaref_tbk_gen *mmaref_tbk_gen_create(const mma_unit *u, uint64_t seed, const ch
 
 void mmaref_tbk_gen_free(mmaref_tbk_gen *g) { free(g); }
 
+void mmaref_tbk_gen_reseed(mmaref_tbk_gen *g, uint64_t seed) { rng_seed(&g->r, seed); }
+
 static uint64_t rnd_finite(mmaref_tbk_gen *g, const fmtx *x)
 {
     return enc(x, (int)(rng_next(&g->r) & 1), rng_range(&g->r, 0, x->maxfield), rng_next(&g->r));
@@ -792,6 +794,31 @@ int mmaref_tbk_sb_record(mmaref_tbk_sb *s, uint64_t c, const uint64_t *a, const 
     return bad || rbad;
 }
 
+/* the bins that count (reachable, and the DUT's only when it reports a
+ * coverage word): hit, total, and the names of those not hit */
+static void sb_cover(const mmaref_tbk_sb *s, const long *hits, int *got, int *total, char *missing, size_t len)
+{
+    size_t mn = 0;
+    *got = *total = 0;
+    missing[0] = 0;
+    for (int b = 0; b < B_COUNT; b++) {
+        if (!s->has_cov && b >= B_EV0) break;
+        if (s->impossible[b]) continue;
+        (*total)++;
+        if (hits[b]) (*got)++;
+        else if (mn + strlen(bin_names[b]) + 4 < len)
+            mn += (size_t)snprintf(missing + mn, len - mn, "%s%s", mn ? ", " : "", bin_names[b]);
+    }
+}
+
+void mmaref_tbk_sb_coverage(const mmaref_tbk_sb *s, int *hit, int *bins)
+{
+    long hits[B_COUNT];
+    char missing[4096];
+    sb_bins(s, hits);
+    sb_cover(s, hits, hit, bins, missing, sizeof missing);
+}
+
 void mmaref_tbk_sb_report(const mmaref_tbk_sb *s, FILE *f, int quiet)
 {
     fprintf(f, "%ld vectors, %ld mismatches\n", s->n, s->mism);
@@ -802,21 +829,15 @@ void mmaref_tbk_sb_report(const mmaref_tbk_sb *s, FILE *f, int quiet)
     if (quiet) return;
     long hits[B_COUNT];
     sb_bins(s, hits);
-    int total = 0, got = 0;
+    int total, got;
     char missing[4096];
-    size_t mn = 0;
-    missing[0] = 0;
+    sb_cover(s, hits, &got, &total, missing, sizeof missing);
     fprintf(f, "coverage%s%s:\n", s->label[0] ? " of " : "", s->label);
     for (int b = 0; b < B_COUNT; b++) {
         if (!s->has_cov && b >= B_EV0) break;
-        if (s->impossible[b]) continue;
-        total++;
-        if (hits[b]) got++;
-        else if (mn + strlen(bin_names[b]) + 4 < sizeof missing)
-            mn += (size_t)snprintf(missing + mn, sizeof missing - mn, "%s%s", mn ? ", " : "", bin_names[b]);
-        fprintf(f, "  %-42s %12ld\n", bin_names[b], hits[b]);
+        if (!s->impossible[b]) fprintf(f, "  %-42s %12ld\n", bin_names[b], hits[b]);
     }
-    fprintf(f, "coverage: %d of %d bins hit%s%s\n", got, total, mn ? "; not hit: " : "", missing);
+    fprintf(f, "coverage: %d of %d bins hit%s%s\n", got, total, missing[0] ? "; not hit: " : "", missing);
 }
 
 /* ---- RTL parameters ----------------------------------------------------- */

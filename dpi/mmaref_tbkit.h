@@ -27,6 +27,9 @@ mmaref_tbk_gen *mmaref_tbk_gen_create(const mma_unit *u, uint64_t seed, const ch
                               char *err, size_t errlen);
 void mmaref_tbk_gen_next(mmaref_tbk_gen *g, uint64_t *c, uint64_t *a, uint64_t *b);
 void mmaref_tbk_gen_free(mmaref_tbk_gen *g);
+/* Restarts the stream as if created with seed (the mode is kept): campaigns
+ * split into shards reseed per block of vectors. */
+void mmaref_tbk_gen_reseed(mmaref_tbk_gen *g, uint64_t seed);
 int  mmaref_tbk_mode_ok(const char *mode);
 
 /* ---- scoreboard and coverage --------------------------------------------- */
@@ -58,6 +61,8 @@ long mmaref_tbk_sb_mismatches(const mmaref_tbk_sb *s);
 /* Prints "<N> vectors, <M> mismatches" (the first line; scripts grep it),
  * then the first mismatches and the coverage table unless quiet. */
 void mmaref_tbk_sb_report(const mmaref_tbk_sb *s, FILE *f, int quiet);
+/* The coverage bins hit and the bins that count (those the unit can reach). */
+void mmaref_tbk_sb_coverage(const mmaref_tbk_sb *s, int *hit, int *bins);
 void mmaref_tbk_sb_free(mmaref_tbk_sb *s);
 
 /* ---- RTL parameters ----------------------------------------------------- */

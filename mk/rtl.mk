@@ -139,7 +139,6 @@ tb-test: rtl-check tb-bins $(B)/mmaref
 	@sh tb/run_hw.sh $(RTL_B) $(MMAPARAMS) $(call PAIRS,$(HW_PRESETS))
 	@$(MAKE) --no-print-directory tb-broken
 	@$(MAKE) --no-print-directory tb-sc TB_SC_PRESETS="$(SC_TEST_PRESETS)" TB_SC_N=50000
-	@sh tb/dpi_example.sh $(RTL_B) $(MMAPARAMS) $(B)/libmmaref.a
 	@$(MAKE) --no-print-directory tb-valgrind
 
 tb: rtl-check tb-bins tb-config-bins $(B)/mmaref

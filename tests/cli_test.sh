@@ -137,5 +137,15 @@ expect 2 "field flags" $M check "$T/fw.vec"
 sed 's/ d$/ d flags/; /^#/!s/$/ 00/' "$T/a.vec" > "$T/fq.vec"
 expect 2 "defines no exception flags" $M check "$T/fq.vec"
 
+# verify: arguments (the flow itself: tests/verify_test.sh)
+expect 0 "" $M verify --help
+expect 2 "unknown option '--frobnicate'" $M verify x.dut --frobnicate
+expect 2 "--count needs a number" $M verify x.dut --count many
+expect 2 "--shard needs i/n" $M verify x.dut --shard 2/2
+expect 2 "cannot open" $M verify "$T/does-not-exist.dut"
+printf '[unit]\nmatch %s\n' "$Q" > "$T/nofiles.dut"
+expect 2 "nofiles.dut:2: key 'files': no source files" $M verify "$T/nofiles.dut"
+expect 2 "not a results file" $M verify --merge "$T/a.vec"
+
 echo "cli tests: $pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -1,0 +1,55 @@
+# mk/dpi.mk: the DPI kit (docs/dpi.md) as a product: the DPI-C layer, the
+# testbench kit and the verify harness, with the model, in one static and
+# one shared library (the shared one for simulators' -sv_lib), and its
+# installation with the SystemVerilog package, headers, a filelist, the
+# verify templates and pkg-config variables.  Included by the root Makefile.
+#
+#   make dpi            build/libmmaref_dpi.a and build/libmmaref_dpi.so
+#   make install        (the root target) installs the kit too
+#   make test-dpi-kit   install to a temporary prefix and build the
+#                       docs/dpi.md example from another directory (in tb-test)
+
+# svdpi.h: the simulator's; Verilator's where it is installed
+KIT_VLTSTD := $(shell verilator --getenv VERILATOR_ROOT 2>/dev/null)/include/vltstd
+SVDPI_INCLUDE ?= $(if $(wildcard $(KIT_VLTSTD)/svdpi.h),$(KIT_VLTSTD))
+KIT_CFLAGS ?= -O3 -march=native
+KIT_SRC := dpi/mmaref_dpi.c dpi/mmaref_tbkit.c dpi/mmaref_harness.c dpi/mmaref_results.c
+KIT_OBJ := $(patsubst dpi/%.c,$(B)/dpi/%.o,$(KIT_SRC))
+KIT_HDR := $(wildcard dpi/*.h)
+
+.PHONY: dpi install-kit test-dpi-kit
+ifneq ($(SVDPI_INCLUDE),)
+all: dpi
+endif
+dpi: $(B)/libmmaref_dpi.a $(B)/libmmaref_dpi.so
+
+$(B)/dpi/%.o: dpi/%.c $(KIT_HDR) $(MODEL_HDR)
+	@test -n "$(SVDPI_INCLUDE)" || { echo "the DPI kit needs svdpi.h: install Verilator, or give SVDPI_INCLUDE=<dir>"; exit 1; }
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -D_GNU_SOURCE $(KIT_CFLAGS) -g -fPIC -Wall -Wextra -Werror -Wshadow -Imodel/include -Idpi -I$(SVDPI_INCLUDE) -c $< -o $@
+
+$(B)/libmmaref_dpi.a: $(KIT_OBJ) $(MODEL_OBJ)
+	rm -f $@
+	ar rcs $@ $^
+
+$(B)/libmmaref_dpi.so: $(KIT_OBJ) $(MODEL_OBJ)
+	$(CC) -shared -o $@ $^ -lm -lpthread
+
+# the kit: libraries, headers, the package and a filelist naming it, the
+# verify templates, pkg-config variables (in mmaref.pc)
+KIT_DATA = $(DESTDIR)$(PREFIX)/share/mmaref
+install: install-kit
+install-kit: all dpi
+	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(KIT_DATA)/sv $(KIT_DATA)/verify
+	install -m 644 $(B)/libmmaref_dpi.a $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(B)/libmmaref_dpi.so $(DESTDIR)$(PREFIX)/lib/
+	install -m 644 dpi/mmaref_tbkit.h dpi/mmaref_harness.h dpi/mmaref_results.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 dpi/mmaref_pkg.sv $(KIT_DATA)/sv/
+	echo "$(PREFIX)/share/mmaref/sv/mmaref_pkg.sv" > $(KIT_DATA)/sv/mmaref_dpi.f
+	install -m 644 verify/templates/tb.sv verify/templates/main.cpp verify/shards.mk $(KIT_DATA)/verify/
+
+# docs/dpi.md from outside the repository against an installation: the
+# example as printed, with a correct unit (0 mismatches, exit 0) and with a
+# broken one (the simulation must fail)
+test-dpi-kit: $(MMAPARAMS)
+	@sh tests/dpi_kit.sh $(MMAPARAMS)

@@ -1,0 +1,82 @@
+# mk/verify.mk: tests and bench of `mmaref verify` (docs/verify.md).
+# Included by the root Makefile.
+#
+#   make test-verify    descriptions that are wrong (exit 2), units that never
+#                       answer, modes of different K on one bus, results out
+#                       of order by tag, shards, replays, the time limit
+#   make test-install   a fresh make install in a temporary prefix, used from
+#                       outside the repository: a copy of examples/ (each
+#                       unit passes, each broken variant fails with its
+#                       class), docs/dpi.md's testbench (passes, and fails on
+#                       a broken unit), the operand-array length check
+#   make test-slurm     the Slurm job array of docs/verify.md on a single-node
+#                       Slurm started and stopped here (needs root; not in
+#                       make test)
+#   make verify-bench   vectors per second of our QGMMA unit through mmaref
+#                       verify (in make bench, beside tb-bench)
+
+VERIFY_B := $(B)/verify-test
+.PHONY: test-verify test-install test-slurm verify-bench test-verify-san verify-valgrind
+
+test-verify: $(B)/mmaref dpi
+	@sh tests/verify_test.sh $(abspath $(B)/mmaref) $(VERIFY_B)
+
+test-install: all dpi $(MMAPARAMS)
+	@T=$$(mktemp -d) && $(MAKE) --no-print-directory install PREFIX=$$T/prefix > $$T/install.log 2>&1 \
+	  || { tail -20 $$T/install.log; rm -rf $$T; exit 1; }; \
+	  sh tests/install_test.sh $$T/prefix $(MMAPARAMS); rc=$$?; rm -rf $$T; exit $$rc
+
+test-slurm: $(B)/mmaref dpi
+	@sh tests/slurm_test.sh $(abspath $(B)/mmaref) $(B)/slurm-test
+
+EXTRA_TESTS += test-verify test-install
+
+# the same campaign as tb-bench (the QGMMA unit, constrained-random mix
+# stimulus, one core), described by tb/mma_dpa_qgmma.dut, with the default
+# input gaps; three runs, the CPU-time rate the steadier on a shared machine
+VERIFY_BENCH_N ?= 3000000
+verify-bench: $(B)/mmaref dpi
+	@echo "== verify-bench: tb/mma_dpa_qgmma.dut ($$(grep -cv '^[[:space:]]*\(#.*\)\{0,1\}$$' tb/mma_dpa_qgmma.dut) lines), $(VERIFY_BENCH_N) constrained-random vectors through mmaref verify, one core"
+	@for r in 1 2 3; do \
+	  $(B)/mmaref verify tb/mma_dpa_qgmma.dut --workdir $(B)/verify-bench --count 0 --random $(VERIFY_BENCH_N) --seed $$r \
+	    > $(B)/verify-bench.log 2>&1 || { tail -5 $(B)/verify-bench.log; exit 1; }; \
+	  echo "verify-bench: run $$r: $$(tail -1 $(B)/verify-bench.log); $$(sed -n 's/^simulated .*: \([0-9]*\) vectors\/s (\([0-9]*\) vectors\/s CPU)/\1 vectors\/s wall, \2 vectors\/s CPU/p' $(B)/verify-bench.log)"; \
+	done
+
+# the verify flow (the .dut reader, the port discovery, the generator, the
+# results) under AddressSanitizer and UBSan: the error paths of a bad
+# description and a whole campaign with modes, whose testbench links the
+# sanitized kit (the harness and the model checked too); and the harness in the
+# generated testbench under valgrind memcheck (a kit built without
+# -march=native: valgrind knows no AVX-512), a broken unit to the end.
+# Build directories of their own: make -j may run test-sanitize and
+# tb-valgrind beside them
+VERIFY_SAN_B := $(B)/san-verify
+VERIFY_VG_B  := $(B)/vg-verify
+test-verify-san:
+	@$(MAKE) --no-print-directory B=$(VERIFY_SAN_B) CFLAGS="-O1 -g $(SAN)" KIT_CFLAGS="-O1 -g $(SAN)" CLI_LIBS="$(CLI_LIBS) $(SAN)" \
+	  $(VERIFY_SAN_B)/mmaref $(VERIFY_SAN_B)/libmmaref_dpi.a > /dev/null
+	@printf '[files]\nnot_there.sv\n' > $(VERIFY_SAN_B)/bad.dut
+	@$(VERIFY_SAN_B)/mmaref verify $(VERIFY_SAN_B)/bad.dut > $(VERIFY_SAN_B)/bad.out 2>&1; test $$? = 2 \
+	  && grep -q "key 'files': file 'not_there.sv' not found" $(VERIFY_SAN_B)/bad.out || { cat $(VERIFY_SAN_B)/bad.out; exit 1; }
+	@sed 's/^in_valid  in_valid/in_valid  in_vlid/; s|^dot4_pipe.sv|$(abspath examples/dot4_pipe)/dot4_pipe.sv|' \
+	  examples/dot4_pipe/dot4_pipe.dut > $(VERIFY_SAN_B)/misspelled.dut
+	@$(VERIFY_SAN_B)/mmaref verify $(VERIFY_SAN_B)/misspelled.dut --workdir $(VERIFY_SAN_B)/verify-bad > $(VERIFY_SAN_B)/bad.out 2>&1; \
+	  test $$? = 2 && grep -q "no port 'in_vlid'" $(VERIFY_SAN_B)/bad.out || { cat $(VERIFY_SAN_B)/bad.out; exit 1; }
+	@CXX=g++ MMAREF_VERIFY_LDFLAGS="$(SAN)" $(VERIFY_SAN_B)/mmaref verify tests/verify/dual.dut --workdir $(VERIFY_SAN_B)/verify-dual --count 100 --random 2000 \
+	  > $(VERIFY_SAN_B)/dual.out 2>&1 || { tail -20 $(VERIFY_SAN_B)/dual.out; exit 1; }
+	@echo "== sanitized mmaref verify: bad descriptions (exit 2), two modes: $$(tail -1 $(VERIFY_SAN_B)/dual.out)"
+
+verify-valgrind:
+	@$(MAKE) --no-print-directory B=$(VERIFY_VG_B) KIT_CFLAGS="-O1 -gdwarf-4" $(VERIFY_VG_B)/mmaref $(VERIFY_VG_B)/libmmaref_dpi.a > /dev/null
+	@MMAREF_VERIFY_CFLAGS="-O1 -gdwarf-4" $(VERIFY_VG_B)/mmaref verify examples/dot4_pipe/broken.dut --workdir $(VERIFY_VG_B)/verify \
+	  --count 200 --random 3000 --no-fst > $(VERIFY_VG_B)/verify.log 2>&1; test $$? = 1 || { tail -20 $(VERIFY_VG_B)/verify.log; exit 1; }
+	@valgrind -q --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite \
+	  $(VERIFY_VG_B)/verify/obj/Vmmaref_verify_tb +plan=$(VERIFY_VG_B)/verify/run/plan +bp=25 > $(VERIFY_VG_B)/valgrind.log 2>&1; \
+	  test $$? = 1 || { tail -30 $(VERIFY_VG_B)/valgrind.log; echo "FAIL: verify-valgrind"; exit 1; }
+	@valgrind -q --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite \
+	  $(VERIFY_VG_B)/mmaref verify tests/verify/dual.dut --workdir $(VERIFY_VG_B)/verify-dual --count 100 --random 1000 \
+	  > $(VERIFY_VG_B)/valgrind-cli.log 2>&1 || { tail -30 $(VERIFY_VG_B)/valgrind-cli.log; echo "FAIL: verify-valgrind (the command)"; exit 1; }
+	@echo "== valgrind, the generated testbench of a broken unit: $$(grep -c . $(VERIFY_VG_B)/verify/run/mismatches.unit.vec) lines of mismatches, no memory error; the command, two modes: $$(tail -1 $(VERIFY_VG_B)/valgrind-cli.log)"
+
+EXTRA_TESTS += test-verify-san verify-valgrind

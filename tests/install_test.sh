@@ -1,0 +1,94 @@
+#!/bin/sh
+# The installed product, used from outside the repository:
+#  1. a copy of examples/ passes with the installed mmaref (examples/check.sh:
+#     the units match, each broken variant fails with its mismatch class);
+#  2. docs/dpi.md's minimal testbench, built as printed in another directory
+#     against the installed kit: the right unit passes (status 0), a unit with
+#     F one short fails the simulation; the same through the shared library;
+#  3. an operand array of the wrong length stops the simulation with a
+#     message naming the function and the lengths.
+# usage: tests/install_test.sh PREFIX MMAPARAMS   (PREFIX: a fresh make install)
+set -u
+P=$(cd "$1" && pwd); params=$(cd "$(dirname "$2")" && pwd)/$(basename "$2")
+R=$(pwd)
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+export PATH="$P/bin:$PATH" PKG_CONFIG_PATH="$P/lib/pkgconfig"
+fail=0
+
+# ---- 1. the examples, outside the repository, with the installed tool --------
+cp -r "$R/examples" "$T/examples"
+(cd "$T" && sh examples/check.sh mmaref "$T/work") || fail=1
+
+# ---- 2. docs/dpi.md's testbench ------------------------------------------------
+block() {   # block <language>: the first such code block after "## A minimal testbench"
+    awk -v lang="$1" '/^## A minimal testbench/ { f = 1 } f && $0 == "```" lang { g = 1; next } g && /^```/ { exit } g' "$R/docs/dpi.md"
+}
+# my_dot_unit: the combinational QGMMA mma_dpa (F shifted by $1), one file with the RTL
+unit() {
+    gp=$("$params" --f-delta "$1" 'hopper:wgmma.m64n8k32.f32.e4m3.e4m3' | sed 's/-G\([A-Z0-9_]*\)=\([-0-9]*\)/.\1(\2),/g; s/, *$//')
+    cat <<SV
+module my_dot_unit (input logic [255:0] a, input logic [255:0] b, input logic [31:0] c,
+                    output logic [31:0] d);
+  logic v;
+  logic [31:0] cov;
+  mma_dpa #($gp) u (.clk(1'b0), .rst_n(1'b1), .in_valid(1'b1), .a(a), .b(b), .c(c),
+                    .out_valid(v), .d(d), .cov(cov));
+endmodule
+SV
+    cat "$R"/rtl/*.sv
+}
+# run <dir> <F delta>: the build and run commands of the document, in dir
+run() {
+    mkdir -p "$1"
+    block systemverilog > "$1/tb.sv"
+    unit "$2" > "$1/my_dot_unit.sv"
+    block sh | grep -v '^export PKG_CONFIG_PATH=' > "$1/build.sh"
+    (cd "$1" && sh ./build.sh > run.log 2>&1; exit $?) 2>/dev/null
+}
+block systemverilog | grep -q '^module tb;' || { echo "FAIL: no testbench in docs/dpi.md"; fail=1; }
+run "$T/doc" 0; rc=$?
+line=$(grep -E "^[0-9]+ vectors, [0-9]+ mismatches" "$T/doc/run.log" | head -1)
+echo "== docs/dpi.md testbench, installed kit, right unit: $line (exit $rc)"
+if [ $rc != 0 ] || [ "$line" != "100000 vectors, 0 mismatches" ]; then tail -15 "$T/doc/run.log"; echo "FAIL: the docs/dpi.md testbench"; fail=1; fi
+if grep -q '%Warning' "$T/doc/run.log"; then grep -A2 '%Warning' "$T/doc/run.log" | head; echo "FAIL: Verilator warnings"; fail=1; fi
+run "$T/doc-broken" -1; rc=$?
+line=$(grep -E "^[0-9]+ vectors, [0-9]+ mismatches" "$T/doc-broken/run.log" | head -1)
+echo "== docs/dpi.md testbench, unit with F one short: $line (exit $rc)"
+if [ $rc = 0 ] || ! grep -q "my_dot_unit does not match the model" "$T/doc-broken/run.log"; then
+    tail -15 "$T/doc-broken/run.log"; echo "FAIL: the broken unit passed the docs/dpi.md testbench"; fail=1
+fi
+# the shared library (what -sv_lib loads), the same broken unit
+(cd "$T/doc-broken" && rm -rf obj_dir &&
+ verilator --binary --top-module tb "$(pkg-config --variable=svpkg mmaref)" tb.sv my_dot_unit.sv \
+    -LDFLAGS "$(pkg-config --variable=svlib mmaref) -Wl,-rpath,$(pkg-config --variable=libdir mmaref)" > so.log 2>&1 &&
+ ldd obj_dir/Vtb | grep -q "$P/lib/libmmaref_dpi.so" && obj_dir/Vtb >> so.log 2>&1; exit $?) 2>/dev/null; rc=$?
+echo "== the same through libmmaref_dpi.so: exit $rc"
+if [ $rc = 0 ] || ! grep -q "my_dot_unit does not match the model" "$T/doc-broken/so.log"; then
+    tail -15 "$T/doc-broken/so.log"; echo "FAIL: the shared library"; fail=1
+fi
+
+# ---- 3. an operand array of the wrong length stops the simulation ----------------
+mkdir -p "$T/len"
+cat > "$T/len/tb.sv" <<'SV'
+module tb;
+  import mmaref_pkg::*;
+  initial begin
+    longint unsigned a[31], b[31], d;
+    int h;
+    h = mmaref_open("hopper:wgmma.m64n8k32.f32.e4m3.e4m3");
+    foreach (a[k]) begin a[k] = 64'h38; b[k] = 64'h38; end
+    d = mmaref_dot(h, 0, a, b);
+    $display("mmaref_dot returned %h with a wrong length: not stopped", d);
+    $finish;
+  end
+endmodule
+SV
+(cd "$T/len" && verilator --binary --top-module tb "$(pkg-config --variable=svpkg mmaref)" tb.sv \
+    -LDFLAGS "$(pkg-config --variable=dpilib mmaref) -lm -lpthread" > build.log 2>&1 && obj_dir/Vtb > run.log 2>&1; exit $?) 2>/dev/null; rc=$?
+echo "== an array of 31 elements for K=32: exit $rc, $(grep -o 'mmaref_dot: operand array a has 31 elements, the unit has K=32' "$T/len/run.log")"
+if [ $rc = 0 ] || grep -q "not stopped" "$T/len/run.log" || ! grep -q "mmaref_dot: operand array a has 31 elements, the unit has K=32" "$T/len/run.log"; then
+    cat "$T/len/build.log" "$T/len/run.log" | tail -15; echo "FAIL: a wrong array length did not stop the simulation"; fail=1
+fi
+[ $fail = 0 ] && echo "PASS: the installed kit, from outside the repository"
+exit $fail

@@ -1,0 +1,122 @@
+#!/bin/sh
+# Tests of mmaref verify beyond the examples: descriptions that are wrong
+# (exit 2, a message naming file, line and key), units that never answer,
+# several modes of different K on one set of ports with NaN-boxed c and d,
+# results out of order matched by tag, shards that add up to the whole
+# campaign, replays of mismatch files, the time limit, determinism.
+# usage: tests/verify_test.sh path/to/mmaref work-directory
+set -u
+M=$1
+W=$2
+R=$(cd "$(dirname "$0")/.." && pwd)
+mkdir -p "$W"
+W=$(cd "$W" && pwd)
+pass=0; fail=0
+ok()  { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+# expect <rc> <text the output must contain> <args...>
+expect() {
+    want=$1; sub=$2; shift 2
+    "$M" verify "$@" > "$W/out" 2>&1; rc=$?
+    if [ "$rc" != "$want" ]; then bad "verify $* -> exit $rc, wanted $want: $(tail -5 "$W/out")"; return; fi
+    if [ -n "$sub" ] && ! grep -qF -- "$sub" "$W/out"; then bad "verify $* -> output lacks '$sub': $(tail -5 "$W/out")"; return; fi
+    ok
+}
+RTL="$R/rtl/mma_dpa.sv $R/rtl/mma_unpack.sv $R/rtl/mma_mul.sv $R/rtl/mma_special.sv $R/rtl/mma_emax.sv $R/rtl/mma_align.sv $R/rtl/mma_add.sv $R/rtl/mma_fda.sv $R/rtl/mma_fdrda.sv $R/rtl/mma_round.sv $R/rtl/mma_pack.sv"
+PIPE=$R/examples/dot4_pipe
+
+# ---- bad descriptions: exit 2, file:line: key '...' ------------------------
+# variant <name> <sed expression>: the dot4_pipe description, changed
+variant() { sed -e "s|^dot4_pipe.sv|$PIPE/dot4_pipe.sv|" -e "$2" "$PIPE/dot4_pipe.dut" > "$W/$1.dut"; }
+variant misspelled 's/^in_valid  in_valid/in_valid  in_vlid/'
+expect 2 "misspelled.dut:14: key 'in_valid': the top module dot4_pipe has no port 'in_vlid'; did you mean 'in_valid'?" "$W/misspelled.dut" --workdir "$W/bad"
+variant opname 's/^a   a order msb.*/a   a_bus order msb/'
+expect 2 "key 'a': the top module dot4_pipe has no port 'a_bus'" "$W/opname.dut" --workdir "$W/bad"
+variant section 's/^\[ports\]/[port]/'
+expect 2 "opname" "$W/opname.dut" --workdir "$W/bad"   # (the previous file: a sanity check of expect)
+expect 2 "section.dut:11: unknown section '[port]'" "$W/section.dut" --workdir "$W/bad"
+variant key 's/^out_ready out_ready/out_rdy out_ready/'
+expect 2 "key 'out_rdy': unknown key in [ports]" "$W/key.dut" --workdir "$W/bad"
+variant unit 's/^match volta.*/match volta:mma.m8n8k4.f32.f16.f16.f31/'
+expect 2 "key 'match': unknown instruction" "$W/unit.dut" --workdir "$W/bad"
+variant source "s|^$PIPE/dot4_pipe.sv|nothere.sv|"
+expect 2 "key 'files': file 'nothere.sv' not found" "$W/source.dut" --workdir "$W/bad"
+variant noa '/^a   a/d'
+expect 2 "key 'a': missing" "$W/noa.dut" --workdir "$W/bad"
+variant dir 's/^in_ready  in_ready/in_ready  in_valid/'
+expect 2 "key 'in_ready': port in_valid is an input of dot4_pipe" "$W/dir.dut" --workdir "$W/bad"
+variant unmapped '/^tag /d'
+expect 2 "key 'set': input in_tag of dot4_pipe is not in the description" "$W/unmapped.dut" --workdir "$W/bad"
+variant slot 's/^match volta.*/match hopper:wgmma.m64n8k32.f32.e4m3.e4m3/'
+expect 2 "key 'a': elements of 2 bits cannot hold e4m3 (8 bits; mode unit)" "$W/slot.dut" --workdir "$W/bad"
+variant width 's/^match volta.*/match fused,a=fp16,k=3,f=23/'
+expect 2 "key 'a': port a has 64 bits, not a multiple of K=3 (mode unit); give the bits per element with 'slot'" "$W/width.dut" --workdir "$W/bad"
+variant reset 's/^reset     rst_n low/reset rst_n sideways/'
+expect 2 "key 'reset': active level 'sideways'" "$W/reset.dut" --workdir "$W/bad"
+printf 'module broken_syntax (input logic clk\nendmodule\n' > "$W/syntax.sv"
+sed -e "s|^dot4_pipe.sv|$W/syntax.sv|" -e 's/^top   dot4_pipe/top   broken_syntax/' "$PIPE/dot4_pipe.dut" > "$W/syntax.dut"
+expect 2 "%Error: $W/syntax.sv:2" "$W/syntax.dut" --workdir "$W/bad"
+expect 2 "cannot open" "$W/none.dut"
+expect 2 "unknown option '--frobnicate'" "$W/misspelled.dut" --frobnicate
+expect 2 "--shard needs i/n" "$W/misspelled.dut" --shard 3/3
+
+# ---- units that never answer: exit 1, class "no result", not a hang ----------
+expect 1 "the unit gave no result for 2000 cycles" "$R/tests/verify/silent.dut" --workdir "$W/silent"
+expect 1 "the unit took no input for 2000 cycles" "$R/tests/verify/never_ready.dut" --workdir "$W/never_ready"
+
+# ---- two modes of different K on one bus, c and d NaN-boxed ------------------
+expect 0 "bf16 constrained-random:" "$R/tests/verify/dual.dut" --workdir "$W/dual" --count 300 --random 20000
+
+# ---- results out of order: matched by tag; in order they mismatch ------------
+expect 0 "22400 vectors, 0 mismatches" "$R/tests/verify/swap.dut" --workdir "$W/swap" --count 300 --random 20000
+grep -v '^tag ' "$R/tests/verify/swap.dut" | sed -e "s|^swap.sv|$R/tests/verify/swap.sv|" -e "s|^\.\./\.\./rtl/|$R/rtl/|; s| \.\./\.\./rtl/| $R/rtl/|g" > "$W/swap_notag.dut"
+echo "set tag_i 0" >> "$W/swap_notag.dut"
+expect 1 "other" "$W/swap_notag.dut" --workdir "$W/swap_notag" --count 300 --random 20000 --no-fst
+
+# ---- shards: deterministic, and together the whole campaign -------------------
+BRK=$PIPE/broken.dut
+expect 1 "" "$BRK" --workdir "$W/brk" --count 500 --random 30000 --seed 7 --no-fst
+whole=$(tail -1 "$W/out")
+grep -v '^#' "$W/brk/run/mismatches.unit.vec" | sort > "$W/whole.sorted"
+cp "$W/brk/run/results" "$W/whole.results"
+for i in 0 1 2; do
+    expect 1 "" "$BRK" --workdir "$W/brk" --count 500 --random 30000 --seed 7 --shard $i/3 --no-fst
+done
+cat "$W"/brk/run-*-of-3/mismatches.unit.vec | grep -v '^#' | sort > "$W/shards.sorted"
+cmp -s "$W/whole.sorted" "$W/shards.sorted" && ok || bad "the shards' mismatching vectors are not the whole run's"
+"$M" verify --merge "$W"/brk/run-0-of-3/results "$W"/brk/run-1-of-3/results "$W"/brk/run-2-of-3/results > "$W/merge.out"
+[ $? = 1 ] && [ "$(tail -1 "$W/merge.out")" = "$whole" ] && ok || bad "merge of 3 shards: '$(tail -1 "$W/merge.out")', the whole: '$whole'"
+grep '^item' "$W/whole.results" > "$W/a"
+"$M" verify "$BRK" --workdir "$W/brk" --count 500 --random 30000 --seed 7 --no-fst > /dev/null 2>&1
+grep '^item' "$W/brk/run/results" > "$W/b"
+cmp -s "$W/a" "$W/b" && ok || bad "the same campaign twice gave different results"
+expect 2 "not a results file" --merge "$W/a"
+expect 1 "$whole" --merge "$W/brk"
+# the make -j fallback of docs/verify.md: the same shards through shards.mk
+make --no-print-directory -s -f "$R/verify/shards.mk" DUT="$BRK" N=3 -j3 MMAREF="$M" WORKDIR="$W/brk-make" \
+    ARGS="--count 500 --random 30000 --seed 7 --no-fst" > "$W/make.out" 2>&1
+[ "$(grep -E '^[0-9]+ vectors, [0-9]+ mismatches$' "$W/make.out" | tail -1)" = "$whole" ] && ok || bad "shards.mk: $(tail -3 "$W/make.out")"
+
+# ---- replays: the mismatch file fails the broken unit, passes the fixed one ---
+F=$W/brk/run/first_mismatch.vec
+"$M" check "$F" > "$W/check.out"; [ $? = 1 ] && grep -q "1 vectors, 1 mismatches" "$W/check.out" && ok || bad "mmaref check of the first mismatch"
+expect 1 "1 vectors, 1 mismatches" "$BRK" --workdir "$W/brk" --vec "$F" --no-fst
+expect 0 "vectors, 0 mismatches" "$PIPE/dot4_pipe.dut" --workdir "$W/pipe" --vec "$W/brk/run/mismatches.unit.vec"
+expect 2 "is none of the units" "$PIPE/dot4_pipe.dut" --workdir "$W/pipe" --vec "$R/vectors/hw/h100/wgmma.m64n8k32.f32.e4m3.e4m3.specials.vec.xz"
+
+# ---- the time limit ---------------------------------------------------------------
+expect 1 "stopped by the time limit (1 s)" "$PIPE/dot4_pipe.dut" --workdir "$W/pipe" --count 0 --random 1000000000 --timeout 1
+
+# ---- docs/verify.md: its sample output is what the examples print --------------
+"$M" verify "$PIPE/dot4_pipe.dut" --workdir "$W/pipe" > "$W/doc.out" 2>&1
+awk '/^`mmaref verify` elaborates/ { f = 1 } f && /^```$/ { g = !g; if (!g) exit; next } g && !/^\.\.\.$/' "$R/docs/verify.md" > "$W/doc.sample"
+[ -s "$W/doc.sample" ] && grep -vxFf "$W/doc.out" "$W/doc.sample" > "$W/doc.missing"
+[ -s "$W/doc.sample" ] && [ ! -s "$W/doc.missing" ] && ok || bad "docs/verify.md's sample output is not what dot4_pipe.dut prints: $(cat "$W/doc.missing")"
+"$M" verify "$BRK" --workdir "$W/brk" --no-fst > "$W/doc.out" 2>&1
+line=$(grep '^mismatches by class:' "$R/docs/verify.md")
+grep -qxF "$line" "$W/doc.out" && ok || bad "docs/verify.md: '$line', broken.dut prints '$(grep '^mismatches by class:' "$W/doc.out")'"
+n=$(grep -cv '^[[:space:]]*\(#.*\)\{0,1\}$' "$R/tb/mma_dpa_qgmma.dut")
+grep -qF "(\`tb/mma_dpa_qgmma.dut\`, $n lines)" "$R/docs/verify.md" && ok || bad "docs/verify.md: tb/mma_dpa_qgmma.dut has $n lines"
+
+echo "verify tests: $pass passed, $fail failed"
+[ $fail = 0 ]

@@ -1,0 +1,523 @@
+/* The .dut reader (dut.h; the format is in docs/verify.md). */
+#include "dut.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+const char *const dut_box_names[4] = {"zero", "nan", "sign", "any"};
+
+/* snprintf that may cut (messages), without the truncation warning */
+static void cut_fmt(char *out, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void cut_fmt(char *out, size_t len, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(out, len, fmt, ap);
+    va_end(ap);
+}
+
+void dut_err(const dut_desc *d, int line, const char *key, char *err, size_t len, const char *fmt, ...)
+{
+    char msg[900];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (key && *key) cut_fmt(err, len, "%s:%d: key '%s': %s", d->path, line, key, msg);
+    else cut_fmt(err, len, "%s:%d: %s", d->path, line, msg);
+}
+
+enum { S_NONE, S_FILES, S_UNIT, S_PORTS, S_RUN };
+
+#define MAXTOK 300
+typedef struct {
+    const dut_desc *d;
+    int line;
+    char *key;
+    char *tok[MAXTOK];
+    int n;                          /* tokens after the key */
+    char *err;
+    size_t len;
+} ctx;
+
+#define FAIL(...) do { dut_err(c->d, c->line, c->key, c->err, c->len, __VA_ARGS__); return -1; } while (0)
+
+/* SystemVerilog-style identifiers; a port pattern may hold {k} */
+static int ident_ok(const char *s, int pattern)
+{
+    if (!*s || !(isalpha((unsigned char)*s) || *s == '_')) return 0;
+    for (; *s; s++) {
+        if (pattern && !strncmp(s, "{k}", 3)) { s += 2; continue; }
+        if (!(isalnum((unsigned char)*s) || *s == '_' || *s == '$')) return 0;
+    }
+    return 1;
+}
+
+/* a number: decimal, 0x hex, 0b binary, or a SystemVerilog literal
+ * ([width]'[s](h|d|b|o)digits, underscores allowed) */
+static int parse_value(const char *s, uint64_t *v)
+{
+    char buf[96];
+    size_t n = 0;
+    for (const char *p = s; *p && n + 1 < sizeof buf; p++) if (*p != '_') buf[n++] = *p;
+    buf[n] = 0;
+    if (!n) return -1;
+    int base = 10;
+    const char *digits = buf;
+    const char *q = strchr(buf, '\'');
+    if (q) {
+        for (const char *p = buf; p < q; p++) if (!isdigit((unsigned char)*p)) return -1;
+        q++;
+        if (*q == 's' || *q == 'S') q++;
+        switch (tolower((unsigned char)*q)) {
+        case 'h': base = 16; break;
+        case 'd': base = 10; break;
+        case 'b': base = 2; break;
+        case 'o': base = 8; break;
+        default: return -1;
+        }
+        digits = q + 1;
+    } else if (buf[0] == '0' && (buf[1] == 'x' || buf[1] == 'X')) {
+        base = 16;
+        digits = buf + 2;
+    } else if (buf[0] == '0' && (buf[1] == 'b' || buf[1] == 'B')) {
+        base = 2;
+        digits = buf + 2;
+    }
+    if (!*digits) return -1;
+    errno = 0;
+    char *e;
+    unsigned long long x = strtoull(digits, &e, base);
+    if (*e || errno || digits[0] == '-' || digits[0] == '+') return -1;
+    *v = x;
+    return 0;
+}
+
+static int set_port(ctx *c, dut_port *p)
+{
+    if (c->n != 1) FAIL("takes one port name (%d given)", c->n);
+    if (p->line) FAIL("given twice (first on line %d)", p->line);
+    if (!ident_ok(c->tok[0], 0)) FAIL("'%s' is not a port name", c->tok[0]);
+    p->line = c->line;
+    snprintf(p->name, sizeof p->name, "%s", c->tok[0]);
+    return 0;
+}
+
+static int parse_box(ctx *c, const char *s)
+{
+    for (int i = 0; i < 4; i++) if (!strcmp(s, dut_box_names[i])) return i;
+    dut_err(c->d, c->line, c->key, c->err, c->len, "box '%s': give zero, nan, sign or any", s);
+    return -1;
+}
+
+static int parse_path(ctx *c, const char *s, char *out, int must_be_dir)
+{
+    if (s[0] == '/') snprintf(out, DUT_PATH, "%s", s);
+    else if ((size_t)snprintf(out, DUT_PATH, "%s/%s", c->d->dir, s) >= DUT_PATH) FAIL("path too long");
+    struct stat st;
+    if (stat(out, &st)) FAIL("%s '%s' not found (paths are relative to the description's directory)", must_be_dir ? "directory" : "file", s);
+    if (must_be_dir && !S_ISDIR(st.st_mode)) FAIL("'%s' is not a directory", s);
+    if (!must_be_dir && S_ISDIR(st.st_mode)) FAIL("'%s' is a directory, not a source file", s);
+    return 0;
+}
+
+static int files_line(ctx *c, dut_desc *d)
+{
+    if (!strcmp(c->key, "include")) {
+        if (c->n != 1) FAIL("takes one directory");
+        if (d->nincludes == 32) FAIL("more than 32 include directories");
+        if (parse_path(c, c->tok[0], d->includes[d->nincludes].path, 1)) return -1;
+        d->includes[d->nincludes++].line = c->line;
+        return 0;
+    }
+    if (!strcmp(c->key, "define")) {
+        if (c->n != 1) FAIL("takes one NAME or NAME=value");
+        if (d->ndefines == 32) FAIL("more than 32 defines");
+        char name[256];
+        snprintf(name, sizeof name, "%s", c->tok[0]);
+        name[strcspn(name, "=")] = 0;
+        if (!ident_ok(name, 0)) FAIL("'%s' is not a macro name", name);
+        snprintf(d->defines[d->ndefines].text, sizeof d->defines[0].text, "%s", c->tok[0]);
+        d->defines[d->ndefines++].line = c->line;
+        return 0;
+    }
+    if (!strcmp(c->key, "param")) {
+        if (c->n != 1 || !strchr(c->tok[0], '=')) FAIL("takes NAME=value (a parameter of the top module)");
+        if (d->nparams == 32) FAIL("more than 32 parameters");
+        char *eq = strchr(c->tok[0], '=');
+        *eq = 0;
+        if (!ident_ok(c->tok[0], 0)) FAIL("'%s' is not a parameter name", c->tok[0]);
+        if (!eq[1] || strpbrk(eq + 1, ";()\"`")) FAIL("'%s' is not a parameter value", eq + 1);
+        snprintf(d->params[d->nparams].name, sizeof d->params[0].name, "%s", c->tok[0]);
+        snprintf(d->params[d->nparams].value, sizeof d->params[0].value, "%s", eq + 1);
+        d->params[d->nparams++].line = c->line;
+        return 0;
+    }
+    /* a line of source files: the "key" is the first of them */
+    const char *first = c->key;
+    c->key = (char *)"files";
+    for (int i = 0; i <= c->n; i++) {
+        const char *s = i == 0 ? first : c->tok[i - 1];
+        if (d->nsources == DUT_MAX_SOURCES) FAIL("more than %d source files", DUT_MAX_SOURCES);
+        if (parse_path(c, s, d->sources[d->nsources].path, 0)) return -1;
+        d->sources[d->nsources++].line = c->line;
+    }
+    return 0;
+}
+
+static int unit_line(ctx *c, dut_desc *d)
+{
+    if (!strcmp(c->key, "top")) return set_port(c, &d->top);
+    if (!strcmp(c->key, "mode")) {
+        if (d->nmode_ports) FAIL("given twice");
+        if (c->n < 1 || c->n > DUT_MAX_MODE_PORTS) FAIL("takes 1 to %d port names", DUT_MAX_MODE_PORTS);
+        if (d->nmodes) FAIL("must come before the match lines");
+        for (int i = 0; i < c->n; i++) {
+            if (!ident_ok(c->tok[i], 0)) FAIL("'%s' is not a port name", c->tok[i]);
+            snprintf(d->mode_ports[i].name, DUT_NAME, "%s", c->tok[i]);
+            d->mode_ports[i].line = c->line;
+        }
+        d->nmode_ports = c->n;
+        return 0;
+    }
+    if (!strcmp(c->key, "match")) {
+        int nv = d->nmode_ports, n = c->n;
+        const char *name = NULL;
+        if (n >= 2 && !strcmp(c->tok[n - 2], "as")) { name = c->tok[n - 1]; n -= 2; }
+        if (n != nv + 1) {
+            if (nv) FAIL("takes %d mode value%s and an instruction or configuration", nv, nv > 1 ? "s" : "");
+            FAIL("takes an instruction or configuration (a 'mode' line before it adds port values)");
+        }
+        if (d->nmodes == DUT_MAX_MODES) FAIL("more than %d modes", DUT_MAX_MODES);
+        if (!nv && d->nmodes) FAIL("one unit only without a 'mode' line (first on line %d)", d->modes[0].line);
+        dut_mode *m = &d->modes[d->nmodes];
+        memset(m, 0, sizeof *m);
+        for (int i = 0; i < nv; i++)
+            if (parse_value(c->tok[i], &m->value[i])) FAIL("'%s' is not a value for mode port %s", c->tok[i], d->mode_ports[i].name);
+        snprintf(m->spec, sizeof m->spec, "%s", c->tok[nv]);
+        char perr[512];
+        if (mma_unit_parse(m->spec, &m->u, perr, sizeof perr)) FAIL("%s", perr);
+        if (m->u.scale != MMA_FMT_NONE) FAIL("block-scaled units are not verified by this tool yet (the unit has scale fields)");
+        /* the name goes into file names and reports: no spaces, no slashes */
+        char nm[sizeof m->name] = "";
+        if (name) {
+            if (strlen(name) >= sizeof nm || strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.,=+-") != strlen(name))
+                FAIL("'%s' is not a mode name (up to %zu letters, digits and _ . , = + -)", name, sizeof nm - 1);
+            memcpy(nm, name, strlen(name) + 1);
+        } else if (!nv) {
+            memcpy(nm, "unit", 5);
+        } else {
+            size_t o = 0;
+            for (int i = 0; i < nv && o < sizeof nm; i++) {
+                int w = snprintf(nm + o, sizeof nm - o, "%s%s=%llu", i ? "," : "", d->mode_ports[i].name,
+                                 (unsigned long long)m->value[i]);
+                o = w < 0 ? sizeof nm : o + (size_t)w;
+            }
+            if (o >= sizeof nm) FAIL("the mode's name from its ports and values is too long: name it with 'as <name>'");
+        }
+        memcpy(m->name, nm, sizeof nm);
+        for (int i = 0; i < d->nmodes; i++) {
+            if (!strcmp(d->modes[i].name, m->name)) FAIL("mode name '%s' taken on line %d", m->name, d->modes[i].line);
+            if (nv && !memcmp(d->modes[i].value, m->value, sizeof m->value)) FAIL("mode value given twice (line %d)", d->modes[i].line);
+        }
+        m->line = c->line;
+        d->nmodes++;
+        return 0;
+    }
+    FAIL("unknown key in [unit] (top, match, mode)");
+}
+
+static int operand_line(ctx *c, dut_operand *o)
+{
+    if (o->line) FAIL("given twice (first on line %d)", o->line);
+    o->line = c->line;
+    o->ports = (dut_port *)calloc((size_t)(c->n ? c->n : 1), sizeof *o->ports);
+    for (int i = 0; i < c->n; i++) {
+        const char *t = c->tok[i];
+        if (!strcmp(t, "order") || !strcmp(t, "slot") || !strcmp(t, "box")) {
+            if (i + 1 >= c->n) FAIL("'%s' needs a value", t);
+            const char *v = c->tok[++i];
+            if (t[0] == 'o') {
+                if (!strcmp(v, "lsb")) o->msb_first = 0;
+                else if (!strcmp(v, "msb")) o->msb_first = 1;
+                else FAIL("order '%s': give lsb (element 0 in the least significant bits) or msb", v);
+            } else if (t[0] == 's') {
+                char *e;
+                long s = strtol(v, &e, 10);
+                if (*e || s < 1 || s > 64) FAIL("slot '%s': give the bits per element, 1 to 64", v);
+                o->slot = (int)s;
+            } else if ((o->box = parse_box(c, v)) < 0) {
+                return -1;
+            }
+            continue;
+        }
+        int pat = strstr(t, "{k}") != NULL;
+        if (!ident_ok(t, pat)) FAIL("'%s' is not a port name", t);
+        if (pat && o->nports) FAIL("a pattern with {k} stands for all the element ports alone");
+        if (o->pattern) FAIL("a pattern with {k} stands for all the element ports alone");
+        o->pattern = pat;
+        o->ports[o->nports].line = c->line;
+        snprintf(o->ports[o->nports++].name, DUT_NAME, "%s", t);
+    }
+    if (!o->nports) FAIL("names no port");
+    return 0;
+}
+
+static int ports_line(ctx *c, dut_desc *d)
+{
+    const char *k = c->key;
+    if (!strcmp(k, "clock")) return set_port(c, &d->clock);
+    if (!strcmp(k, "in_valid")) return set_port(c, &d->in_valid);
+    if (!strcmp(k, "in_ready")) return set_port(c, &d->in_ready);
+    if (!strcmp(k, "out_valid")) return set_port(c, &d->out_valid);
+    if (!strcmp(k, "out_ready")) return set_port(c, &d->out_ready);
+    if (!strcmp(k, "a")) return operand_line(c, &d->a);
+    if (!strcmp(k, "b")) return operand_line(c, &d->b);
+    if (!strcmp(k, "reset")) {
+        if (d->reset.line) FAIL("given twice (first on line %d)", d->reset.line);
+        if (c->n != 2 && c->n != 4) FAIL("takes a port and its active level: reset <port> low|high [cycles N]");
+        if (!ident_ok(c->tok[0], 0)) FAIL("'%s' is not a port name", c->tok[0]);
+        if (!strcmp(c->tok[1], "low")) d->reset_low = 1;
+        else if (!strcmp(c->tok[1], "high")) d->reset_low = 0;
+        else FAIL("active level '%s': give low or high", c->tok[1]);
+        if (c->n == 4) {
+            char *e;
+            long n = strtol(c->tok[3], &e, 10);
+            if (strcmp(c->tok[2], "cycles") || *e || n < 1 || n > 100000) FAIL("'%s %s': give cycles N (1 to 100000)", c->tok[2], c->tok[3]);
+            d->reset_cycles = (int)n;
+        }
+        d->reset.line = c->line;
+        snprintf(d->reset.name, DUT_NAME, "%s", c->tok[0]);
+        return 0;
+    }
+    if (!strcmp(k, "c") || !strcmp(k, "d")) {
+        dut_port *p = k[0] == 'c' ? &d->c : &d->d;
+        int *bx = k[0] == 'c' ? &d->c_box : &d->d_box;
+        if (c->n == 3 && !strcmp(c->tok[1], "box")) {
+            if ((*bx = parse_box(c, c->tok[2])) < 0) return -1;
+            c->n = 1;
+        }
+        return set_port(c, p);
+    }
+    if (!strcmp(k, "latency")) {
+        if (d->latency_line) FAIL("given twice (first on line %d)", d->latency_line);
+        char *e;
+        long n = c->n == 1 ? strtol(c->tok[0], &e, 10) : -1;
+        if (c->n != 1 || *e || n < 0 || n > 4096) FAIL("takes the cycles from input to result, 0 to 4096");
+        d->latency = (int)n;
+        d->latency_line = c->line;
+        return 0;
+    }
+    if (!strcmp(k, "tag")) {
+        if (d->tag_in.line) FAIL("given twice (first on line %d)", d->tag_in.line);
+        if (c->n != 2) FAIL("takes the tag's input port and output port");
+        for (int i = 0; i < 2; i++) if (!ident_ok(c->tok[i], 0)) FAIL("'%s' is not a port name", c->tok[i]);
+        d->tag_in.line = d->tag_out.line = c->line;
+        snprintf(d->tag_in.name, DUT_NAME, "%s", c->tok[0]);
+        snprintf(d->tag_out.name, DUT_NAME, "%s", c->tok[1]);
+        return 0;
+    }
+    if (!strcmp(k, "flags")) {
+        if (d->flags.line) FAIL("given twice (first on line %d)", d->flags.line);
+        if (c->n < 1 || !ident_ok(c->tok[0], 0)) FAIL("takes a port, then optionally: order <flag names from the most significant bit down>");
+        snprintf(d->flags.name, DUT_NAME, "%s", c->tok[0]);
+        d->flags.line = c->line;
+        if (c->n == 1) return 0;
+        if (strcmp(c->tok[1], "order") || c->n < 3) FAIL("after the port: order <flag names from the most significant bit down>");
+        static const char *const names[] = {"nx", "uf", "of", "dz", "nv"};
+        int nb = c->n - 2, seen = 0;
+        if (nb > 64) FAIL("more than 64 flag bits");
+        for (int i = 0; i < nb; i++) {
+            const char *t = c->tok[2 + i];
+            int f = -2;
+            if (!strcmp(t, "-")) f = -1;
+            for (int j = 0; j < 5; j++) if (!strcmp(t, names[j])) f = j;
+            if (f == -2) FAIL("flag '%s': give nv (invalid), dz (divide by zero), of (overflow), uf (underflow), nx (inexact) or - (a bit to ignore)", t);
+            if (f >= 0 && (seen >> f) & 1) FAIL("flag '%s' named twice", t);
+            if (f >= 0) seen |= 1 << f;
+            d->flag_order[nb - 1 - i] = f;
+        }
+        d->nflag_order = nb;
+        d->flag_order_line = c->line;
+        return 0;
+    }
+    if (!strcmp(k, "set")) {
+        if (c->n != 2) FAIL("takes a port and a constant value");
+        if (d->nsets == DUT_MAX_SETS) FAIL("more than %d constant inputs", DUT_MAX_SETS);
+        if (!ident_ok(c->tok[0], 0)) FAIL("'%s' is not a port name", c->tok[0]);
+        dut_set *s = &d->sets[d->nsets];
+        if (parse_value(c->tok[1], &s->v)) FAIL("'%s' is not a value (decimal, 0x.., or a SystemVerilog literal such as 4'b0101)", c->tok[1]);
+        for (int i = 0; i < d->nsets; i++) if (!strcmp(d->sets[i].port, c->tok[0])) FAIL("port %s set twice (line %d)", c->tok[0], d->sets[i].line);
+        snprintf(s->port, sizeof s->port, "%s", c->tok[0]);
+        snprintf(s->value, sizeof s->value, "%s", c->tok[1]);
+        s->line = c->line;
+        d->nsets++;
+        return 0;
+    }
+    FAIL("unknown key in [ports] (clock reset in_valid in_ready out_valid out_ready latency a b c d flags tag set)");
+}
+
+static int run_number(ctx *c, long lo, long hi, long *out)
+{
+    char *e;
+    if (c->n != 1) FAIL("takes one number");
+    long v = strtol(c->tok[0], &e, 10);
+    if (*e || v < lo || v > hi) FAIL("'%s': give a number from %ld to %ld", c->tok[0], lo, hi);
+    *out = v;
+    return 0;
+}
+
+static int run_line(ctx *c, dut_desc *d)
+{
+    long v;
+    const char *k = c->key;
+    if (!strcmp(k, "suites")) {
+        size_t o = 0;
+        d->suites[0] = 0;
+        for (int i = 0; i < c->n; i++) {
+            if (strspn(c->tok[i], "abcdefghijklmnopqrstuvwxyz0123456789-_") != strlen(c->tok[i]))
+                FAIL("'%s' is not a suite name (mmaref gen --list-suites)", c->tok[i]);
+            o += (size_t)snprintf(d->suites + o, sizeof d->suites - o, "%s%s", i ? " " : "", c->tok[i]);
+            if (o >= sizeof d->suites) FAIL("too many suites");
+        }
+        d->suites_line = c->line;
+        if (!c->n) d->suites[0] = 0;
+        return 0;
+    }
+    if (!strcmp(k, "count")) { if (run_number(c, 0, 1000000000L, &v)) return -1; d->count = v; return 0; }
+    if (!strcmp(k, "random")) { if (run_number(c, 0, 1000000000000L, &v)) return -1; d->random = v; return 0; }
+    if (!strcmp(k, "gaps")) { if (run_number(c, 0, 90, &v)) return -1; d->gaps = (int)v; return 0; }
+    if (!strcmp(k, "backpressure")) { if (run_number(c, 0, 90, &v)) return -1; d->backpressure = (int)v; return 0; }
+    if (!strcmp(k, "max_wait")) { if (run_number(c, 1, 100000000L, &v)) return -1; d->max_wait = v; return 0; }
+    if (!strcmp(k, "seed")) {
+        uint64_t s;
+        if (c->n != 1 || parse_value(c->tok[0], &s)) FAIL("takes one number");
+        d->seed = s;
+        return 0;
+    }
+    FAIL("unknown key in [run] (suites count random seed gaps backpressure max_wait)");
+}
+
+static void defaults(dut_desc *d)
+{
+    d->latency = -1;
+    d->reset_cycles = 4;
+    d->count = 2000;
+    d->random = 100000;
+    d->seed = 1;
+    d->gaps = 10;
+    d->backpressure = 10;
+    d->max_wait = 10000;
+    d->suites[0] = 0;
+}
+
+int dut_read(const char *path, dut_desc *d, char *err, size_t len)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        memset(d, 0, sizeof *d);
+        snprintf(err, len, "%s: cannot open", path);
+        return -1;
+    }
+    int rc = dut_read_stream(f, path, d, err, len);
+    fclose(f);
+    return rc;
+}
+
+int dut_read_stream(FILE *f, const char *path, dut_desc *d, char *err, size_t len)
+{
+    memset(d, 0, sizeof *d);
+    defaults(d);
+    snprintf(d->path, sizeof d->path, "%s", path);
+    snprintf(d->dir, sizeof d->dir, "%s", path);
+    char *sl = strrchr(d->dir, '/');
+    if (sl) *sl = sl == d->dir ? '/' : 0, sl[sl == d->dir] = 0;
+    else snprintf(d->dir, sizeof d->dir, ".");
+    /* absolute: the build runs elsewhere */
+    char real[PATH_MAX];
+    if (realpath(d->dir, real)) snprintf(d->dir, sizeof d->dir, "%.*s", (int)sizeof d->dir - 1, real);
+    char line[8192];
+    int ln = 0, sec = S_NONE, rc = 0;
+    int seen[5] = {0};
+    while (!rc && fgets(line, sizeof line, f)) {
+        ln++;
+        size_t l = strlen(line);
+        if (l == sizeof line - 1 && line[l - 1] != '\n') { dut_err(d, ln, NULL, err, len, "line longer than %zu characters", sizeof line - 2); rc = -1; break; }
+        char *hash = strchr(line, '#');
+        if (hash) *hash = 0;
+        for (char *p = line; *p; p++) if ((unsigned char)*p < 32 && *p != '\t' && *p != '\n' && *p != '\r') {
+            dut_err(d, ln, NULL, err, len, "control character in the line"); rc = -1; break;
+        }
+        if (rc) break;
+        char *s = line;
+        while (isspace((unsigned char)*s)) s++;
+        char *end = s + strlen(s);
+        while (end > s && isspace((unsigned char)end[-1])) *--end = 0;
+        if (!*s) continue;
+        if (*s == '[') {
+            static const char *const secs[] = {"", "[files]", "[unit]", "[ports]", "[run]"};
+            sec = S_NONE;
+            for (int i = 1; i < 5; i++) if (!strcmp(s, secs[i])) sec = i;
+            if (sec == S_NONE) { dut_err(d, ln, NULL, err, len, "unknown section '%s' (sections: [files] [unit] [ports] [run])", s); rc = -1; break; }
+            if (seen[sec]) { dut_err(d, ln, NULL, err, len, "section %s given twice (first on line %d)", s, seen[sec]); rc = -1; break; }
+            seen[sec] = ln;
+            if (sec == S_FILES) d->files_line = ln;
+            if (sec == S_PORTS) d->ports_line = ln;
+            continue;
+        }
+        ctx c = {d, ln, NULL, {0}, 0, err, len};
+        char *save = NULL;
+        c.key = strtok_r(s, " \t\r", &save);
+        for (char *t; (t = strtok_r(NULL, " \t\r", &save));) {
+            if (c.n == MAXTOK - 1) { dut_err(d, ln, c.key, err, len, "more than %d values", MAXTOK - 2); rc = -1; break; }
+            c.tok[c.n++] = t;
+        }
+        if (rc) break;
+        switch (sec) {
+        case S_FILES: rc = files_line(&c, d); break;
+        case S_UNIT: rc = unit_line(&c, d); break;
+        case S_PORTS: rc = ports_line(&c, d); break;
+        case S_RUN: rc = run_line(&c, d); break;
+        default: dut_err(d, ln, c.key, err, len, "outside any section (start with [files], [unit], [ports] or [run])"); rc = -1;
+        }
+    }
+    if (rc) return -1;
+    /* what every description needs */
+    if (!d->nsources) { dut_err(d, d->files_line ? d->files_line : ln, "files", err, len, "no source files (list them under [files])"); return -1; }
+    if (!d->top.line) { dut_err(d, ln, "top", err, len, "missing: name the top module under [unit] (top <module>)"); return -1; }
+    if (!d->nmodes) { dut_err(d, ln, "match", err, len, "missing: the unit to match under [unit] (match <instruction or configuration>)"); return -1; }
+    if (d->nmode_ports && d->nmodes < 1) { dut_err(d, d->mode_ports[0].line, "mode", err, len, "no match lines for the mode values"); return -1; }
+    if (!d->a.line) { dut_err(d, d->ports_line ? d->ports_line : ln, "a", err, len, "missing: the port(s) of operand a"); return -1; }
+    if (!d->b.line) { dut_err(d, d->ports_line ? d->ports_line : ln, "b", err, len, "missing: the port(s) of operand b"); return -1; }
+    if (!d->c.line) { dut_err(d, d->ports_line ? d->ports_line : ln, "c", err, len, "missing: the port of the accumulator input c"); return -1; }
+    if (!d->d.line) { dut_err(d, d->ports_line ? d->ports_line : ln, "d", err, len, "missing: the port of the result d"); return -1; }
+    if (!d->out_valid.line && d->latency < 0) { dut_err(d, d->ports_line ? d->ports_line : ln, "out_valid", err, len, "missing: give out_valid <port>, or latency <cycles> for a unit without one"); return -1; }
+    if (d->out_valid.line && d->latency_line) { dut_err(d, d->latency_line, "latency", err, len, "a unit with out_valid (line %d) has no fixed latency to give", d->out_valid.line); return -1; }
+    if (d->out_ready.line && !d->out_valid.line) { dut_err(d, d->out_ready.line, "out_ready", err, len, "needs out_valid"); return -1; }
+    if (d->in_ready.line && !d->in_valid.line) { dut_err(d, d->in_ready.line, "in_ready", err, len, "needs in_valid"); return -1; }
+    if (d->tag_in.line && !d->out_valid.line) { dut_err(d, d->tag_in.line, "tag", err, len, "results matched by tag need out_valid"); return -1; }
+    if (!d->clock.line && (d->in_valid.line || d->out_valid.line || d->latency > 0 || d->reset.line)) {
+        dut_err(d, d->ports_line ? d->ports_line : ln, "clock", err, len, "missing: a unit with valid, reset or latency has a clock");
+        return -1;
+    }
+    int k0 = d->modes[0].u.k;
+    for (int i = 1; i < d->nmodes; i++)
+        if (d->modes[i].u.k != k0 && (d->a.nports > 1 || d->a.pattern)) {
+            dut_err(d, d->modes[i].line, "match", err, len, "K=%d differs from the first mode's K=%d: one port per element needs the same K in every mode", d->modes[i].u.k, k0);
+            return -1;
+        }
+    return 0;
+}
+
+void dut_free(dut_desc *d)
+{
+    free(d->a.ports);
+    free(d->b.ports);
+    d->a.ports = d->b.ports = NULL;
+}

@@ -1,0 +1,519 @@
+/* The verify flow (mmaref_verify.h): description -> ports -> testbench ->
+ * Verilator build -> campaign -> report, and the waveform of the first
+ * mismatch. */
+#include "internal.h"
+#include "mmaref_vec.h"
+#include "mmaref_results.h"
+
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define PATHLEN 1200
+
+static char *subst(const char *tmpl, const char *const *keys, const char *const *vals, int n)
+{
+    size_t cap = strlen(tmpl) + 1;
+    for (int i = 0; i < n; i++) cap += strlen(vals[i]) * 4;
+    char *out = malloc(cap), *o = out;
+    for (const char *s = tmpl; *s;) {
+        int hit = -1;
+        if (*s == '@')
+            for (int i = 0; i < n; i++)
+                if (!strncmp(s, keys[i], strlen(keys[i]))) { hit = i; break; }
+        if (hit < 0) { *o++ = *s++; continue; }
+        size_t l = strlen(vals[hit]);
+        memcpy(o, vals[hit], l);
+        o += l;
+        s += strlen(keys[hit]);
+    }
+    *o = 0;
+    return out;
+}
+
+static char *from_template(const mma_verify_kit *kit, const char *name, const char *const *keys,
+                           const char *const *vals, int n)
+{
+    char path[PATHLEN];
+    vfy_path(path, sizeof path, "%s/%s", kit->templates, name);
+    char *t = vfy_read_file(path, NULL);
+    if (!t) return NULL;
+    char *s = subst(t, keys, vals, n);
+    free(t);
+    return s;
+}
+
+/* ---- the build -------------------------------------------------------------- */
+/* Verilates and compiles the testbench into <workdir>/<obj>, unless the
+ * inputs are those of the last build.  0, or -1 with the error in err. */
+static int build(const dut_desc *d, const mma_verify_kit *kit, const char *workdir, const char *obj,
+                 int trace, int jobs, char *err, size_t len)
+{
+    char mdir[PATHLEN], log[PATHLEN], keyf[PATHLEN], exe[PATHLEN], tb[PATHLEN], mainf[PATHLEN];
+    char cflags[4 * PATHLEN], ldflags[2 * PATHLEN], jobs_s[16], makeflags[PATHLEN];
+    vfy_path(mdir, sizeof mdir, "%s/%s", workdir, obj);
+    vfy_path(log, sizeof log, "%s/%s.log", workdir, obj);
+    vfy_path(keyf, sizeof keyf, "%s/build.key", mdir);
+    vfy_path(exe, sizeof exe, "%s/Vmmaref_verify_tb", mdir);
+    vfy_path(tb, sizeof tb, "%s/mmaref_verify_tb.sv", workdir);
+    vfy_path(mainf, sizeof mainf, "%s/main.cpp", workdir);
+    const char *uc = getenv("MMAREF_VERIFY_CFLAGS");
+    snprintf(cflags, sizeof cflags, "%s -DVL_USER_FINISH -I%s%s%s", trace ? "-O1" : uc && *uc ? uc : "-O3 -march=native",
+             kit->include[0], kit->include[1][0] ? " -I" : "", kit->include[1]);
+    const char *ul = getenv("MMAREF_VERIFY_LDFLAGS");
+    snprintf(ldflags, sizeof ldflags, "%s -lm -lpthread%s%s", kit->dpilib, ul && *ul ? " " : "", ul && *ul ? ul : "");
+    snprintf(jobs_s, sizeof jobs_s, "%d", jobs > 0 ? jobs : 2);
+    snprintf(makeflags, sizeof makeflags, "CXX=%s", kit->cxx);
+    int cap = 48 + 2 * (d->nsources + d->nincludes + d->ndefines), na = 0, no = 0;
+    char **argv = calloc((size_t)cap, sizeof *argv), **owned = calloc((size_t)cap, sizeof *owned);
+#define ARG(s) (argv[na++] = (char *)(s))
+#define ARGF(...) do { char *s_ = malloc(PATHLEN); snprintf(s_, PATHLEN, __VA_ARGS__); owned[no++] = s_; ARG(s_); } while (0)
+    ARG(kit->verilator);
+    ARG("--cc"); ARG("--exe"); ARG("--build"); ARG("-j"); ARG(jobs_s);
+    ARG("-O3"); ARG("--x-assign"); ARG("fast"); ARG("--x-initial"); ARG("fast"); ARG("--no-timing");
+    ARG("-Wno-fatal"); ARG("-Wno-lint"); ARG("-Wno-style");
+    if (trace) ARG("--trace-fst");
+    ARG("--top-module"); ARG("mmaref_verify_tb");
+    ARG("-Mdir"); ARG(mdir);
+    ARG("-CFLAGS"); ARG(cflags);
+    ARG("-LDFLAGS"); ARG(ldflags);
+    ARG("-MAKEFLAGS"); ARG(makeflags);
+    for (int i = 0; i < d->nincludes; i++) ARGF("+incdir+%s", d->includes[i].path);
+    for (int i = 0; i < d->ndefines; i++) ARGF("+define+%s", d->defines[i].text);
+    for (int i = 0; i < d->nsources; i++) ARG(d->sources[i].path);
+    ARG(tb);
+    ARG(mainf);
+    argv[na] = NULL;
+    /* the key: the command, the generated files, the sources and the kit */
+    uint64_t h = 0;
+    for (int i = 0; i < na; i++) h = vfy_hash(h, argv[i], strlen(argv[i]) + 1);
+    for (int i = 0; i < d->nsources; i++) h = vfy_hash_stat(h, d->sources[i].path);
+    h = vfy_hash_stat(h, tb);
+    h = vfy_hash_stat(h, mainf);
+    h = vfy_hash_stat(h, kit->dpilib);
+    for (int i = 0; i < d->nincludes; i++) h = vfy_hash_stat(h, d->includes[i].path);
+    char key[64];
+    vfy_path(key, sizeof key, "%016llx\n", (unsigned long long)h);
+    int rc = 0;
+    size_t kl;
+    char *old = vfy_read_file(keyf, &kl);
+    struct stat st;
+    if (!(old && !strcmp(old, key) && !stat(exe, &st))) {
+        remove(keyf);
+        remove(log);
+        remove(exe);            /* Verilator's make does not relink for a new kit library */
+        vfy_mkdirs(mdir);
+        rc = vfy_run(argv, NULL, log, err, len);
+        if (rc > 0) {
+            char msg[6000];
+            vfy_log_errors(log, msg, sizeof msg);
+            vfy_fmt(err, len, "%s: the Verilator build of the testbench failed (log %s):\n%s", d->path, log, msg);
+            rc = -1;
+        } else if (rc == 0 && vfy_write_if_changed(keyf, key) < 0) {
+            vfy_fmt(err, len, "%s: cannot write", keyf);
+            rc = -1;
+        }
+    }
+    free(old);
+    for (int i = 0; i < no; i++) free(owned[i]);
+    free(owned);
+    free(argv);
+#undef ARG
+#undef ARGF
+    return rc;
+}
+
+/* ---- the campaign ------------------------------------------------------------- */
+static uint64_t mix64(uint64_t z)
+{
+    z += 0x9e3779b97f4a7c15ull;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static void shard_range(long n, int i, int k, long *lo, long *hi)
+{
+    *lo = (long)((__int128)n * i / k);
+    *hi = (long)((__int128)n * (i + 1) / k);
+}
+
+/* vectors in a vector file, and the mode it belongs to (its '# mode:'
+ * header, else the one mode of its unit) */
+static int vec_mode(const dut_desc *d, const char *path, int *mode, long *count, char *err, size_t len)
+{
+    char e[1024];
+    mma_vec_reader *r = mma_vec_open(path, NULL, e, sizeof e);
+    if (!r) { vfy_fmt(err, len, "%s", e); return -1; }
+    const char **extra;
+    int ne = mma_vec_extra_headers(r, &extra);
+    *mode = -1;
+    for (int i = 0; i < ne; i++)
+        if (!strncmp(extra[i], "# mode:", 7)) {
+            const char *v = extra[i] + 7;
+            while (*v == ' ') v++;
+            for (int m = 0; m < d->nmodes; m++) if (!strcmp(d->modes[m].name, v)) *mode = m;
+            if (*mode < 0) { vfy_fmt(err, len, "%s: header mode: '%s' is no mode of %s", path, v, d->path); mma_vec_close(r); return -1; }
+        }
+    char want[512], got[512];
+    mma_unit_config(mma_vec_unit(r), got, sizeof got);
+    if (*mode < 0) {
+        int hits = 0;
+        for (int m = 0; m < d->nmodes; m++) {
+            mma_unit_config(&d->modes[m].u, want, sizeof want);
+            if (!strcmp(want, got)) { *mode = m; hits++; }
+        }
+        if (hits != 1) {
+            vfy_fmt(err, len, "%s: field instr: %s is %s of the units of %s (give the file a '# mode:' header)", path, got,
+                     hits ? "more than one" : "none", d->path);
+            mma_vec_close(r);
+            return -1;
+        }
+    } else {
+        mma_unit_config(&d->modes[*mode].u, want, sizeof want);
+        if (strcmp(want, got)) { vfy_fmt(err, len, "%s: field instr: %s, but mode %s is %s", path, got, d->modes[*mode].name, want); mma_vec_close(r); return -1; }
+    }
+    static mma_vec v;
+    long n = 0;
+    int rc;
+    while ((rc = mma_vec_next(r, &v, e, sizeof e)) == 1) n++;
+    mma_vec_close(r);
+    if (rc < 0) { vfy_fmt(err, len, "%s", e); return -1; }
+    *count = n;
+    return 0;
+}
+
+static const char *base_name(const char *p) { const char *s = strrchr(p, '/'); return s ? s + 1 : p; }
+
+typedef struct { char *s; size_t n, cap; } text;
+static void tprintf(text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void tprintf(text *t, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int w = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (t->n + (size_t)w + 1 > t->cap) { t->cap = (t->n + (size_t)w + 1) * 2; t->s = realloc(t->s, t->cap); }
+    va_start(ap, fmt);
+    vsnprintf(t->s + t->n, t->cap - t->n, fmt, ap);
+    va_end(ap);
+    t->n += (size_t)w;
+}
+
+/* the plan's items: suites and random stimulus per mode, or the files to replay */
+static int plan_items(const dut_desc *d, const mma_verify_opts *o, const char *workdir, text *plan,
+                      long *total, char *err, size_t len)
+{
+    int si = o->shard_n > 1 ? o->shard_i : 0, sn = o->shard_n > 1 ? o->shard_n : 1;
+    long lo, hi;
+    *total = 0;
+    if (o->nvec) {
+        for (int i = 0; i < o->nvec; i++) {
+            int mode;
+            long n;
+            if (vec_mode(d, o->vec[i], &mode, &n, err, len)) return -1;
+            shard_range(n, si, sn, &lo, &hi);
+            char label[96];
+            snprintf(label, sizeof label, "%s", base_name(o->vec[i]));
+            for (char *p = label; *p; p++) if (*p == ' ') *p = '_';
+            char abs[PATHLEN];
+            if (o->vec[i][0] != '/' && getcwd(abs, sizeof abs)) {
+                size_t l = strlen(abs);
+                snprintf(abs + l, sizeof abs - l, "/%s", o->vec[i]);
+            } else snprintf(abs, sizeof abs, "%s", o->vec[i]);
+            tprintf(plan, "item %d file %s %ld %ld %s\n", mode, label, lo, hi, abs);
+            *total += hi - lo;
+        }
+        return 0;
+    }
+    const char *suites = o->suites ? o->suites : d->suites[0] ? d->suites : o->default_suites;
+    long count = o->count >= 0 ? o->count : d->count, random = o->random >= 0 ? o->random : d->random;
+    uint64_t seed = o->have_seed ? o->seed : d->seed;
+    char sdir[PATHLEN];
+    vfy_path(sdir, sizeof sdir, "%s/suites", workdir);
+    vfy_mkdirs(sdir);
+    for (int m = 0; m < d->nmodes; m++) {
+        const dut_mode *md = &d->modes[m];
+        char cfg[512];
+        mma_unit_config(&md->u, cfg, sizeof cfg);
+        if (count > 0 && suites) {
+            char list[512];
+            snprintf(list, sizeof list, "%s", suites);
+            char *save = NULL;
+            for (char *s = strtok_r(list, " ,", &save); s; s = strtok_r(NULL, " ,", &save)) {
+                char f[PATHLEN];
+                vfy_path(f, sizeof f, "%s/%016llx-%s-%ld-%llu.vec", sdir,
+                         (unsigned long long)vfy_hash(0, cfg, strlen(cfg)), s, count, (unsigned long long)seed);
+                struct stat st;
+                if (stat(f, &st) && o->make_suite(cfg, s, count, seed, f)) {
+                    vfy_fmt(err, len, "%s: key 'suites': cannot generate suite '%s' for mode %s (mmaref gen --list-suites names them)",
+                             d->path, s, md->name);
+                    return -1;
+                }
+                shard_range(count, si, sn, &lo, &hi);
+                tprintf(plan, "item %d suite %s %ld %ld %s\n", m, s, lo, hi, f);
+                *total += hi - lo;
+            }
+        }
+        if (random > 0) {
+            shard_range(random, si, sn, &lo, &hi);
+            tprintf(plan, "item %d random constrained-random %ld %ld %llu\n", m, lo, hi, (unsigned long long)mix64(seed ^ mix64((uint64_t)m)));
+            *total += hi - lo;
+        }
+    }
+    return 0;
+}
+
+/* Runs the testbench exe on plan; its stdout (the item lines) passes
+ * through.  The simulation's exit status, or -1. */
+static int simulate(const char *exe, const char *plan, const mma_verify_opts *o, const dut_desc *d,
+                    const char *fst, char *err, size_t len)
+{
+    char a_plan[PATHLEN], a_bp[32], a_seed[64], a_wait[32], a_to[32], a_fst[PATHLEN];
+    int bp = o->backpressure >= 0 ? o->backpressure : d->backpressure;
+    vfy_path(a_plan, sizeof a_plan, "+plan=%s", plan);
+    vfy_path(a_bp, sizeof a_bp, "+bp=%d", d->out_ready.line ? bp * 256 / 100 : 0);
+    vfy_path(a_seed, sizeof a_seed, "+seed=%llu", (unsigned long long)((o->have_seed ? o->seed : d->seed) + (uint64_t)o->shard_i));
+    vfy_path(a_wait, sizeof a_wait, "+maxwait=%ld", o->max_wait > 0 ? o->max_wait : d->max_wait);
+    vfy_path(a_to, sizeof a_to, "+timeout=%g", o->timeout);
+    char *argv[8] = {(char *)exe, a_plan, a_bp, a_seed, a_wait, NULL, NULL, NULL};
+    int na = 5;
+    if (o->timeout > 0) argv[na++] = a_to;
+    if (fst) { vfy_path(a_fst, sizeof a_fst, "+fst=%s", fst); argv[na++] = a_fst; }
+    return vfy_run(argv, NULL, NULL, err, len);
+}
+
+static int write_plan(const char *path, const vfy_design *g, const char *rundir, const mma_verify_opts *o,
+                      const dut_desc *d, const char *items)
+{
+    text t = {0};
+    int gaps = o->gaps >= 0 ? o->gaps : d->gaps;
+    tprintf(&t, "mmaref-plan 1\nbus %d %d %d %d %d %d %d\n", g->aw, g->bw, g->cw, g->dw, g->fw, g->mw, g->tw);
+    if (g->fw) {
+        tprintf(&t, "flagbits");
+        for (int i = 0; i < g->fw; i++) tprintf(&t, " %d", g->flagbits[i]);
+        tprintf(&t, "\n");
+    }
+    tprintf(&t, "out %s\nseed %llu\ngaps %d\n%s%s", rundir,
+            (unsigned long long)mix64((o->have_seed ? o->seed : d->seed) ^ (uint64_t)o->shard_i), gaps * 256 / 100,
+            g->modes, items);
+    int rc = vfy_write_if_changed(path, t.s) < 0 ? -1 : 0;
+    free(t.s);
+    return rc;
+}
+
+/* The first mismatch, replayed alone into an FST waveform by a testbench
+ * built with tracing (built on the first need, cached like the other). */
+static void replay_first(const dut_desc *d, const mma_verify_kit *kit, const mma_verify_opts *o,
+                         const vfy_design *g, const char *workdir, const char *rundir, mmaref_results *res)
+{
+    char err[8000], dir[PATHLEN], plan[PATHLEN], fst[PATHLEN], exe[PATHLEN], results[PATHLEN];
+    vfy_path(dir, sizeof dir, "%s/replay", rundir);
+    vfy_path(plan, sizeof plan, "%s/plan", dir);
+    vfy_path(fst, sizeof fst, "%s/first_mismatch.fst", rundir);
+    vfy_path(exe, sizeof exe, "%s/obj-trace/Vmmaref_verify_tb", workdir);
+    vfy_path(results, sizeof results, "%s/results", dir);
+    vfy_mkdirs(dir);
+    int mode = -1;
+    for (int m = 0; m < d->nmodes; m++) if (!strcmp(d->modes[m].name, res->first_mode)) mode = m;
+    if (mode < 0) return;
+    if (build(d, kit, workdir, "obj-trace", 1, o->jobs, err, sizeof err)) {
+        fprintf(stderr, "mmaref verify: no waveform of the first mismatch: %s\n", err);
+        return;
+    }
+    text items = {0};
+    tprintf(&items, "item %d file first 0 1 %s\n", mode, res->first_file);
+    mma_verify_opts ro = *o;
+    ro.gaps = 0;
+    ro.timeout = 60;
+    int rc = write_plan(plan, g, dir, &ro, d, items.s);
+    free(items.s);
+    if (rc) return;
+    char log[PATHLEN];
+    vfy_path(log, sizeof log, "%s/replay.log", dir);
+    char a_plan[PATHLEN], a_fst[PATHLEN];
+    vfy_path(a_plan, sizeof a_plan, "+plan=%s", plan);
+    vfy_path(a_fst, sizeof a_fst, "+fst=%s", fst);
+    char *argv[] = {exe, a_plan, a_fst, "+maxwait=100000", NULL};
+    rc = vfy_run(argv, NULL, log, err, sizeof err);
+    mmaref_results *rr = calloc(1, sizeof *rr);
+    char note[PATHLEN + 200];
+    if (rc >= 0 && rc <= 1 && !mmaref_res_merge(rr, results, err, sizeof err)) {
+        long n, mism, cls[MMAREF_CLS_COUNT];
+        mmaref_res_totals(rr, &n, &mism, cls);
+        vfy_fmt(note, sizeof note, mism ? "waveform of the first mismatch, replayed alone: %s"
+                                         : "waveform of the first mismatch replayed alone: %s (it matched there: the unit keeps state from earlier vectors?)", fst);
+        mmaref_res_note(res, note);
+    } else {
+        fprintf(stderr, "mmaref verify: the replay of the first mismatch failed (log %s)\n", log);
+    }
+    free(rr);
+}
+
+int mma_verify(const mma_verify_opts *o)
+{
+    static dut_desc d;
+    char err[8000];
+    int status = 2;
+    if (dut_read(o->dut, &d, err, sizeof err)) {
+        fprintf(stderr, "mmaref verify: %s\n", err);
+        return 2;
+    }
+    mma_verify_kit kit;
+    vfy_ports ps = {0, NULL};
+    vfy_design g = {0};
+    mmaref_results *res = NULL;
+    char *tb = NULL, *mainc = NULL;
+    text items = {0};
+    if (mma_verify_find_kit(&kit, err, sizeof err)) { fprintf(stderr, "mmaref verify: %s\n", err); goto out; }
+    char workdir[PATHLEN], rundir[PATHLEN], path[PATHLEN];
+    if (o->workdir) snprintf(workdir, sizeof workdir, "%s", o->workdir);
+    else {
+        snprintf(workdir, sizeof workdir, "%s", base_name(o->dut));
+        char *dot = strrchr(workdir, '.');
+        if (dot && !strcmp(dot, ".dut")) *dot = 0;
+        strncat(workdir, ".verify", sizeof workdir - strlen(workdir) - 1);
+    }
+    if (vfy_mkdirs(workdir)) { fprintf(stderr, "mmaref verify: cannot create %s\n", workdir); goto out; }
+    /* absolute: the build and the simulation run elsewhere */
+    char real[PATH_MAX];
+    if (!realpath(workdir, real)) { fprintf(stderr, "mmaref verify: cannot resolve %s\n", workdir); goto out; }
+    vfy_path(workdir, sizeof workdir, "%s", real);
+    /* the run directory: per shard, and apart for replays of vector files
+     * (which are often the mismatch files of the last run) */
+    const char *run = o->nvec ? "vec" : "run";
+    if (o->shard_n > 1) vfy_path(rundir, sizeof rundir, "%s/%s-%d-of-%d", workdir, run, o->shard_i, o->shard_n);
+    else vfy_path(rundir, sizeof rundir, "%s/%s", workdir, run);
+    if (vfy_mkdirs(rundir)) { fprintf(stderr, "mmaref verify: cannot create %s\n", rundir); goto out; }
+    /* a fresh run directory: no results or mismatch files of an earlier run */
+    const char *stale[] = {"results", "first_mismatch.vec", "first_mismatch.fst", NULL};
+    for (int i = 0; stale[i]; i++) { vfy_path(path, sizeof path, "%s/%s", rundir, stale[i]); remove(path); }
+    for (int m = 0; m < d.nmodes; m++) { vfy_path(path, sizeof path, "%s/mismatches.%s.vec", rundir, d.modes[m].name); remove(path); }
+
+    if (vfy_ports_read(&d, &kit, workdir, &ps, err, sizeof err)) { fprintf(stderr, "mmaref verify: %s\n", err); goto out; }
+    if (vfy_design_make(&d, &ps, &g, err, sizeof err)) { fprintf(stderr, "mmaref verify: %s\n", err); goto out; }
+
+    /* the testbench */
+    char aw[16], bw[16], cw[16], dw[16], fw[16], mw[16], tw[16], rst[16];
+    snprintf(aw, sizeof aw, "%d", g.aw); snprintf(bw, sizeof bw, "%d", g.bw);
+    snprintf(cw, sizeof cw, "%d", g.cw); snprintf(dw, sizeof dw, "%d", g.dw);
+    snprintf(fw, sizeof fw, "%d", g.fw ? g.fw : 1); snprintf(mw, sizeof mw, "%d", g.mw ? g.mw : 1);
+    snprintf(tw, sizeof tw, "%d", g.tw ? g.tw : 1);
+    snprintf(rst, sizeof rst, "%d", d.reset.line ? d.reset_cycles : 2);
+    const char *keys[] = {"@TOP@", "@DUTFILE@", "@AW@", "@BW@", "@CW@", "@DW@", "@FWB@", "@MWB@", "@TWB@",
+                          "@RESET_CYCLES@", "@INSTANCE@", "@O_READY_RULE@"};
+    const char *vals[] = {d.top.name, base_name(d.path), aw, bw, cw, dw, fw, mw, tw, rst, g.instance,
+                          d.out_ready.line ? "int'(lfsr[7:0]) >= bp" : "1'b1"};
+    tb = from_template(&kit, "tb.sv", keys, vals, 12);
+    mainc = from_template(&kit, "main.cpp", keys, vals, 0);
+    if (!tb || !mainc) { fprintf(stderr, "mmaref verify: cannot read the templates in %s\n", kit.templates); goto out; }
+    vfy_path(path, sizeof path, "%s/mmaref_verify_tb.sv", workdir);
+    if (vfy_write_if_changed(path, tb) < 0) { fprintf(stderr, "mmaref verify: cannot write %s\n", path); goto out; }
+    vfy_path(path, sizeof path, "%s/main.cpp", workdir);
+    if (vfy_write_if_changed(path, mainc) < 0) { fprintf(stderr, "mmaref verify: cannot write %s\n", path); goto out; }
+    if (build(&d, &kit, workdir, "obj", 0, o->jobs, err, sizeof err)) { fprintf(stderr, "mmaref verify: %s\n", err); goto out; }
+
+    /* the campaign */
+    long total;
+    if (plan_items(&d, o, workdir, &items, &total, err, sizeof err)) { fprintf(stderr, "mmaref verify: %s\n", err); goto out; }
+    if (o->build_only) {
+        printf("testbench built in %s\n", workdir);
+        status = 0;
+        goto out;
+    }
+    char plan[PATHLEN];
+    vfy_path(plan, sizeof plan, "%s/plan", rundir);
+    if (write_plan(plan, &g, rundir, o, &d, items.s ? items.s : "")) { fprintf(stderr, "mmaref verify: cannot write %s\n", plan); goto out; }
+    char exe[PATHLEN];
+    vfy_path(exe, sizeof exe, "%s/obj/Vmmaref_verify_tb", workdir);
+    int rc = simulate(exe, plan, o, &d, NULL, err, sizeof err);
+    if (rc < 0 || rc > 1) {
+        if (rc < 0) fprintf(stderr, "mmaref verify: %s\n", err);
+        else if (rc != 2) fprintf(stderr, "mmaref verify: the testbench ended with status %d (crashed?)\n", rc);
+        goto out;
+    }
+    res = calloc(1, sizeof *res);
+    vfy_path(path, sizeof path, "%s/results", rundir);
+    if (mmaref_res_merge(res, path, err, sizeof err)) { fprintf(stderr, "mmaref verify: %s\n", err); goto out; }
+    long n, mism, cls[MMAREF_CLS_COUNT];
+    mmaref_res_totals(res, &n, &mism, cls);
+    /* a campaign that checked nothing passes nothing (a shard may be empty) */
+    int nothing = n == 0 && o->shard_n <= 1;
+    if (nothing) mmaref_res_note(res, "no vector was checked (give suites, --count or --random)");
+    if (mism && res->has_first && !o->no_fst) replay_first(&d, &kit, o, &g, workdir, rundir, res);
+    mmaref_res_print_summary(stdout, res, o->dut);
+    status = mism || nothing ? 1 : 0;
+out:
+    fflush(stdout);
+    free(items.s);
+    free(tb);
+    free(mainc);
+    free(res);
+    free(ps.p);
+    vfy_design_free(&g);
+    dut_free(&d);
+    return status;
+}
+
+/* the results of every shard of a work directory, in shard order; every
+ * shard of the largest split found must be there */
+static int shard_files(const char *dir, char ***out, int *n, char *err, size_t len)
+{
+    DIR *dp = opendir(dir);
+    if (!dp) { vfy_fmt(err, len, "%s: cannot open", dir); return -1; }
+    int shards = 0;
+    struct dirent *e;
+    while ((e = readdir(dp))) {
+        int i, k;
+        char tail;
+        if (sscanf(e->d_name, "run-%d-of-%d%c", &i, &k, &tail) == 2 && k > shards) shards = k;
+    }
+    closedir(dp);
+    if (!shards) { vfy_fmt(err, len, "%s: no shard results (run-<i>-of-<n>/results)", dir); return -1; }
+    *out = calloc((size_t)shards, sizeof **out);
+    *n = shards;
+    for (int i = 0; i < shards; i++) {
+        (*out)[i] = malloc(PATHLEN);
+        vfy_path((*out)[i], PATHLEN, "%s/run-%d-of-%d/results", dir, i, shards);
+        if (access((*out)[i], R_OK)) { vfy_fmt(err, len, "%s: shard %d of %d has no results (%s)", dir, i, shards, (*out)[i]); return -1; }
+    }
+    return 0;
+}
+
+int mma_verify_merge(const char *const *args, int nargs)
+{
+    mmaref_results *r = calloc(1, sizeof *r);
+    char err[PATHLEN + 200];
+    int rc = 2;
+    for (int a = 0; a < nargs; a++) {
+        struct stat st;
+        char **files = NULL;
+        int n = 0;
+        if (!stat(args[a], &st) && S_ISDIR(st.st_mode)) {
+            if (shard_files(args[a], &files, &n, err, sizeof err)) { fprintf(stderr, "mmaref verify: %s\n", err); goto out; }
+        } else {
+            files = calloc(1, sizeof *files);
+            files[0] = strdup(args[a]);
+            n = 1;
+        }
+        int bad = 0;
+        for (int i = 0; i < n && !bad; i++)
+            if (mmaref_res_merge(r, files[i], err, sizeof err)) { fprintf(stderr, "mmaref verify: %s\n", err); bad = 1; }
+        for (int i = 0; i < n; i++) free(files[i]);
+        free(files);
+        if (bad) goto out;
+    }
+    for (int i = 0; i < r->nitems; i++) mmaref_res_print_item(stdout, &r->items[i]);
+    mmaref_res_print_summary(stdout, r, NULL);
+    long tn, tm, cls[MMAREF_CLS_COUNT];
+    mmaref_res_totals(r, &tn, &tm, cls);
+    rc = tm || !tn ? 1 : 0;
+out:
+    free(r);
+    return rc;
+}

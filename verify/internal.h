@@ -1,0 +1,61 @@
+/* Shared declarations of the verify flow (the files of verify/). */
+#ifndef MMAREF_VERIFY_INTERNAL_H
+#define MMAREF_VERIFY_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "dut.h"
+#include "mmaref_verify.h"
+
+/* ---- processes (proc.c) ---------------------------------------------------- */
+/* Runs argv with stdout and stderr into log (appended; NULL: inherited), in
+ * directory cwd (NULL: here).  The exit status, or -1 when it could not
+ * start (message in err). */
+int vfy_run(char *const argv[], const char *cwd, const char *log, char *err, size_t len);
+/* The first lines of log that carry %Error (Verilator), else its tail. */
+void vfy_log_errors(const char *log, char *out, size_t len);
+int vfy_mkdirs(const char *path);
+int vfy_write_if_changed(const char *path, const char *text);   /* 1 changed, 0 same, -1 error */
+char *vfy_read_file(const char *path, size_t *len);
+uint64_t vfy_hash(uint64_t h, const void *p, size_t n);
+uint64_t vfy_hash_stat(uint64_t h, const char *path);   /* its name, time and size */
+/* snprintf for messages (cut to fit) and for paths (a path that does not
+ * fit ends the command with a message) */
+void vfy_fmt(char *out, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void vfy_path(char *out, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* ---- the design's ports (ports.c) --------------------------------------------- */
+enum { VP_IN, VP_OUT, VP_INOUT };
+typedef struct {
+    char name[DUT_NAME];
+    int dir, width;                 /* all bits of the port */
+    int unpacked;                   /* an unpacked array: elements of elem bits */
+    int elem, ulo, uhi, uleft, uright;
+} vfy_port;
+
+typedef struct {
+    int n;
+    vfy_port *p;
+} vfy_ports;
+
+/* Elaborates the description's sources with Verilator (--xml-only) and
+ * reads the top module's ports.  0, or -1 with the Verilator error (or the
+ * description's line) in err. */
+int vfy_ports_read(const dut_desc *d, const mma_verify_kit *kit, const char *workdir,
+                   vfy_ports *ports, char *err, size_t len);
+const vfy_port *vfy_port_find(const vfy_ports *ps, const char *name);
+
+/* ---- the testbench (design.c) ------------------------------------------------------ */
+typedef struct {
+    int aw, bw, cw, dw, fw, mw, tw;
+    int flagbits[64];
+    char *instance;                 /* the SystemVerilog that instantiates the unit */
+    char *modes;                    /* the plan's mode and layout lines */
+} vfy_design;
+
+/* Checks the description's ports against the design and lays the operands
+ * out per mode.  0, or -1 with "file:line: key 'k': ..." in err. */
+int vfy_design_make(const dut_desc *d, const vfy_ports *ps, vfy_design *out, char *err, size_t len);
+void vfy_design_free(vfy_design *g);
+
+#endif

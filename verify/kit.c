@@ -1,0 +1,83 @@
+/* Where the pieces of a generated testbench are, found from the running
+ * program: in a build tree (<repo>/build/mmaref: the templates in
+ * <repo>/verify/templates, the kit library beside the program) or in an
+ * installation (<prefix>/bin/mmaref: <prefix>/share/mmaref/verify,
+ * <prefix>/include, <prefix>/lib).  Nothing depends on the directory the
+ * command runs in. */
+#include "internal.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int exists(const char *path) { return access(path, R_OK) == 0; }
+
+static int on_path(const char *prog)
+{
+    const char *path = getenv("PATH");
+    char buf[PATH_MAX];
+    if (!path || strchr(prog, '/')) return access(prog, X_OK) == 0;
+    for (const char *p = path; *p;) {
+        const char *e = strchr(p, ':');
+        size_t l = e ? (size_t)(e - p) : strlen(p);
+        snprintf(buf, sizeof buf, "%.*s/%s", (int)l, p, prog);
+        if (access(buf, X_OK) == 0) return 1;
+        p = e ? e + 1 : p + l;
+    }
+    return 0;
+}
+
+int mma_verify_find_kit(mma_verify_kit *kit, char *err, size_t len)
+{
+    memset(kit, 0, sizeof *kit);
+    char exe[PATH_MAX], dir[PATH_MAX], probe[PATH_MAX + 64];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0) { vfy_fmt(err, len, "cannot find the running program (/proc/self/exe)"); return -1; }
+    exe[n] = 0;
+    snprintf(dir, sizeof dir, "%s", exe);
+    *strrchr(dir, '/') = 0;
+    /* an installation */
+    snprintf(probe, sizeof probe, "%s/../share/mmaref/verify/tb.sv", dir);
+    if (exists(probe)) {
+        vfy_path(kit->templates, sizeof kit->templates, "%s/../share/mmaref/verify", dir);
+        vfy_path(kit->include[0], sizeof kit->include[0], "%s/../include", dir);
+        vfy_path(kit->dpilib, sizeof kit->dpilib, "%s/../lib/libmmaref_dpi.a", dir);
+    } else {
+        /* a build tree: the repository one to three levels up */
+        char up[PATH_MAX];
+        snprintf(up, sizeof up, "%s", dir);
+        for (int i = 0; i < 3 && !kit->templates[0]; i++) {
+            char *sl = strrchr(up, '/');
+            if (!sl || sl == up) break;
+            *sl = 0;
+            snprintf(probe, sizeof probe, "%s/verify/templates/tb.sv", up);
+            if (exists(probe)) {
+                vfy_path(kit->templates, sizeof kit->templates, "%s/verify/templates", up);
+                vfy_path(kit->include[0], sizeof kit->include[0], "%s/dpi", up);
+                vfy_path(kit->include[1], sizeof kit->include[1], "%s/model/include", up);
+                vfy_path(kit->dpilib, sizeof kit->dpilib, "%s/libmmaref_dpi.a", dir);
+            }
+        }
+        if (!kit->templates[0]) {
+            vfy_fmt(err, len, "the testbench templates are neither in %s/../share/mmaref/verify (an installation) nor in a build tree around %s", dir, dir);
+            return -1;
+        }
+    }
+    if (!exists(kit->dpilib)) {
+        vfy_fmt(err, len, "the DPI kit library %s is missing (make builds it; it needs Verilator's svdpi.h)", kit->dpilib);
+        return -1;
+    }
+    const char *v = getenv("VERILATOR");
+    snprintf(kit->verilator, sizeof kit->verilator, "%s", v && *v ? v : "verilator");
+    if (!on_path(kit->verilator)) {
+        vfy_fmt(err, len, "%s not found: mmaref verify builds the testbench with Verilator (Debian: apt-get install verilator)", kit->verilator);
+        return -1;
+    }
+    const char *cxx = getenv("CXX");
+    /* clang++ where there is one: the Verilated RTL evaluates about twice as
+     * fast as with g++ 12 here (docs/rtl.md) */
+    snprintf(kit->cxx, sizeof kit->cxx, "%s", cxx && *cxx ? cxx : on_path("clang++") ? "clang++" : "g++");
+    return 0;
+}

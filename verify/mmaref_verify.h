@@ -1,0 +1,61 @@
+/* mmaref verify: a designer's dot-product unit, described by a .dut file,
+ * checked against the model (docs/verify.md).  The flow: read the
+ * description, elaborate the design to learn its ports, generate the
+ * testbench, build it with Verilator, run suites and constrained-random
+ * stimulus, and report. */
+#ifndef MMAREF_VERIFY_H
+#define MMAREF_VERIFY_H
+
+#include <stdint.h>
+
+/* Where the testbench's pieces are: the templates, the headers of the DPI
+ * kit, and its library; found from the running program (a build tree or
+ * an installation). */
+typedef struct {
+    char templates[1024];           /* tb.sv, main.cpp */
+    char include[2][1024];          /* headers: mmaref_harness.h, mmaref.h */
+    char dpilib[1024];              /* libmmaref_dpi.a */
+    char verilator[256], cxx[256];
+} mma_verify_kit;
+
+/* 0, or -1 with a message saying what is missing */
+int mma_verify_find_kit(mma_verify_kit *kit, char *err, size_t len);
+
+/* Writes a vector suite (the `mmaref gen` generators, which live in the
+ * command): 0 on success. */
+typedef int (*mma_verify_suite_fn)(const char *unit, const char *suite, long count,
+                                   uint64_t seed, const char *out);
+
+typedef struct {
+    const char *dut;                /* the description */
+    const char *workdir;            /* NULL: <name>.verify in the current directory */
+    const char *suites;             /* NULL: the description's [run] suites, else these */
+    const char *default_suites;     /* when neither names any */
+    long count, random;             /* -1: the description's */
+    int have_seed;
+    uint64_t seed;
+    int shard_i, shard_n;           /* 0/1: the whole campaign */
+    double timeout;                 /* seconds of wall clock for the simulation; 0 none */
+    long max_wait;                  /* -1: the description's */
+    int gaps, backpressure;         /* percent; -1: the description's */
+    const char **vec;               /* replay these vector files instead (nvec of them) */
+    int nvec;
+    int no_fst;                     /* no waveform of the first mismatch */
+    int build_only;                 /* build the testbench and the suites, run nothing */
+    int jobs;                       /* parallel compile jobs; 0: 2 */
+    mma_verify_suite_fn make_suite;
+} mma_verify_opts;
+
+/* Runs the flow and prints the report (last line "<N> vectors, <M>
+ * mismatches").  Returns the exit status: 0 no mismatch, 1 any mismatch
+ * (or a unit that stopped answering), 2 a bad description, a build failure
+ * or bad input (message on stderr naming file, line and key, or the
+ * Verilator error). */
+int mma_verify(const mma_verify_opts *o);
+
+/* Adds up results files of shards (in shard order; a work directory
+ * stands for all its run-<i>-of-<n>/results, every shard required) and
+ * prints the report; the same exit status. */
+int mma_verify_merge(const char *const *files, int n);
+
+#endif
