@@ -1,6 +1,27 @@
 # mmaref: `make` builds the library and the tool; `make test` runs every test;
 # `make demo` runs the main demonstration; `make bench` prints speed figures;
 # `make install PREFIX=...` installs library, headers, pkg-config file, tool.
+
+# ---- first the Debian packages the goals need (scripts/deps.txt) ----------
+# Installed when root, else named (and make stops before compiling).  Then
+# make runs again for the goals themselves, so that every tool path below and
+# in mk/*.mk (Verilator's root, the C++ compiler, SystemC) is found after the
+# installation.  DEPS=no skips the check (tools from elsewhere).
+DEPS_FREE := clean deps deps-list
+ifeq ($(DEPS_DONE)$(DEPS),)
+ifneq ($(filter-out $(DEPS_FREE),$(or $(MAKECMDGOALS),all)),)
+DEPS_GOALS := $(or $(MAKECMDGOALS),all)
+.NOTPARALLEL:
+.PHONY: $(DEPS_GOALS) deps-then-goals
+deps-then-goals:
+	@sh scripts/deps.sh $(filter-out $(DEPS_FREE),$(DEPS_GOALS))
+	@$(MAKE) --no-print-directory DEPS_DONE=1 $(MAKECMDGOALS)
+$(DEPS_GOALS): deps-then-goals
+	@:
+DEPS_PHASE := 1
+endif
+endif
+ifndef DEPS_PHASE
 CC      ?= cc
 CFLAGS  ?= -O2 -g
 WARN    := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow
@@ -10,20 +31,21 @@ CLI_LIBS ?=
 
 MODEL_SRC := $(wildcard model/src/*.c)
 MODEL_OBJ := $(patsubst model/src/%.c,$(B)/model/%.o,$(MODEL_SRC))
-MODEL_HDR := $(wildcard model/include/*.h) model/src/internal.h
+MODEL_HDR := $(wildcard model/include/*.h) model/src/internal.h model/src/fast.h
 CLI_SRC   := $(wildcard cli/*.c)
 # the verify flow (verify/) and the results format it shares with the DPI kit
 VERIFY_SRC := $(wildcard verify/*.c) dpi/mmaref_results.c
 VERIFY_HDR := $(wildcard verify/*.h) dpi/mmaref_results.h
 CLI_OBJ   := $(patsubst cli/%.c,$(B)/cli/%.o,$(CLI_SRC)) $(patsubst %.c,$(B)/verify/%.o,$(notdir $(VERIFY_SRC)))
 
-.PHONY: all lib test demo bench install clean deps test-unit test-cli test-vectors test-sanitize test-fuzz test-valgrind
+.PHONY: all lib test demo docs-check bench install clean deps deps-list test-unit test-cli test-vectors test-sanitize test-valgrind
 all: lib $(B)/mmaref
 
-# ---- dependencies: Debian packages, installed when root, else listed -----
-DEB_PKGS := build-essential pkg-config check libmpfr-dev libgmp-dev verilator libsystemc-dev yosys gnuplot-nox xz-utils valgrind bc python3 clang python3-dev python3-venv slurm-wlm
+# the packages of every target: installed (root) or named
 deps:
-	@sh scripts/deps.sh $(DEB_PKGS)
+	@sh scripts/deps.sh test tb bench area plots fuzz
+deps-list:
+	@sh scripts/deps.sh --list $(or $(GOALS),test tb bench area plots fuzz)
 
 lib: $(B)/libmmaref.a
 
@@ -83,20 +105,19 @@ test-valgrind: $(B)/test_model $(B)/mmaref
 	$(VALGRIND) $(B)/mmaref check vectors/hw/h100/wgmma.m64n8k16.f32.bf16.bf16.specials.vec.xz > $(B)/vg.out && tail -1 $(B)/vg.out
 	$(VALGRIND) $(B)/mmaref metrics hopper:wgmma.m64n8k32.f32.e4m3.e4m3 --count 2000 > /dev/null
 
-# A bounded fuzz run of the configuration parser and the vector reader,
-# under AddressSanitizer and UBSan.
-test-fuzz:
-	$(MAKE) --no-print-directory B=$(B)/san CFLAGS="-O1 -g $(SAN)" CLI_LIBS="$(CLI_LIBS) $(SAN)" $(B)/san/libmmaref.a
-	$(CC) -O1 -g $(SAN) $(WARN) -Imodel/include tests/fuzz.c $(B)/san/libmmaref.a -lm -o $(B)/san/fuzz
-	$(B)/san/fuzz 30000 1
-
 -include mk/*.mk
 
-test: deps test-unit test-cli test-vectors test-sanitize test-fuzz test-valgrind $(EXTRA_TESTS)
+test: test-unit test-cli test-vectors test-sanitize test-valgrind docs-check $(EXTRA_TESTS)
 	@echo "make test: all passed"
 
 demo: all
 	sh scripts/demo.sh $(B)/mmaref
+
+# the figures of README.md and docs/ against what their commands print now
+# (blocks marked <!-- generated: COMMAND -->; scripts/docs_check.sh); DOCS=file.md
+# checks only that file
+docs-check: all
+	sh scripts/docs_check.sh $(DOCS)
 
 EXTRA_BENCH ?= metrics-bench tb-bench verify-bench python-bench
 bench: all
@@ -112,3 +133,5 @@ install: all
 
 clean:
 	rm -rf $(B)
+
+endif  # DEPS_PHASE

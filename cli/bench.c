@@ -1,12 +1,17 @@
 /* mmaref bench: dot products per second through the model, on one core and
  * on all cores, for pre-generated inputs (the generator is not timed). */
 #include "cli.h"
+#include "mmaref_parallel.h"
 
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+/* (model/src/fast.c) the kernel that computes u: 0 the reference, 1 scalar,
+ * 2 AVX2, 3 AVX2 specialized */
+int mma_fast_kernel(const mma_unit *u);
+static const char *kernel_name[4] = {"reference", "scalar", "avx2", "avx2-spec"};
 
 /* Inputs packed densely (c, a[k], b[k], scales per vector), as a caller
  * streaming operands would hold them. */
@@ -14,15 +19,8 @@ typedef struct {
     const mma_unit *u;
     const uint64_t *c, *a, *b, *sa, *sb;
     long n, reps;
-    uint64_t sink;
+    uint64_t sink[256];      /* per thread, so that no work is optimized away */
 } job;
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 /* CPU time of this thread: the per-core figure on a machine shared with
  * other jobs (wall time then counts the time the core was taken away) */
@@ -33,16 +31,36 @@ static double cpu_now(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-static void *work(void *p)
+/* items lo..hi of reps x n: vector i % n */
+static void run_items(void *ctx, int tid, long lo, long hi)
 {
-    job *j = p;
+    job *j = ctx;
     int s = mma_unit_nscales(j->u), k = j->u->k;
     uint64_t x = 0;
-    for (long r = 0; r < j->reps; r++)
-        for (long i = 0; i < j->n; i++)
-            x ^= mma_dot(j->u, j->c[i], j->a + i * k, j->b + i * k, s ? j->sa + i * s : NULL, s ? j->sb + i * s : NULL);
-    j->sink = x;
-    return NULL;
+    for (long it = lo; it < hi; it++) {
+        long i = it % j->n;
+        x ^= mma_dot(j->u, j->c[i], j->a + i * k, j->b + i * k, s ? j->sa + i * s : NULL, s ? j->sb + i * s : NULL);
+    }
+    j->sink[tid & 255] ^= x;
+}
+
+/* up to max vectors of a file (*n: how many), its unit in *u */
+static mma_vec *read_file(const char *path, long max, long *n, mma_unit *u)
+{
+    char err[1024];
+    mma_vec_reader *r = mma_vec_open(path, NULL, err, sizeof err);
+    if (!r) { fprintf(stderr, "mmaref: %s\n", err); return NULL; }
+    *u = *mma_vec_unit(r);
+    long cap = 4096, i = 0;
+    mma_vec *v = malloc(sizeof *v * (size_t)cap);
+    int rc = 0;
+    while (v && i < max && (rc = mma_vec_next(r, &v[i], err, sizeof err)) == 1)
+        if (++i == cap) { cap *= 2; mma_vec *w = realloc(v, sizeof *v * (size_t)cap); if (!w) { free(v); v = NULL; } else v = w; }
+    mma_vec_close(r);
+    if (rc < 0) fprintf(stderr, "mmaref: %s\n", err);
+    if (rc < 0 || !v || i == 0) { free(v); return NULL; }
+    *n = i;
+    return v;
 }
 
 /* Inputs: the normal suite (random significands, clustered exponents),
@@ -55,8 +73,8 @@ static mma_vec *inputs(const char *instr, long n)
     close(fd);
     char cnt[32];
     snprintf(cnt, sizeof cnt, "%ld", n);
-    char *argv[] = {(char *)instr, "--suite", "normal", "--count", cnt, "--seed", "1", "-o", path};
-    if (cmd_gen(9, argv)) { unlink(path); return NULL; }
+    char *argv[] = {(char *)instr, "--suite", "normal", "--count", cnt, "--seed", "1", "-o", path, "--threads", "1"};
+    if (cmd_gen(11, argv)) { unlink(path); return NULL; }
     char err[512];
     mma_vec_reader *r = mma_vec_open(path, NULL, err, sizeof err);
     mma_vec *v = malloc(sizeof *v * (size_t)n);
@@ -68,22 +86,59 @@ static mma_vec *inputs(const char *instr, long n)
     return v;
 }
 
+const char cli_bench_help[] =
+    "usage: mmaref bench [instr|config ...] [--all] [--file F.vec ...] [--threads N] [--seconds S] [--reps R]\n"
+    "  dot products per second: one core (thread CPU time and wall clock) and N threads,\n"
+    "  on 4096 vectors of the normal suite; without units, seven representative instructions\n"
+    "  --all            every catalogue unit, then the slowest\n"
+    "  --file F.vec     the vectors of a file instead (up to 1,000,000)\n"
+    "  --threads N      threads for the all-core figure (default: every core)\n"
+    "  --seconds S      measuring time per figure (default 1)\n"
+    "  --reps R         R fixed passes over the vectors on one core (for instruction counts)\n";
+
+static int usage(void)
+{
+    fputs(cli_bench_help, stderr);
+    return 2;
+}
+
 int cmd_bench(int argc, char **argv)
 {
     long n = 4096;
     double secs = 1.0;
-    long fixed_reps = 0;     /* fixed work, for cycle counting with perf stat */
-    int threads = (int)sysconf(_SC_NPROCESSORS_ONLN);
-    const char *list[64];
-    int nl = 0;
+    long fixed_reps = 0;     /* fixed work, for instruction counting */
+    int threads = mma_default_threads(), all = 0;
+    const char **list = malloc(sizeof *list * (size_t)(argc + mma_catalogue_size() + 16));
+    char (*names)[256] = NULL;
+    int nl = 0, files = 0;
     for (int i = 0; i < argc; i++) {
-        if (!strcmp(argv[i], "--threads") && i + 1 < argc) threads = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--seconds") && i + 1 < argc) secs = atof(argv[++i]);
-        else if (!strcmp(argv[i], "--reps") && i + 1 < argc) fixed_reps = atol(argv[++i]);
-        else if (argv[i][0] == '-') { fprintf(stderr, "mmaref bench: unknown option '%s'\n", argv[i]); return 2; }
-        else if (nl < 64) list[nl++] = argv[i];
+        char *e = NULL;
+        if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
+            threads = (int)strtol(argv[++i], &e, 10);
+            if (*e || threads < 1) { fprintf(stderr, "mmaref bench: --threads needs a positive integer\n"); free(list); return 2; }
+        } else if (!strcmp(argv[i], "--seconds") && i + 1 < argc) {
+            secs = strtod(argv[++i], &e);
+            if (*e || secs <= 0) { fprintf(stderr, "mmaref bench: --seconds needs a positive number\n"); free(list); return 2; }
+        } else if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
+            fixed_reps = strtol(argv[++i], &e, 10);
+            if (*e || fixed_reps < 1) { fprintf(stderr, "mmaref bench: --reps needs a positive integer\n"); free(list); return 2; }
+        } else if (!strcmp(argv[i], "--all")) all = 1;
+        else if (!strcmp(argv[i], "--file")) files = 1;
+        else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) { free(list); usage(); return 0; }
+        else if (argv[i][0] == '-') { fprintf(stderr, "mmaref bench: unknown option '%s'\n", argv[i]); free(list); return usage(); }
+        else list[nl++] = argv[i];
     }
-    if (threads < 1) threads = 1;
+    if (threads > 256) threads = 256;
+    if (all) {
+        size_t nc = mma_catalogue_size();
+        names = malloc(sizeof *names * nc);
+        for (size_t i = 0; i < nc; i++) {
+            mma_catalogue_entry e;
+            mma_catalogue_get(i, &e, NULL);
+            snprintf(names[i], sizeof names[i], "%s:%s", e.arch, e.qualifier);
+            list[nl++] = names[i];
+        }
+    }
     if (!nl) {
         static const char *def[] = {"hopper:wgmma.m64n8k32.f32.e4m3.e4m3", "ampere:mma.m16n8k16.f32.f16.f16.f32",
                                     "ampere:mma.m16n8k16.f32.bf16.bf16.f32", "cdna3:v_mfma_f32_16x16x32_fp8_fp8",
@@ -91,12 +146,23 @@ int cmd_bench(int argc, char **argv)
                                     "blackwell:tcgen05.mma.m128n8k64.kind::mxf4nvf4.block16.f32.e2m1.e2m1.ue4m3"};
         for (size_t i = 0; i < sizeof def / sizeof def[0]; i++) list[nl++] = def[i];
     }
-    printf("%-66s %14s %14s %14s %8s\n", "instruction", "dot/s 1 core", "(CPU time)", "dot/s all", "threads");
+    if (!fixed_reps)
+        printf("%-80s %-10s %-9s %14s %14s %14s %7s\n", "instruction", "algorithm", "kernel", "dot/s 1 core",
+               "(wall)", "dot/s all", "threads");
+    const char *slowest = NULL;
+    double slow_rate = 0;
+    int rc = 0;
     for (int li = 0; li < nl; li++) {
         mma_unit u;
-        if (cli_unit(list[li], &u)) return 2;
-        mma_vec *v = inputs(list[li], n);
-        if (!v) { fprintf(stderr, "mmaref bench: cannot make inputs for %s\n", list[li]); return 2; }
+        mma_vec *v;
+        if (files) {
+            if (!(v = read_file(list[li], 1000000, &n, &u))) { rc = 2; break; }
+        } else {
+            n = 4096;
+            if (cli_unit(list[li], &u)) { rc = 2; break; }
+            v = inputs(list[li], n);
+            if (!v) { fprintf(stderr, "mmaref bench: cannot make inputs for %s\n", list[li]); rc = 2; break; }
+        }
         int k = u.k, ns = mma_unit_nscales(&u) ? mma_unit_nscales(&u) : 1;
         uint64_t *buf = malloc(sizeof(uint64_t) * (size_t)n * (size_t)(1 + 2 * k + 2 * ns));
         uint64_t *pc = buf, *pa = pc + n, *pb = pa + n * k, *psa = pb + n * k, *psb = psa + n * ns;
@@ -108,35 +174,41 @@ int cmd_bench(int argc, char **argv)
             memcpy(psb + i * ns, v[i].sb, sizeof(uint64_t) * (size_t)ns);
         }
         free(v);
-        /* calibrate the repetitions to about `secs` on one core */
-        job j = {&u, pc, pa, pb, psa, psb, n, 1, 0};
+        job *j = calloc(1, sizeof *j);
+        *j = (job){&u, pc, pa, pb, psa, psb, n, 1, {0}};
         if (fixed_reps) {
-            j.reps = fixed_reps;
-            double f0 = now();
-            work(&j);
-            printf("%-66s %14.0f %14s %14s %8d\n", list[li], (double)n * (double)j.reps / (now() - f0), "-", "-", 1);
+            double f0 = mma_now();
+            run_items(j, 0, 0, n * fixed_reps);
+            printf("%-80s %14.0f\n", list[li], (double)n * (double)fixed_reps / (mma_now() - f0));
             free(buf);
+            free(j);
             continue;
         }
-        double t0 = now();
-        work(&j);
-        double t1 = now() - t0;
-        j.reps = (long)(secs / (t1 > 1e-6 ? t1 : 1e-6)) + 1;
-        t0 = now();
+        /* calibrate the repetitions to about `secs` on one core */
+        double t0 = mma_now();
+        run_items(j, 0, 0, n);
+        double t1 = mma_now() - t0;
+        long reps = (long)(secs / (t1 > 1e-6 ? t1 : 1e-6)) + 1;
+        t0 = mma_now();
         double c0 = cpu_now();
-        work(&j);
-        double one = (double)n * (double)j.reps / (now() - t0);
-        double onecpu = (double)n * (double)j.reps / (cpu_now() - c0);
-        pthread_t th[256];
-        job js[256];
-        int nt = threads > 256 ? 256 : threads;
-        t0 = now();
-        for (int t = 0; t < nt; t++) { js[t] = j; pthread_create(&th[t], NULL, work, &js[t]); }
-        for (int t = 0; t < nt; t++) pthread_join(th[t], NULL);
-        double all = (double)n * (double)j.reps * nt / (now() - t0);
-        printf("%-66s %14.0f %14.0f %14.0f %8d\n", list[li], one, onecpu, all, nt);
+        run_items(j, 0, 0, n * reps);
+        double onecpu = (double)n * (double)reps / (cpu_now() - c0);
+        double one = (double)n * (double)reps / (mma_now() - t0);
+        /* all threads: the same work per thread, through the library's
+         * parallel loop */
+        t0 = mma_now();
+        mma_parallel_for(n * reps * threads, n, threads, run_items, j, NULL, NULL);
+        double allr = (double)n * (double)reps * threads / (mma_now() - t0);
+        printf("%-80s %-10s %-9s %14.0f %14.0f %14.0f %7d\n", files ? u.name : list[li], mma_unit_algorithm(&u),
+               kernel_name[mma_fast_kernel(&u) & 3], onecpu, one, allr, threads);
         fflush(stdout);
+        if (!slowest || onecpu < slow_rate) { slowest = list[li]; slow_rate = onecpu; }
         free(buf);
+        free(j);
     }
-    return 0;
+    if (!rc && all && slowest)
+        printf("slowest of %d units: %s, %.1f M dot/s on one core (CPU time)\n", nl, slowest, slow_rate / 1e6);
+    free(names);
+    free(list);
+    return rc;
 }

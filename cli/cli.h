@@ -22,6 +22,19 @@ void cli_out_abort(cli_out *o);
 int cli_unit(const char *name, mma_unit *u);   /* prints the error; -1 on failure */
 int cli_parse_hex(const char *s, int digits, uint64_t *out);
 
+/* "--threads N": N >= 1, or -1 after a message */
+int cli_threads(const char *arg);
+
+/* run (check = 0, output to o) or check (check = 1, up to show mismatches
+ * printed) every vector of r on `threads` threads (0: all cores); the
+ * same output for any thread count.  0, or -1 after a message. */
+int cli_vec_pass(mma_vec_reader *r, const char *in, int check, long show, cli_out *o, int threads,
+                 long *nvec, long *nbad);
+/* gen: vectors lo..hi-1, fn filling vector i (called from several threads
+ * at once, each with its own v), d from the model, written to o */
+typedef void (*cli_gen_fn)(void *ctx, long i, mma_vec *v);
+int cli_gen_pass(const mma_unit *u, long lo, long hi, cli_gen_fn fn, void *ctx, cli_out *o, int threads);
+
 int cmd_gen(int argc, char **argv);
 /* Vectors lo .. hi-1 of `mmaref gen`'s suite (by name) for u into out[0 ..
  * hi-lo-1], d and flags filled in: the vectors the command writes.
@@ -31,6 +44,9 @@ int cmd_metrics(int argc, char **argv);
 int cmd_gemm(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
+/* Every option of a command: `mmaref <command> --help` prints its text,
+ * `mmaref --help` all of them (the table in main.c). */
+extern const char cli_gen_help[], cli_metrics_help[], cli_gemm_help[], cli_bench_help[], cli_verify_help[];
 
 /* The library's generator (mmaref_rng.h) under the names the commands use */
 typedef mma_rng cli_rng;

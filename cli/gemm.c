@@ -5,12 +5,12 @@
  *             call's output is the next call's c ("tensor-core only")
  *   promote   every Nc products the accumulator is added into an FP32
  *             register with an IEEE round-to-nearest add and restarts from 0
- *             (DeepSeek-V3, Nc = 128; seed 001)
+ *             (DeepSeek-V3, Nc = 128)
  *   twostage  every call starts from c = 0 and its output is added into the
- *             FP32 register (seed 003's FP16/16 kernel with FP32 outside);
+ *             FP32 register (the two-stage FP16/16 kernel with FP32 outside);
  *             the same as promote with Nc = the instruction's K
  *
- * --ntrun reproduces seed 000: per block of Nc products the instruction
+ * --ntrun reproduces the accumulator post's experiment: per block of Nc products the instruction
  * output has its low Ntrun bits zeroed before the FP32 add; for each Ntrun
  * the fraction of results that changed (against Ntrun = 0) is reported, and
  * the first Ntrun that changes any result.  The runs are the library's
@@ -31,17 +31,25 @@ typedef struct {
     int tmax;
 } gctx;
 
-static void usage(void)
-{
-    fprintf(stderr,
-        "usage: mmaref gemm <instr|config>... --k K [--mode tc,promote,twostage] [--nc N]\n"
-        "         [--dist D] [--count N] [--seed S] [--scale X] [--quant FMT] [--threads T]\n"
-        "         [--csv|--json]\n"
-        "       mmaref gemm <instr|config>... --k K --ntrun [--nc N] ...   (seed 000's truncation sweep)\n"
-        "  modes: tc (accumulator only), promote (FP32 add every Nc products, default 128),\n"
-        "         twostage (each call from c=0, FP32 add after every call)\n"
-        "  distributions: %s (default normal, scale 1); count 1000, seed 1 by default\n", mma_dist_list());
-}
+const char cli_gemm_help[] =
+    "usage: mmaref gemm <instr|config>... --k K [options]\n"
+    "       mmaref gemm <instr|config>... --k K --ntrun [--nc N] [options]\n"
+    "  a dot product of depth K built from K/k instruction calls, against the exact result\n"
+    "  --k K            the GEMM depth, a multiple of every unit's K (required)\n"
+    "  --mode M,...     tc (the running sum stays in the accumulator), promote (added to an FP32\n"
+    "                   register every Nc products), twostage (each call from c = 0, an FP32 add\n"
+    "                   after every call); default tc\n"
+    "  --nc N           products per promotion or per block (default 128)\n"
+    "  --ntrun          zero the low Ntrun bits of every block's output, for every Ntrun, and\n"
+    "                   report when the GEMM result first changes (blocks of --nc products)\n"
+    "  --dist D         input distribution: normal uniform llm cancel bits (default normal)\n"
+    "  --count N        outputs (default 1000)              --seed S   the draws' seed (default 1)\n"
+    "  --scale X        the inputs' scale (default 1)\n"
+    "  --quant FMT      round the values into FMT first\n"
+    "  --threads T      threads (default: all cores; the output is the same for any T)\n"
+    "  --csv | --json   machine-readable output instead of the aligned table\n";
+
+static void usage(FILE *f) { fputs(cli_gemm_help, f); }
 
 static void header(FILE *f, mx_outfmt of, const gctx *x)
 {
@@ -217,10 +225,10 @@ int cmd_gemm(int argc, char **argv)
         else if (!strcmp(a, "--ntrun")) ntrun = 1;
         else if (!strcmp(a, "--csv")) of = MX_OUT_CSV;
         else if (!strcmp(a, "--json")) of = MX_OUT_JSON;
-        else if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(); return 0; }
+        else if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); return 0; }
         else if (a[0] == '-' && a[1]) {
             fprintf(stderr, "mmaref gemm: unknown option '%s'%s\n", a, v || a[1] != '-' ? "" : " (or it needs a value)");
-            usage();
+            usage(stderr);
             return 2;
         }
         else if (nu < 64) names[nu++] = a;
@@ -229,7 +237,7 @@ int cmd_gemm(int argc, char **argv)
     long k = opt.k;
     if (!nu || !k) {
         if (nu && !k) fprintf(stderr, "mmaref gemm: --k K (the GEMM depth) is required\n");
-        usage();
+        usage(stderr);
         return 2;
     }
     if (!nm) modes[nm++] = MMA_GEMM_TC;
@@ -245,7 +253,7 @@ int cmd_gemm(int argc, char **argv)
         if (ntrun && u[j].d == MMA_FMT_FP64) { fprintf(stderr, "mmaref gemm: --ntrun needs an fp32, fp16 or bf16 output (%s gives fp64)\n", names[j]); goto out; }
     }
     if (ntrun && !have_nc) {
-        /* default block: the largest instruction K (seed 000's BLOCK_K is 32) */
+        /* default block: the largest instruction K (the accumulator post's BLOCK_K is 32) */
         nc = 0;
         for (int j = 0; j < nu; j++) if (u[j].k > nc) nc = u[j].k;
     }

@@ -782,9 +782,9 @@ static int suite_index(const char *name)
     return -1;
 }
 
-/* Vector i of suite si into g->v, d and flags filled in: it depends only
- * on (seed, si, i). */
-static void gen_vector(G *g, int si, unsigned long long seed, long i)
+/* The operands of vector i of suite si into g->v: they depend only on
+ * (seed, si, i), so any thread may make any vector. */
+static void fill_vector(G *g, int si, unsigned long long seed, long i)
 {
     const mma_unit *u = g->u;
     mma_vec *v = g->v;
@@ -796,8 +796,6 @@ static void gen_vector(G *g, int si, unsigned long long seed, long i)
     memset(v->sa, 0, sizeof v->sa);
     memset(v->sb, 0, sizeof v->sb);
     (suites[si].fn ? suites[si].fn : s_compliance)(g, i);
-    int ns = mma_unit_nscales(u);
-    v->d = mma_dot_flags(u, v->c, v->a, v->b, ns ? v->sa : NULL, ns ? v->sb : NULL, &v->flags);
 }
 
 long cli_gen_suite(const mma_unit *u, const char *suite, unsigned long long seed, long lo, long hi, mma_vec *out)
@@ -807,12 +805,37 @@ long cli_gen_suite(const mma_unit *u, const char *suite, unsigned long long seed
     fcache_init();
     cli_rng r;
     G g = {u, &r, NULL, -1, ieee_semantics(u)};
+    int ns = mma_unit_nscales(u);
     for (long i = lo; i < hi; i++) {
-        g.v = &out[i - lo];
-        g.v->line = 0;
-        gen_vector(&g, si, seed, i);
+        mma_vec *v = g.v = &out[i - lo];
+        v->line = 0;
+        fill_vector(&g, si, seed, i);
+        v->d = mma_dot_flags(u, v->c, v->a, v->b, ns ? v->sa : NULL, ns ? v->sb : NULL, &v->flags);
     }
     return hi - lo;
+}
+
+const char cli_gen_help[] =
+    "usage: mmaref gen <instr|config> --suite S --count N --seed S [--shard i/n] [--threads N] -o out.vec\n"
+    "       mmaref gen --list-suites\n"
+    "  a vector suite for the unit, d (and the flags of units that raise them) computed by the\n"
+    "  model (docs/suites.md)\n"
+    "  --suite S        random normal cancel order precision rounding specials ezero compliance bits\n"
+    "                   ieee-zero ieee-overflow ieee-tiny ieee-sticky ieee-nan\n"
+    "                   (--list-suites says what each holds; compliance mixes them)\n"
+    "  --count N        vectors                             --seed S   the same seed, the same bytes\n"
+    "  --shard i/n      only part i of n (0 <= i < n): the parts concatenated are the whole file\n"
+    "  -o FILE          the output (.vec, or compressed .vec.xz, .vec.gz), written only on success\n"
+    "  --threads N      threads (default: one per core); the bytes are the same for any N\n";
+
+/* vector i of the suite for cli_gen_pass, which computes d */
+typedef struct { const mma_unit *u; int si, ieee; unsigned long long seed; } gen_ctx;
+static void gen_one(void *ctx, long i, mma_vec *v)
+{
+    const gen_ctx *x = ctx;
+    cli_rng r;
+    G g = {x->u, &r, v, -1, x->ieee};
+    fill_vector(&g, x->si, x->seed, i);
 }
 
 int cmd_gen(int argc, char **argv)
@@ -820,7 +843,7 @@ int cmd_gen(int argc, char **argv)
     const char *instr = NULL, *suite = NULL, *out = NULL;
     long count = -1, shard_i = 0, shard_n = 1;
     unsigned long long seed = 0;
-    int have_seed = 0;
+    int have_seed = 0, threads = 0;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--suite") && i + 1 < argc) suite = argv[++i];
@@ -830,13 +853,14 @@ int cmd_gen(int argc, char **argv)
             if (sscanf(argv[++i], "%ld/%ld", &shard_i, &shard_n) != 2 || shard_n < 1 || shard_i < 0 || shard_i >= shard_n) { fprintf(stderr, "mmaref gen: --shard needs i/n with 0 <= i < n\n"); return 2; }
         }
         else if (!strcmp(a, "-o") && i + 1 < argc) out = argv[++i];
+        else if (!strcmp(a, "--threads") && i + 1 < argc) { if ((threads = cli_threads(argv[++i])) < 0) return 2; }
         else if (!strcmp(a, "--list-suites")) { for (size_t s = 0; s < sizeof suites / sizeof suites[0]; s++) printf("%-13s %s\n", suites[s].name, suites[s].what); return 0; }
         else if (a[0] == '-') { fprintf(stderr, "mmaref gen: unknown option '%s'\n", a); return 2; }
         else if (!instr) instr = a;
         else { fprintf(stderr, "mmaref gen: unexpected argument '%s'\n", a); return 2; }
     }
     if (!instr || !suite || count < 0 || !have_seed || !out) {
-        fprintf(stderr, "usage: mmaref gen <instr|config> --suite S --count N --seed S [--shard i/n] -o out.vec   (--list-suites)\n");
+        fputs(cli_gen_help, stderr);
         return 2;
     }
     int si = suite_index(suite);
@@ -851,15 +875,10 @@ int cmd_gen(int argc, char **argv)
         fprintf(o.f, "# suite: %s\n# seed: %llu\n# count: %ld\n# source: mmaref %s\n", suite, seed, count, MMAREF_VERSION);
     }
     long lo = count * shard_i / shard_n, hi = count * (shard_i + 1) / shard_n;
-    mma_vec *v = calloc(1, sizeof *v);
-    cli_rng r;
-    G g = {&u, &r, v, -1, ieee_semantics(&u)};
-    char *line = malloc(MMA_MAX_K * 40 + 256);
-    for (long i = lo; i < hi; i++) {
-        gen_vector(&g, si, seed, i);
-        fwrite(line, 1, mma_vec_format(line, &u, v), o.f);
+    gen_ctx ctx = {&u, si, ieee_semantics(&u), seed};
+    if (cli_gen_pass(&u, lo, hi, gen_one, &ctx, &o, threads)) {
+        cli_out_abort(&o);
+        return 2;
     }
-    free(line);
-    free(v);
     return cli_out_commit(&o) ? 2 : 0;
 }

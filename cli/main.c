@@ -1,26 +1,53 @@
-/* The mmaref command: list, describe, eval, run, check, gen, metrics, gemm, bench, verify. */
+/* The mmaref command: its command table, and list, describe, eval, run and
+ * check (the other commands have a file each: gen, metrics, gemm, bench,
+ * verify). */
 #include "cli.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-static int usage(FILE *f)
+static const char list_help[] =
+    "usage: mmaref list [--arch A]\n"
+    "  the instruction catalogue, one a line: <arch>:<qualifier> <algorithm> K=<k> F=<f>\n"
+    "  (shape ranges in parentheses: any n of that range is the same unit)\n"
+    "  --arch A         only A: volta turing ampere ada hopper blackwell rtx-blackwell\n"
+    "                   cdna1 cdna2 cdna3\n";
+static const char describe_help[] =
+    "usage: mmaref describe <instr|config>\n"
+    "  the unit's canonical configuration string and what it computes, in words\n";
+static const char eval_help[] =
+    "usage: mmaref eval [--flags] <instr|config> <c> <a0,...> <b0,...> [<sa0,...> <sb0,...>]\n"
+    "  one dot product d = c + sum of a[k]*b[k]; prints d's encoding in hex\n"
+    "  Every operand is a raw encoding in hex in the unit's format (mmaref describe\n"
+    "  names them): c one value, a and b exactly K values each, comma-separated;\n"
+    "  block-scaled units also take the scales of a and of b, one per block.\n"
+    "  --flags          also the IEEE exception flags raised (units of the ieee tree):\n"
+    "                   their byte in hex (inexact 01, underflow 02, overflow 04,\n"
+    "                   invalid 10) and their names\n";
+static const char run_help[] =
+    "usage: mmaref run <in.vec> -o <out.vec> [--instr X] [--threads N]\n"
+    "  fills in d for every vector of a file (.vec, .vec.xz, .vec.gz; - for stdin)\n"
+    "  -o FILE          the output (compressed by its name), written only on success\n"
+    "  --instr X        compute with unit X instead of the file's '# instr:'\n"
+    "  --threads N      threads (default: one per core); the output is the same for any N\n";
+static const char check_help[] =
+    "usage: mmaref check <file.vec> [--instr X] [--show N] [--threads N]\n"
+    "  recomputes d for every vector and compares bit for bit; the last line is\n"
+    "  '<N> vectors, <M> mismatches'; exit 0 without mismatches, 1 with, 2 on bad input\n"
+    "  --instr X        check against unit X instead of the file's '# instr:'\n"
+    "  --show N         print the first N mismatches (default 10)\n"
+    "  --threads N      threads (default: one per core); the output is the same for any N\n";
+static const char version_help[] =
+    "usage: mmaref version\n"
+    "  the tool's version\n";
+
+static int usage(FILE *f);
+static int cmd_version(int argc, char **argv)
 {
-    fprintf(f,
-        "usage: mmaref <command> [arguments]\n"
-        "  list [--arch A]                      one instruction per line: <arch>:<qualifier> <algorithm> K=<k> F=<f>\n"
-        "  describe <instr|config>              configuration string and what it computes\n"
-        "  eval [--flags] <instr|config> <c> <a0,a1,..> <b0,b1,..> [<sa0,..> <sb0,..>]   d in hex (inputs in hex)\n"
-        "  run <in.vec> -o <out.vec> [--instr X]   fill in d for every vector\n"
-        "  check <file.vec> [--instr X] [--show N] recompute d and compare bit for bit\n"
-        "  gen <instr|config> --suite S --count N --seed S [--shard i/n] -o out.vec\n"
-        "  metrics <instr|config>... --dist D --count N --seed S   error statistics against the exact result\n"
-        "  gemm <instr> --k K --mode tc|promote|twostage [--nc N]   GEMM-depth accumulation study\n"
-        "  bench [instr...] [--threads N] [--seconds S]   dot products per second\n"
-        "  verify <unit.dut> [--suites S] [--count N] [--random N] [--seed S] [--shard i/n] [--vec F]\n"
-        "                                       check a unit's RTL against the model (mmaref verify --help)\n"
-        "  version\n");
-    return f == stderr ? 2 : 0;
+    (void)argv;
+    if (argc) { fprintf(stderr, "usage: mmaref version\n"); return 2; }
+    printf("mmaref %s\n", MMAREF_VERSION);
+    return 0;
 }
 
 static int cmd_list(int argc, char **argv)
@@ -48,7 +75,7 @@ static int cmd_list(int argc, char **argv)
 
 static int cmd_describe(int argc, char **argv)
 {
-    if (argc != 1) { fprintf(stderr, "usage: mmaref describe <instr|config>\n"); return 2; }
+    if (argc != 1) { fputs(describe_help, stderr); return 2; }
     mma_unit u;
     if (cli_unit(argv[0], &u)) return 2;
     char cfg[512], ex[2048];
@@ -85,7 +112,7 @@ static int cmd_eval(int argc, char **argv)
 {
     int want_flags = argc > 0 && !strcmp(argv[0], "--flags");
     if (want_flags) { argc--; argv++; }
-    if (argc < 4) { fprintf(stderr, "usage: mmaref eval [--flags] <instr|config> <c> <a0,a1,...> <b0,b1,...> [<sa,...> <sb,...>]\n"); return 2; }
+    if (argc < 4) { fputs(eval_help, stderr); return 2; }
     mma_unit u;
     if (cli_unit(argv[0], &u)) return 2;
     if (want_flags && !mma_unit_has_flags(&u)) {
@@ -117,17 +144,20 @@ static int cmd_run_check(int argc, char **argv, int check)
 {
     const char *in = NULL, *out = NULL, *instr = NULL;
     long show = 10;
+    int threads = 0;
     for (int i = 0; i < argc; i++) {
         if (!strcmp(argv[i], "-o") && i + 1 < argc && !check) out = argv[++i];
         else if (!strcmp(argv[i], "--instr") && i + 1 < argc) instr = argv[++i];
         else if (!strcmp(argv[i], "--show") && i + 1 < argc && check) show = atol(argv[++i]);
+        else if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
+            if ((threads = cli_threads(argv[++i])) < 0) return 2;
+        }
         else if (argv[i][0] == '-' && argv[i][1]) { fprintf(stderr, "mmaref %s: unknown option '%s'\n", check ? "check" : "run", argv[i]); return 2; }
         else if (!in) in = argv[i];
         else { fprintf(stderr, "mmaref %s: unexpected argument '%s'\n", check ? "check" : "run", argv[i]); return 2; }
     }
     if (!in || (!check && !out)) {
-        fprintf(stderr, check ? "usage: mmaref check <file.vec> [--instr X] [--show N]\n"
-                              : "usage: mmaref run <in.vec> -o <out.vec> [--instr X]\n");
+        fputs(check ? check_help : run_help, stderr);
         return 2;
     }
     char err[1024];
@@ -144,40 +174,10 @@ static int cmd_run_check(int argc, char **argv, int check)
         for (int i = 0; i < ne; i++) if (strncmp(extra[i], "# source:", 9)) fprintf(o.f, "%s\n", extra[i]);
         fprintf(o.f, "# source: mmaref %s\n", MMAREF_VERSION);
     }
-    mma_vec *v = malloc(sizeof *v);
     long n = 0, bad = 0;
-    int rc;
-    int s = mma_unit_nscales(u);
-    int flags = mma_vec_has_flags(r), hd = mma_format(u->d)->hexdigits;
-    while ((rc = mma_vec_next(r, v, err, sizeof err)) == 1) {
-        unsigned fl = 0;
-        uint64_t d = mma_dot_flags(u, v->c, v->a, v->b, s ? v->sa : NULL, s ? v->sb : NULL, &fl);
-        n++;
-        if (check) {
-            if (!mma_result_equal(u, d, v->d) || (flags && fl != v->flags)) {
-                if (bad < show) {
-                    char line[MMA_MAX_K * 40 + 256];
-                    size_t ll = mma_vec_format(line, u, v);
-                    if (!flags && mma_unit_has_flags(u) && ll >= 4) strcpy(line + ll - 4, "\n");   /* as in the file: no flags */
-                    if (flags)
-                        printf("mismatch %s:%ld: file d=%0*llx flags=%02x model d=%0*llx flags=%02x\n  %s", in, v->line,
-                               hd, (unsigned long long)v->d, v->flags, hd, (unsigned long long)d, fl, line);
-                    else
-                        printf("mismatch %s:%ld: file d=%0*llx model d=%0*llx\n  %s", in, v->line,
-                               hd, (unsigned long long)v->d, hd, (unsigned long long)d, line);
-                }
-                bad++;
-            }
-        } else {
-            v->d = d;
-            v->flags = fl;
-            mma_vec_write(o.f, u, v);
-        }
-    }
-    free(v);
+    int rc = cli_vec_pass(r, in, check, show, check ? NULL : &o, threads, &n, &bad);
     mma_vec_close(r);
-    if (rc < 0) {
-        fprintf(stderr, "mmaref: %s\n", err);
+    if (rc) {
         if (!check) cli_out_abort(&o);
         return 2;
     }
@@ -190,22 +190,64 @@ static int cmd_run_check(int argc, char **argv, int check)
     return 0;
 }
 
+static int cmd_run(int argc, char **argv) { return cmd_run_check(argc, argv, 0); }
+static int cmd_check(int argc, char **argv) { return cmd_run_check(argc, argv, 1); }
+
+/* The commands: `mmaref <name> ...` runs run(argc, argv) on what follows the
+ * name; `mmaref <name> --help` prints help. */
+static const struct {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *help;
+} commands[] = {
+    {"list", cmd_list, list_help},
+    {"describe", cmd_describe, describe_help},
+    {"eval", cmd_eval, eval_help},
+    {"run", cmd_run, run_help},
+    {"check", cmd_check, check_help},
+    {"gen", cmd_gen, cli_gen_help},
+    {"metrics", cmd_metrics, cli_metrics_help},
+    {"gemm", cmd_gemm, cli_gemm_help},
+    {"bench", cmd_bench, cli_bench_help},
+    {"verify", cmd_verify, cli_verify_help},
+    {"version", cmd_version, version_help},
+};
+enum { NCOMMANDS = sizeof commands / sizeof commands[0] };
+
+/* on stdout (mmaref --help): every command with every option; on stderr
+ * (no command given): the command names */
+static int usage(FILE *f)
+{
+    fprintf(f, "mmaref %s: bit-exact models of GPU matrix-multiply units\n"
+               "usage: mmaref <command> [arguments]     (mmaref <command> --help: that command alone)\n", MMAREF_VERSION);
+    if (f == stderr) {
+        fprintf(f, "commands:");
+        for (int i = 0; i < NCOMMANDS; i++) fprintf(f, " %s", commands[i].name);
+        fprintf(f, "\nmmaref --help describes every command and option\n");
+        return 2;
+    }
+    fprintf(f, "A unit is an instruction name (<arch>:<qualifier>, see mmaref list) or a configuration\n"
+               "string (fused,a=e4m3,b=e4m3,k=32,f=13,...; docs/algorithms.md).\n");
+    for (int i = 0; i < NCOMMANDS; i++) fprintf(f, "\n%s", commands[i].help);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) return usage(stderr);
     const char *c = argv[1];
-    if (!strcmp(c, "list")) return cmd_list(argc - 2, argv + 2);
-    if (!strcmp(c, "describe")) return cmd_describe(argc - 2, argv + 2);
-    if (!strcmp(c, "eval")) return cmd_eval(argc - 2, argv + 2);
-    if (!strcmp(c, "run")) return cmd_run_check(argc - 2, argv + 2, 0);
-    if (!strcmp(c, "check")) return cmd_run_check(argc - 2, argv + 2, 1);
-    if (!strcmp(c, "gen")) return cmd_gen(argc - 2, argv + 2);
-    if (!strcmp(c, "metrics")) return cmd_metrics(argc - 2, argv + 2);
-    if (!strcmp(c, "gemm")) return cmd_gemm(argc - 2, argv + 2);
-    if (!strcmp(c, "bench")) return cmd_bench(argc - 2, argv + 2);
-    if (!strcmp(c, "verify")) return cmd_verify(argc - 2, argv + 2);
-    if (!strcmp(c, "version") || !strcmp(c, "--version")) { printf("mmaref %s\n", MMAREF_VERSION); return 0; }
-    if (!strcmp(c, "help") || !strcmp(c, "--help") || !strcmp(c, "-h")) return usage(stdout);
-    fprintf(stderr, "mmaref: unknown command '%s'\n", c);
-    return usage(stderr);
+    if (!strcmp(c, "help") || !strcmp(c, "--help") || !strcmp(c, "-h")) {
+        if (argc > 2)
+            for (int i = 0; i < NCOMMANDS; i++)
+                if (!strcmp(argv[2], commands[i].name)) { fputs(commands[i].help, stdout); return 0; }
+        return usage(stdout);
+    }
+    if (!strcmp(c, "--version")) c = "version";
+    for (int i = 0; i < NCOMMANDS; i++)
+        if (!strcmp(c, commands[i].name)) {
+            if (argc == 3 && (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h"))) { fputs(commands[i].help, stdout); return 0; }
+            return commands[i].run(argc - 2, argv + 2);
+        }
+    fprintf(stderr, "mmaref: unknown command '%s' (mmaref --help lists them)\n", c);
+    return 2;
 }

@@ -13,15 +13,22 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void usage(void)
-{
-    fprintf(stderr,
-        "usage: mmaref metrics <instr|config> [<instr|config>...] [--dist D] [--count N] [--seed S]\n"
-        "         [--k K] [--scale X] [--zero-c] [--quant FMT] [--threads T] [--csv|--json]\n"
-        "         [--hist FILE [--hist-bins B]]\n"
-        "  distributions: %s (default normal, scale 1); count 100000, seed 1 by default\n"
-        "  mmaref metrics --gemm ... is mmaref gemm ...\n", mma_dist_list());
-}
+const char cli_metrics_help[] =
+    "usage: mmaref metrics <instr|config>... [options]\n"
+    "  error statistics of each unit against the exact result (all units see the same draws)\n"
+    "  --dist D         input distribution: normal uniform llm cancel bits (default normal)\n"
+    "  --count N        dot products (default 100000)       --seed S   the draws' seed (default 1)\n"
+    "  --k K            products per dot product: a multiple of every unit's K, computed as K/k\n"
+    "                   chained calls (default: the largest unit K)\n"
+    "  --scale X        the inputs' scale (default 1)       --zero-c   c = +0\n"
+    "  --quant FMT      round the values into FMT first (e4m3 values given to an fp16 unit, ...)\n"
+    "  --threads T      threads (default: all cores; the output is the same for any T)\n"
+    "  --csv | --json   machine-readable output instead of the aligned table\n"
+    "  --hist FILE      histograms of the signed ulp error and of log2 |error| (gnuplot data)\n"
+    "  --hist-bins B    linear bins of the ulp histogram (default 101)\n"
+    "  --gemm MODE ...  the same as mmaref gemm --mode MODE ...\n";
+
+static void usage(FILE *f) { fputs(cli_metrics_help, f); }
 
 static void print_metrics(FILE *f, mx_outfmt of, const mma_metrics_opts *o, const mma_unit *u, int nu,
                           const mma_row *rows, const char *const *labels)
@@ -135,16 +142,16 @@ int cmd_metrics(int argc, char **argv)
         else if (!strcmp(a, "--zero-c")) opt.zero_c = 1;
         else if (!strcmp(a, "--csv")) of = MX_OUT_CSV;
         else if (!strcmp(a, "--json")) of = MX_OUT_JSON;
-        else if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(); return 0; }
+        else if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); return 0; }
         else if (a[0] == '-' && a[1]) {
             fprintf(stderr, "mmaref metrics: unknown option '%s'%s\n", a, v || a[1] != '-' ? "" : " (or it needs a value)");
-            usage();
+            usage(stderr);
             return 2;
         }
         else if (nu < 256) names[nu++] = a;
         else { fprintf(stderr, "mmaref metrics: at most 256 units\n"); return 2; }
     }
-    if (!nu) { usage(); return 2; }
+    if (!nu) { usage(stderr); return 2; }
     mma_unit *u = calloc((size_t)nu, sizeof *u);
     mma_row *rows = calloc((size_t)nu, sizeof *rows);
     int rc = 2, ht = 0, ran = 0;

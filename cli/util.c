@@ -61,6 +61,17 @@ int cli_unit(const char *name, mma_unit *u)
     return 0;
 }
 
+int cli_threads(const char *arg)
+{
+    char *e;
+    long t = strtol(arg, &e, 10);
+    if (!*arg || *e || t < 1 || t > 1024) {
+        fprintf(stderr, "mmaref: --threads needs a number of threads from 1 to 1024 (got '%s')\n", arg);
+        return -1;
+    }
+    return (int)t;
+}
+
 int cli_parse_hex(const char *s, int digits, uint64_t *out)
 {
     if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) s += 2;

@@ -5,11 +5,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const help =
+#define DEFAULT_SUITES "random normal cancel order precision rounding specials ezero"
+
+const char cli_verify_help[] =
     "usage: mmaref verify <unit.dut> [options]      check a unit's RTL against the model\n"
     "       mmaref verify --merge <workdir|results>...   add up the results of shards\n"
     "  --suites S1,S2      the suites of mmaref gen to run (default: the description's [run] suites,\n"
-    "                      else %s)\n"
+    "                      else " DEFAULT_SUITES ")\n"
     "  --count N           vectors per suite            --random N   constrained-random vectors per mode\n"
     "  --seed S            the campaign's seed          --shard i/n  run part i (0-based) of n\n"
     "  --vec FILE          replay a vector file (a mismatch file of an earlier run), repeatable\n"
@@ -22,8 +24,6 @@ static const char *const help =
     "prints \"<mode> <suite>: <N> vectors, <M> mismatches\" per suite, and last \"<N> vectors, <M> mismatches\";\n"
     "exit status 0: no mismatch, 1: any mismatch or a unit that stops answering, 2: a bad description,\n"
     "a build failure or bad arguments\n";
-
-#define DEFAULT_SUITES "random normal cancel order precision rounding specials ezero"
 
 static int make_suite(const char *unit, const char *suite, long count, uint64_t seed, const char *out)
 {
@@ -71,7 +71,7 @@ int cmd_verify(int argc, char **argv)
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         long n;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) { printf(help, DEFAULT_SUITES); rc = 0; goto out; }
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) { fputs(cli_verify_help, stdout); rc = 0; goto out; }
         else if (!strcmp(a, "--merge")) merge = 1;
         else if (!strcmp(a, "--no-fst")) o.no_fst = 1;
         else if (!strcmp(a, "--build-only")) o.build_only = 1;
@@ -122,7 +122,7 @@ int cmd_verify(int argc, char **argv)
         rc = mma_verify_merge(files, nfiles);
         goto out;
     }
-    if (nfiles != 1) { fprintf(stderr, nfiles ? "mmaref verify: one description at a time\n" : help, DEFAULT_SUITES); goto out; }
+    if (nfiles != 1) { fputs(nfiles ? "mmaref verify: one description at a time\n" : cli_verify_help, stderr); goto out; }
     o.dut = files[0];
     o.vec = vec;
     rc = mma_verify(&o);

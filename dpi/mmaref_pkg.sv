@@ -47,7 +47,7 @@ package mmaref_pkg;
                                                 output longint unsigned a[],
                                                 output longint unsigned b[]);
 
-  // ---- vector files (BRIEF section 6; .vec, .vec.gz, .vec.xz) --------------
+  // ---- vector files (docs/vector-format.md; .vec, .vec.gz, .vec.xz) -------
   // instr "" takes the file's own '# instr:'; null on error
   import "DPI-C" function chandle mmaref_file_open(input string path, input string instr);
   import "DPI-C" function int    mmaref_file_unit(input chandle f);

@@ -72,7 +72,7 @@ void mmaref_tbk_sb_free(mmaref_tbk_sb *s);
 int mmaref_tbk_rtl_params(const mma_unit *u, int fdelta, const char **names, long *values,
                           int max, char *err, size_t errlen);
 
-/* A vector line (BRIEF section 6) for u into buf; returns buf. */
+/* A vector line (docs/vector-format.md) for u into buf; returns buf. */
 char *mmaref_tbk_format_vector(const mma_unit *u, uint64_t c, const uint64_t *a,
                            const uint64_t *b, uint64_t d, char *buf, size_t len);
 

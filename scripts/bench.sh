@@ -1,33 +1,52 @@
 #!/bin/sh
 # make bench: speed figures (never asserted by tests).
-#  1. dot products per second through the model, one core and all cores;
-#  2. gen and check throughput (vectors per second, K=32 FP8);
-#  3. the peer model mmasim 2.1.1 on the same instructions, as measured on
-#     the device machine (docs/data/mmasim_bench_t1.tsv: one CPU thread),
-#     and the ratio;
-#  4. the other parts' benches (metrics, RTL testbench) when present.
+#  1. the bench instructions (scripts/bench_instructions.txt): dot products
+#     per second on one core (thread CPU time; wall clock beside it: this
+#     machine is shared) and on all cores, with instructions per dot product
+#     (callgrind, when valgrind is there) and the floors;
+#  2. every catalogue unit on one core, and the slowest;
+#  3. gen and check, one core and all cores;
+#  4. mmaref against mmasim on the same vectors, as make bench-peer last
+#     measured it (docs/data/bench_peer.tsv);
+#  5. the other parts' benches (metrics, RTL testbench) when present.
 M=${1:-build/mmaref}; shift
-echo "== model: dot products per second"
-$M bench --seconds 1 | tee /tmp/mmaref-bench.$$
+T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
+L=$(grep -v '^#' scripts/bench_instructions.txt)
+echo "== model: dot products per second (one core: thread CPU time; wall clock beside it)"
+$M bench $L --seconds 1 | tee "$T/b"
 echo
-echo "== gen and check, K=32 e4m3 (1,000,000 vectors, one core)"
-T=$(mktemp -d); trap 'rm -rf "$T" /tmp/mmaref-bench.$$' EXIT
-# wall clock and CPU time (user + system) of one process, via bash's time
+echo "== instructions per dot product (callgrind, inside mma_dot)"
+sh scripts/bench_instr.sh $M $L | tee "$T/i"
+echo
+echo "== floors (one core, CPU time)"
+awk -F'\t' 'NR == FNR { ir[$1] = $2; next }
+  FNR > 1 { r = $4; f = 0; w = ""
+    if ($1 ~ /wgmma.m64n8k32.*e4m3.e4m3/) { f = 50e6; w = "Hopper QGMMA" }
+    else if ($1 ~ /ampere:mma.m16n8k16.f32.f16/) { f = 45e6; w = "Ampere f16" }
+    else if ($1 ~ /block/) { f = 10e6; w = "block-scaled" }
+    if (f) printf "%-14s %-80s %6.1f M  (floor %2.0f M)  %s  %s instructions\n", w, $1, r / 1e6, f / 1e6, (r >= f ? "ok" : "BELOW"), ir[$1] }' \
+  "$T/i" FS=' +' "$T/b"
+echo
+echo "== every catalogue unit, one core (CPU time)"
+$M bench --all --threads 1 --seconds 0.1 > "$T/all"
+awk 'NR > 1 && $2 != "of" { n[$2]++; if (!($2 in lo) || $4 < lo[$2]) { lo[$2] = $4; at[$2] = $1 } }
+     END { for (a in lo) printf "  %-11s %3d units, slowest %6.1f M  %s\n", a, n[a], lo[a] / 1e6, at[a] }' "$T/all" | sort -k4 -n
+tail -1 "$T/all"
+slow=$(tail -1 "$T/all" | sed 's/^slowest of [0-9]* units: \([^,]*\),.*/\1/')
+sh scripts/bench_instr.sh $M "$slow" | sed 's/^/  instructions per dot product: /'
+echo
+echo "== gen and check, K=32 e4m3 (1,000,000 vectors)"
 tm() { bash -c 'TIMEFORMAT="%R %U %S"; time "$@" > "$0.out"' "$T/t" "$@" 2> "$T/t.time"; tail -1 "$T/t.time"; }
 rate() { echo "$1 $2" | awk '{ printf "%.2f M vectors/s wall (%.2f s); CPU: user %.2f s (%.2f M/s), system %.2f s", $1 / $2 / 1e6, $2, $3, $1 / $3 / 1e6, $4 }'; }
-echo "gen:   $(rate 1000000 "$(tm $M gen hopper:wgmma.m64n8k32.f32.e4m3.e4m3 --suite compliance --count 1000000 --seed 1 -o "$T/g.vec")")"
-echo "       (system time: the kernel writing the file, $(($(stat -c %s "$T/g.vec") / 1000000)) MB)"
-echo "check: $(rate 1000000 "$(tm $M check "$T/g.vec")")   [$(tail -1 "$T/t.out")]"
+for t in 1 $(nproc); do
+  echo "gen --threads $t:   $(rate 1000000 "$(tm $M gen hopper:wgmma.m64n8k32.f32.e4m3.e4m3 --suite compliance --count 1000000 --seed 1 --threads $t -o "$T/g.vec")")"
+  echo "check --threads $t: $(rate 1000000 "$(tm $M check "$T/g.vec" --threads $t)")   [$(tail -1 "$T/t.out")]"
+done
+echo "(system time: the kernel writing the file, $(($(stat -c %s "$T/g.vec") / 1000000)) MB)"
 echo
-P=docs/data/mmasim_bench_t1.tsv
+P=docs/data/bench_peer.tsv
 if [ -f "$P" ]; then
-  echo "== peer model mmasim 2.1.1 (device CPU, one thread, $(sed -n 's/^# //p' $P | head -1 | cut -c1-60)...)"
-  printf '%-44s %14s %14s %14s %10s\n' instruction "mmasim dpa/s" "mmasim file/s" "mmaref dot/s" "ratio"
-  awk -F'\t' 'NR==FNR { if ($1 ~ /:/) { dpa[$1] = $2 / $4; fill[$1] = $5 }; next }
-              ($1 in dpa) { printf "%-44s %14.0f %14.0f %14.0f %9.0fx\n", $1, dpa[$1], fill[$1], $2, $2 / dpa[$1] }' \
-      "$P" - <<TSV
-$(awk 'NR > 1 { print $1 "\t" $3 }' /tmp/mmaref-bench.$$)
-TSV
-  echo "(ratio: mmaref one core here (CPU time) over mmasim's dpa() alone on one device thread; CPUs differ: see docs/performance.md)"
+  echo "== against the peer model mmasim, same vectors, same run (make bench-peer on the device host, $P)"
+  python3 scripts/peer/bench_peer.py --table "$P" | sed -n '/^| instruction/,/^$/p'
 fi
 for t in "$@"; do echo; echo "== $t"; make --no-print-directory "$t" || echo "($t failed)"; done

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Third device run (session 2): the 50,000-vector compliance captures of
+# Third device run: the 50,000-vector compliance captures of
 # scripts/hw_plan_h100_fp8mma50k.txt, and the speed of gen and of the
 # Verilator testbench (QGMMA preset, DPI scoreboard; a static x86-64-v3
 # build carried in hwbuild/tb) on one core of the device host's CPU.

@@ -4,7 +4,7 @@
 // Plusargs:
 //   +instr=<name|config>  the model to compare with (required unless +vec
 //                         names a file whose '# instr:' is used)
-//   +vec=<file>           drive a vector file (BRIEF section 6), else
+//   +vec=<file>           drive a vector file (docs/vector-format.md), else
 //   +n=<count>            constrained-random vectors (default 100000)
 //   +seed=<s>  +mode=<uniform|finite|cluster|cancel|tiny|huge|special|carry|mix>
 //   +fst=<file>           on the first mismatch, replay it into an FST trace

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Command-line tests of mmaref: contracts of BRIEF section 6 (bad input gives
+# Command-line tests of mmaref: the contracts of docs/vector-format.md (bad input gives
 # a message naming file, line and field, exit 2 and no output; same seed,
 # same bytes; shards concatenate to the whole), and a generate-and-check
 # round over every suite for a set of instructions.
@@ -28,6 +28,12 @@ $M list | awk '{ if ($0 !~ /^[a-z0-9-]+:[^ ]+ [A-Za-z+-]+ K=[0-9]+( F=[0-9]+)?( 
 expect 0 "config: fused," $M describe $Q
 expect 2 "hopper:wgmma.m64n8k32.f32.e4m3.e4m3," $M describe hopper:wgmma.m64n8k32.f32.e4m3.e4m2
 expect 2 "field 'f'" $M describe "fused,a=e4m3,k=32,f=0"
+# more block scales than any array holds (found by fuzzing: gen wrote past them)
+expect 2 "field 'block'" $M describe "a=e2m1,k=64,g=2,f=35,scale=ue4m3,block=2"
+expect 2 "field 'ezero'" $M describe "fused,a=e4m3,k=32,f=11,ezero=-133231"
+expect 2 "field 'block'" $M describe "exact,a=bf16,k=48,l=2,scale=ue8m0"
+printf '# mmavec 1\n# instr: a=e2m1,k=64,g=2,f=35,scale=ue4m3,block=2\n' > "$T/blocks.vec"
+expect 2 "blocks.vec:2: field instr: configuration: field 'block'" $M check "$T/blocks.vec"
 # names as PTX writes them: describe prints the canonical one
 [ "$($M describe hopper:wgmma.mma_async.sync.aligned.m64n8k32.f32.e4m3.e4m3 | head -1)" = "$Q" ] && ok || bad "describe canonical wgmma name"
 [ "$($M describe blackwell:tcgen05.mma.cta_group::1.kind::f8f6f4.m64n8k32.f32.e4m3.e4m3 | head -1)" = \
@@ -46,6 +52,18 @@ expect 2 "operand a has 31 values" $M eval $Q 0 "$(printf '38,%.0s' $(seq 30))38
 expect 2 "operand b[0] 'zz'" $M eval $Q 0 $A1 "zz,$(printf '38,%.0s' $(seq 30))38"
 expect 2 "operand c" $M eval $Q 123456789 $A1 $A1
 expect 2 "unknown command" $M frobnicate
+# --help: every command answers, and mmaref --help names every option the
+# commands' sources parse
+for c in list describe eval run check gen metrics gemm bench version; do
+  $M $c --help > "$T/h" 2>&1 && grep -q "^usage: mmaref $c" "$T/h" && ok || bad "mmaref $c --help"
+done
+$M --help > "$T/help" || bad "mmaref --help exits non-zero"
+if [ -d cli ]; then
+  for o in $(grep -ho 'strcmp([a-z]*\(\[i\]\)*, "-[-a-z]*")' cli/*.c | sed 's/.*"\(.*\)")/\1/' | sort -u); do
+    case $o in -|-h|--help|--version) continue ;; esac
+    grep -q -- "$o\b" "$T/help" && ok || bad "mmaref --help does not mention $o"
+  done
+fi
 
 # gen: determinism, shards, every suite checks clean against the model
 COUNT=3000; [ "$QUICK" = quick ] && COUNT=300
@@ -64,6 +82,14 @@ done
 $M gen $Q --suite compliance --count 1000 --seed 9 -o "$T/a.vec"
 $M gen $Q --suite compliance --count 1000 --seed 9 -o "$T/b.vec.xz"
 xz -dc "$T/b.vec.xz" | cmp -s - "$T/a.vec" && ok || bad "same seed, same bytes (.xz)"
+# a damaged compressed file is an error, not a short read: cut before the
+# trailer, gzip's data all decompresses and only its exit status says so
+gzip -c "$T/a.vec" > "$T/w.vec.gz"; head -c $(($(wc -c < "$T/w.vec.gz") - 4)) "$T/w.vec.gz" > "$T/cut.vec.gz"
+expect 2 "cut.vec.gz: not a readable compressed file (gzip:" $M check "$T/cut.vec.gz"
+head -c 20000 "$T/b.vec.xz" > "$T/cut.vec.xz"
+expect 2 "cut.vec.xz: not a readable compressed file (xz:" $M check "$T/cut.vec.xz"
+cp "$T/b.vec.xz" "$T/it's \$(x).vec.xz"
+expect 0 "1000 vectors, 0 mismatches" $M check "$T/it's \$(x).vec.xz"
 for i in 0 1 2 3; do $M gen $Q --suite compliance --count 1000 --seed 9 --shard $i/4 -o "$T/s$i.vec"; done
 cat "$T/s0.vec" "$T/s1.vec" "$T/s2.vec" "$T/s3.vec" | cmp -s - "$T/a.vec" && ok || bad "shards concatenate to the whole"
 $M gen $Q --suite compliance --count 1000 --seed 10 -o "$T/c.vec"
@@ -146,6 +172,37 @@ expect 2 "cannot open" $M verify "$T/does-not-exist.dut"
 printf '[unit]\nmatch %s\n' "$Q" > "$T/nofiles.dut"
 expect 2 "nofiles.dut:2: key 'files': no source files" $M verify "$T/nofiles.dut"
 expect 2 "not a results file" $M verify --merge "$T/a.vec"
+
+# threads: the same bytes for any thread count (gen, run, check; plain
+# files, pipes, .xz), and a bad line deep in a file named exactly
+N=20000; [ "$QUICK" = quick ] && N=6000
+for I in $Q cdna2:v_mfma_f32_16x16x16f16 blackwell:tcgen05.mma.m128n8k64.kind::mxf4nvf4.block16.f32.e2m1.e2m1.ue4m3; do
+  $M gen "$I" --suite compliance --count $N --seed 4 --threads 1 -o "$T/t1.vec"
+  for t in 2 3 8; do
+    $M gen "$I" --suite compliance --count $N --seed 4 --threads $t -o "$T/t.vec"
+    cmp -s "$T/t1.vec" "$T/t.vec" && ok || bad "gen $I --threads $t differs from --threads 1"
+  done
+  $M gen "$I" --suite compliance --count $N --seed 4 --threads 3 -o "$T/t.vec.xz"
+  xz -dc "$T/t.vec.xz" | cmp -s - "$T/t1.vec" && ok || bad "gen $I --threads 3 to .xz"
+  awk '!/^#/ { $NF = substr("0000000000000000", 1, length($NF)) } { print }' "$T/t1.vec" > "$T/tz.vec"
+  $M run "$T/tz.vec" -o "$T/r1.vec" --threads 1 2> /dev/null
+  $M check "$T/tz.vec" --threads 1 --show 5 > "$T/c1.out"
+  for t in 2 5; do
+    $M run "$T/tz.vec" -o "$T/r.vec" --threads $t 2> /dev/null
+    cmp -s "$T/r1.vec" "$T/r.vec" && ok || bad "run $I --threads $t differs"
+    $M check "$T/tz.vec" --threads $t --show 5 > "$T/c.out"
+    cmp -s "$T/c1.out" "$T/c.out" && ok || bad "check $I --threads $t prints otherwise"
+  done
+  cat "$T/tz.vec" | $M run - -o - --threads 4 2> /dev/null | cmp -s - "$T/r1.vec" && ok || bad "run $I from a pipe"
+  $M check "$T/r1.vec" --threads 4 | tail -1 | grep -q " 0 mismatches$" && ok || bad "check $I of run's output"
+done
+awk -v n=$((N / 2 + 7)) 'NR == n { sub(/ [0-9a-f][0-9a-f] /, " 1 ") } { print }' "$T/t1.vec" > "$T/tbad.vec"
+for t in 1 4; do
+  expect 2 "tbad.vec:$((N / 2 + 7)): field" $M check "$T/tbad.vec" --threads $t
+  expect 2 "tbad.vec:$((N / 2 + 7)): field" $M run "$T/tbad.vec" -o "$T/never2.vec" --threads $t
+  [ ! -e "$T/never2.vec" ] && ok || bad "run --threads $t wrote output on bad input"
+done
+expect 2 "--threads" $M check "$T/t1.vec" --threads 0
 
 echo "cli tests: $pass passed, $fail failed"
 [ "$fail" = 0 ]

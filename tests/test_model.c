@@ -1,6 +1,6 @@
 /* Unit tests of the model (Check framework).  Each directed case is chosen
  * so that a wrong F, rounding, order or special-value rule would fail it;
- * expected values come from the paper's worked examples, seed 001's swamping
+ * expected values come from the paper's worked examples, the DeepSeek-V3 write-up's swamping
  * example, or exact arithmetic done by hand in the comment beside them. */
 #include <check.h>
 #include <stdio.h>
@@ -11,6 +11,7 @@
 #include "mmaref_exact.h"
 #include "mmaref_parallel.h"
 #include "mmaref_vec.h"
+#include "../model/src/internal.h"     /* mma_edit_distance */
 
 static mma_unit U(const char *name)
 {
@@ -620,6 +621,47 @@ START_TEST(bad_names)
 }
 END_TEST
 
+/* The bit-parallel edit distance against the textbook dynamic programme, on
+ * random strings over a small alphabet (many near matches), lengths 0 to
+ * 120: the distance, and with a limit at or below it any value >= limit. */
+static int dp_distance(const char *s, const char *t)
+{
+    size_t ls = strlen(s), lt = strlen(t);
+    static int d[121][121];
+    for (size_t i = 0; i <= ls; i++)
+        for (size_t j = 0; j <= lt; j++) {
+            if (!i || !j) { d[i][j] = (int)(i + j); continue; }
+            int x = d[i - 1][j - 1] + (s[i - 1] != t[j - 1]), y = d[i - 1][j] + 1, z = d[i][j - 1] + 1;
+            d[i][j] = x < y ? (x < z ? x : z) : (y < z ? y : z);
+        }
+    return d[ls][lt];
+}
+
+START_TEST(edit_distance)
+{
+    static mma_edit_pattern p;
+    char s[130], t[130];
+    srand(11);
+    for (int it = 0; it < 20000; it++) {
+        int ls = it < 10 ? it : rand() % 121, lt = rand() % 4 ? ls + rand() % 9 - 4 : rand() % 121;
+        if (lt < 0) lt = 0;
+        if (lt > 120) lt = 120;
+        for (int i = 0; i < ls; i++) s[i] = "abc.:"[rand() % 5];
+        for (int i = 0; i < lt; i++) t[i] = rand() % 3 && i < ls ? s[i] : "abc.:"[rand() % 5];
+        s[ls] = t[lt] = 0;
+        int want = dp_distance(s, t);
+        mma_edit_prepare(&p, s);
+        ck_assert_int_eq(mma_edit_distance(&p, t, 1 << 30), want);
+        int lim = rand() % (want + 2);
+        int got = mma_edit_distance(&p, t, lim);
+        if (want < lim) ck_assert_int_eq(got, want); else ck_assert_int_ge(got, lim);
+    }
+    memset(s, 'a', 121); s[121] = 0;       /* beyond the longest name: far */
+    mma_edit_prepare(&p, s);
+    ck_assert_int_eq(mma_edit_distance(&p, "a", 1 << 30), MMA_EDIT_FAR);
+}
+END_TEST
+
 /* The exact reference: Kulisch sum against an independent long-double
  * computation on sums that long double holds exactly. */
 START_TEST(exact_small)
@@ -912,6 +954,7 @@ static Suite *suite(void)
     tcase_add_test(t, catalogue_roundtrip);
     tcase_add_test(t, shape_freedom);
     tcase_add_test(t, bad_names);
+    tcase_add_test(t, edit_distance);
     tcase_add_test(t, exact_small);
     tcase_add_test(t, exact_fp64);
     tcase_add_test(t, tile);

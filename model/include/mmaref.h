@@ -5,7 +5,7 @@
  * aligned), never host floats, so that NaN payloads, signed zeros and
  * subnormals survive.  A unit computes one dot-product-accumulate
  *     d = f(c, a[0..K-1], b[0..K-1] [, scales])
- * which, per the MMA-Sim paper (seed 004, section "Problem reduction"), is all
+ * which, per the MMA-Sim paper (arXiv 2511.10909, section "Problem reduction"), is all
  * an instruction does for each element of its output tile.
  */
 #ifndef MMAREF_H
@@ -20,7 +20,7 @@ extern "C" {
 
 #define MMAREF_VERSION "0.1.0"
 
-/* ---- formats (BRIEF section 3) ---------------------------------------- */
+/* ---- formats ---------------------------------------------------------- */
 typedef enum {
     MMA_FMT_NONE = 0,
     MMA_FMT_FP64,
@@ -94,7 +94,8 @@ typedef enum {
                            its exponent is below emax - F - 1               */
     MMA_CADD_AFTER      /* the fused steps start from +0 and c is added at
                            the end by one IEEE round-to-nearest addition
-                           (Hopper's emulation of fp8 mma.sync, BRIEF 4b)   */
+                           (Hopper's emulation of fp8 mma.sync,
+                           docs/hardware.md)                                */
 } mma_cadd;
 
 enum {
@@ -138,6 +139,7 @@ enum {
 #define MMA_FLAG_INVALID   0x10u
 
 #define MMA_MAX_K 256
+#define MMA_MAX_SCALES 16   /* block scales per operand (k / block) */
 
 typedef struct {
     char name[128];     /* "<arch>:<qualifier>"; "" for a bare configuration */

@@ -1,4 +1,4 @@
-/* Reading and writing vector files (BRIEF section 6): one dot product per
+/* Reading and writing vector files (docs/vector-format.md): one dot product per
  * line, raw encodings in lowercase hex, '# key: value' header lines. */
 #ifndef MMAREF_VEC_H
 #define MMAREF_VEC_H
@@ -10,7 +10,7 @@
 extern "C" {
 #endif
 
-#define MMA_VEC_MAX_SCALES 16
+#define MMA_VEC_MAX_SCALES MMA_MAX_SCALES
 #define MMA_VEC_MAX_HEADER 32
 
 typedef struct {
@@ -39,6 +39,19 @@ int mma_vec_has_flags(const mma_vec_reader *r);
 int mma_vec_extra_headers(const mma_vec_reader *r, const char ***lines);
 /* 1: a vector was read; 0: end of file; -1: error (message in err). */
 int mma_vec_next(mma_vec_reader *r, mma_vec *v, char *err, size_t len);
+/* One line of the file's body (no newline), line number lineno, parsed
+ * without touching the reader (threads may parse lines of one file at
+ * once): 1 a vector; 0 a blank or comment line; -1 error (message in err,
+ * naming file, line and field). */
+int mma_vec_parse(const mma_vec_reader *r, const char *line, long lineno, mma_vec *v, char *err, size_t len);
+/* The stream the body is read from (positioned after the lines read so
+ * far), and the number of lines read so far (the header's, after open). */
+FILE *mma_vec_stream(const mma_vec_reader *r);
+long mma_vec_lineno(const mma_vec_reader *r);
+/* For a caller that read the body itself through mma_vec_stream: reads what
+ * is left, and for a compressed file waits for the decompressor: 0, or -1
+ * with its complaint in err when the file was damaged or cut short. */
+int mma_vec_finish(mma_vec_reader *r, char *err, size_t len);
 void mma_vec_close(mma_vec_reader *r);
 
 /* The '# fields:' value for u, e.g. "c a[0..31] b[0..31] d" ("... d flags"

@@ -32,7 +32,7 @@ static float f32_from(mma_fmt f, uint64_t bits)
     return v.neg ? -x : x;
 }
 
-/* SFMA: NaN payloads pass through quieted (DMMA, BRIEF 4b).  H100 DMMA
+/* SFMA: NaN payloads pass through quieted (DMMA, docs/hardware.md).  H100 DMMA
  * (vectors/hw/h100/, the .nan.vec.xz files: every state of c, a[k], b[k] among
  * finite, quiet NaN and signaling NaN, scripts/hw_dmma_nan_rule.py): a step
  * that meets NaNs returns the first of b_k, the running accumulator, a_k

@@ -3,7 +3,7 @@
  * input types, K, the fused-step width L_max in bytes of one input, the
  * configuration that realizes it, and the per-output-type ezero / output
  * precision).  Parameters follow the final MMA-Sim paper (arXiv 2511.10909)
- * and its package mmasim 2.x; section numbers refer to seed 004.
+ * and its package mmasim 2.x; section numbers refer to the MMA-Sim paper (arXiv 2511.10909).
  *
  * Pattern placeholders: {d} output (and accumulator) type, {a} {b} input
  * types.  A d token "D/C" gives different output and accumulator types.
@@ -344,25 +344,6 @@ static void canon_shape(char *q, size_t len, int cta2, int ws)
     snprintf(q, len, "%s", out);
 }
 
-static int edit_distance(const char *s, const char *t)
-{
-    size_t ls = strlen(s), lt = strlen(t);
-    if (ls > 120 || lt > 120) return 999;
-    int row[128];
-    for (size_t j = 0; j <= lt; j++) row[j] = (int)j;
-    for (size_t i = 1; i <= ls; i++) {
-        int prev = row[0]; row[0] = (int)i;
-        for (size_t j = 1; j <= lt; j++) {
-            int cur = row[j];
-            int sub = prev + (s[i - 1] != t[j - 1]);
-            int del = row[j] + 1, ins = row[j - 1] + 1;
-            row[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
-            prev = cur;
-        }
-    }
-    return row[lt];
-}
-
 static const char *arch_names[] = {"volta", "turing", "ampere", "ada", "hopper", "blackwell",
                                    "rtx-blackwell", "cdna1", "cdna2", "cdna3"};
 #define ARCH_LIST "volta turing ampere ada hopper blackwell rtx-blackwell cdna1 cdna2 cdna3"
@@ -376,11 +357,15 @@ static void nearest(const char *arch, const char *qual, const char *text, char *
     for (size_t i = 0; i < sizeof arch_names / sizeof arch_names[0]; i++) known |= !strcmp(arch, arch_names[i]);
     size_t best[3] = {0, 0, 0};
     int bd[3] = {1 << 30, 1 << 30, 1 << 30}, nb = 0;
+    static _Thread_local mma_edit_pattern pat;       /* 4 KiB: not on the stack */
+    mma_edit_prepare(&pat, known ? qual : text);
     for (size_t i = 0; i < n_entries; i++) {
         if (known && strcmp(entries[i].arch, arch)) continue;
         char full[200];
         snprintf(full, sizeof full, "%s:%s", entries[i].arch, entries[i].qual);
-        int dd = known ? edit_distance(qual, entries[i].qual) : edit_distance(text, full);
+        /* a candidate at or beyond the third best cannot enter: its distance
+         * need not be finished */
+        int dd = mma_edit_distance(&pat, known ? entries[i].qual : full, bd[2]);
         for (int j = 0; j < 3; j++) if (dd < bd[j]) {
             for (int m = 2; m > j; m--) { bd[m] = bd[m - 1]; best[m] = best[m - 1]; }
             bd[j] = dd; best[j] = i; if (nb < 3) nb++; break;

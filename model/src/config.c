@@ -106,6 +106,16 @@ int mma_unit_finish(mma_unit *u, unsigned given, char *err, size_t len)
     if (!(given & G_OVF)) u->flags |= (unsigned)(ieee ? MMA_OVR_IEEE : mma_default_ovf(u->tree, u->rho)) << 10;
     if ((u->flags & MMA_F_PROD_OVF) && !(u->tree == MMA_TREE_FUSED || u->tree == MMA_TREE_EVENODD))
         return errf(err, len, "configuration: field 'povf': tree '%s' has no product overflow (fused, evenodd)", tn);
+    /* for every tree (found by fuzzing: exact,...,scale=ue8m0 without a block
+     * divided by zero counting the scales) */
+    if (u->scale != MMA_FMT_NONE) {
+        if (u->scale != MMA_FMT_UE8M0 && u->scale != MMA_FMT_UE4M3)
+            return errf(err, len, "configuration: field 'scale' must be ue8m0 or ue4m3");
+        if (u->block <= 0 || u->k % u->block)
+            return errf(err, len, "configuration: field 'block' must divide k");
+        if (u->k / u->block > MMA_MAX_SCALES)   /* found by fuzzing: 32 scales overran every scale array */
+            return errf(err, len, "configuration: field 'block': at most %d blocks (k / block) per operand", MMA_MAX_SCALES);
+    }
     int wide = u->a == MMA_FMT_FP64 || u->b == MMA_FMT_FP64 || u->c == MMA_FMT_FP64 || u->d == MMA_FMT_FP64;
     if (ieee) {
         /* the host's fma and fp32 adds decide rounding, overflow, zeros
@@ -125,13 +135,7 @@ int mma_unit_finish(mma_unit *u, unsigned given, char *err, size_t len)
         return 0;
     }
     if (wide && !exactish) return errf(err, len, "configuration: fp64 operands or output need tree 'fma', 'exact' or 'ieee'");
-    if (u->scale != MMA_FMT_NONE) {
-        if (u->scale != MMA_FMT_UE8M0 && u->scale != MMA_FMT_UE4M3)
-            return errf(err, len, "configuration: field 'scale' must be ue8m0 or ue4m3");
-        if (u->block <= 0 || u->k % u->block)
-            return errf(err, len, "configuration: field 'block' must divide k");
-        if (wide) return errf(err, len, "configuration: block scales do not take fp64 operands");
-    }
+    if (u->scale != MMA_FMT_NONE && wide) return errf(err, len, "configuration: block scales do not take fp64 operands");
     if (u->tree == MMA_TREE_PAIRWISE) {
         if (u->g <= 0 || u->k % u->g || (u->g & (u->g - 1)))
             return errf(err, len, "configuration: field 'g' must be a power of two dividing k (tree pairwise)");
@@ -281,6 +285,11 @@ int mma_config_parse(const char *text, mma_unit *u, char *err, size_t len)
         if (bad) return errf(err, len, "configuration: field '%s' has a bad value '%s'", k, v);
     }
     if (u->ezero == EZ_NONE) u->flags |= MMA_F_NO_EZERO;
+    /* far beyond every product exponent it means nothing, and it broke the
+     * fast path's exponent arithmetic (found by fuzzing: ezero=-133231 gave
+     * a negative shift) */
+    else if (u->ezero < -1000 || u->ezero > 1000)
+        return errf(err, len, "configuration: field 'ezero' must be -1000..1000 or none (got %d)", u->ezero);
     if ((u->flags & MMA_F_FTZ_IN) && !(u->tree == MMA_TREE_FUSED && (u->cadd == MMA_CADD_FUSED || u->cadd == MMA_CADD_AFTER)))
         return errf(err, len, "configuration: field 'ftz' is supported by tree 'fused' (pairwise always flushes)");
     if ((u->flags & MMA_F_FTZ_SUM) && u->tree != MMA_TREE_PAIRWISE)

@@ -5,13 +5,14 @@
 
 int mma_unit_impl(const mma_unit *u)
 {
-    return mma_fast_fused_ok(u) ? 2 : 1;   /* fast_fused.c owns the conditions */
+    return mma_fast_ok(u) ? 2 : 1;   /* the families (fast*.c) own the conditions */
 }
 
-uint64_t mma_dot(const mma_unit *u, uint64_t c, const uint64_t *a,
-                 const uint64_t *b, const uint64_t *sa, const uint64_t *sb)
+/* the reference algorithms (and units decided on each call, impl 0) */
+static __attribute__((noinline)) uint64_t dot_other(const mma_unit *u, uint64_t c, const uint64_t *a,
+                                                    const uint64_t *b, const uint64_t *sa, const uint64_t *sb)
 {
-    if (u->impl == 2 || (u->impl == 0 && mma_unit_impl(u) == 2)) return mma_fast_fused(u, c, a, b);
+    if (u->impl == 0 && mma_unit_impl(u) == 2) return mma_fast_dot(u, c, a, b, sa, sb);
     switch (u->tree) {
     case MMA_TREE_FUSED:
         if (u->cadd == MMA_CADD_FUSED || u->cadd == MMA_CADD_AFTER) return mma_alg_fused(u, c, a, b, sa, sb);
@@ -24,6 +25,14 @@ uint64_t mma_dot(const mma_unit *u, uint64_t c, const uint64_t *a,
     case MMA_TREE_IEEE:     return mma_alg_exact(u, c, a, b, sa, sb, NULL);
     }
     return mma_canonical_nan(u->d);
+}
+
+/* (the fast path is a tail call, with nothing saved first) */
+uint64_t mma_dot(const mma_unit *u, uint64_t c, const uint64_t *a,
+                 const uint64_t *b, const uint64_t *sa, const uint64_t *sb)
+{
+    if (__builtin_expect(u->impl == 2, 1)) return mma_fast_dot(u, c, a, b, sa, sb);
+    return dot_other(u, c, a, b, sa, sb);
 }
 
 int mma_unit_has_flags(const mma_unit *u)

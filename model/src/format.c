@@ -1,4 +1,4 @@
-/* Floating-point formats of BRIEF section 3, and decoding of raw encodings
+/* Floating-point formats (the table below), and decoding of raw encodings
  * into exact (sign, integer significand, exponent) triples. */
 #include "internal.h"
 

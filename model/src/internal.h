@@ -5,7 +5,7 @@
 #include "mmaref.h"
 
 /* A term of a sum: (-1)^neg * sig * 2^(e - fb).  e is the paper's exponent
- * (seed 004, FDA step 2): the weight of the unit bit for a normal number,
+ * (MMA-Sim paper, FDA step 2): the weight of the unit bit for a normal number,
  * the format's minimum exponent for a subnormal, e_a + e_b for a product
  * (which is not renormalized, so its significand lies in [1,4)). */
 typedef struct {
@@ -122,10 +122,11 @@ int mma_kacc_sign(const mma_kacc *k);   /* -1, 0, 1 */
 /* The algorithms (one file each). */
 uint64_t mma_alg_fused(const mma_unit *u, uint64_t c, const uint64_t *a,
                        const uint64_t *b, const uint64_t *sa, const uint64_t *sb);
-/* Fast path of the fused algorithms (same results, checked by the tests). */
-int mma_fast_fused_ok(const mma_unit *u);
-int mma_unit_impl(const mma_unit *u);   /* 1 generic, 2 fast fused */
-uint64_t mma_fast_fused(const mma_unit *u, uint64_t c, const uint64_t *a, const uint64_t *b);
+/* The fast path (fast*.c): the same results, checked by the tests. */
+int mma_fast_ok(const mma_unit *u);
+int mma_unit_impl(const mma_unit *u);   /* 1 reference, 2 fast path */
+uint64_t mma_fast_dot(const mma_unit *u, uint64_t c, const uint64_t *a, const uint64_t *b,
+                      const uint64_t *sa, const uint64_t *sb);
 uint64_t mma_alg_amd(const mma_unit *u, uint64_t c, const uint64_t *a,
                      const uint64_t *b);
 uint64_t mma_alg_groups(const mma_unit *u, uint64_t c, const uint64_t *a,
@@ -148,5 +149,15 @@ const char *mma_arch_canon(const char *arch);
 int mma_name_canon(const char *qual, char *out, size_t len, int *cta2, int *ws);
 
 static inline int mma_clz64(uint64_t x) { return x ? __builtin_clzll(x) : 64; }
+
+/* Edit distance to a prepared name (edit_distance.c): names up to
+ * MMA_EDIT_MAX characters; any longer gives MMA_EDIT_FAR.  A result >=
+ * limit only says that the distance is at least limit. */
+#define MMA_EDIT_MAX 120
+#define MMA_EDIT_FAR 999
+typedef unsigned __int128 mma_edit_word;
+typedef struct { mma_edit_word peq[256]; int m; } mma_edit_pattern;
+void mma_edit_prepare(mma_edit_pattern *p, const char *s);
+int mma_edit_distance(const mma_edit_pattern *p, const char *t, int limit);
 
 #endif

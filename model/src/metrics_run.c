@@ -299,7 +299,7 @@ static int ncof(const run_ctx *x, const mma_unit *u, mma_gemm_mode mode)
     return mode == MMA_GEMM_TWOSTAGE ? u->k : mode == MMA_GEMM_PROMOTE ? x->o->nc : 0;
 }
 
-/* seed 000: block outputs once, then the FP32 sum of the blocks with the
+/* the accumulator post's experiment: block outputs once, then the FP32 sum of the blocks with the
  * low tr bits of each zeroed, for every tr */
 static void ntrun_sweep(const run_ctx *x, tls *t, const mma_unit *u, const mx_enc *e, float *out)
 {

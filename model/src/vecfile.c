@@ -1,17 +1,27 @@
 /* Vector files: the contract between the model, the RTL testbenches, the
- * GPU capture harness and the peer model (BRIEF section 6).  Compressed
+ * GPU capture harness and the peer model (docs/vector-format.md).  Compressed
  * files are read through the system's xz / gzip, so the library itself
  * needs nothing but libc. */
 #include "internal.h"
 #include "mmaref_vec.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
 
 struct mma_vec_reader {
     FILE *f;
     int is_pipe;
+    pid_t pid;           /* the decompressor (xz, gzip) of a compressed file */
+    int errfd;           /* its stderr                                       */
     int borrowed;        /* the caller's stream: not closed here */
     char path[512];
     long line;
@@ -158,6 +168,55 @@ mma_vec_reader *mma_vec_open_stream(FILE *f, const char *name, const char *instr
     return open_common(r, name, instr, err, len);
 }
 
+/* The decompressor runs without a shell (any file name is safe) and with
+ * its stderr kept, so that a damaged file is an error of the reader rather
+ * than a message on the terminal and a short, "successful" read. */
+static int spawn_decompressor(mma_vec_reader *r, const char *tool, const char *path)
+{
+    int out[2], errp[2];
+    if (pipe2(out, O_CLOEXEC)) return -1;
+    if (pipe2(errp, O_CLOEXEC)) { close(out[0]); close(out[1]); return -1; }
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, out[1], 1);
+    posix_spawn_file_actions_adddup2(&fa, errp[1], 2);
+    char *argv[] = {(char *)tool, (char *)"-dc", (char *)"--", (char *)path, NULL};
+    int rc = posix_spawnp(&r->pid, tool, &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    close(out[1]);
+    close(errp[1]);
+    if (rc || !(r->f = fdopen(out[0], "r"))) {
+        if (!rc) waitpid(r->pid, NULL, 0);
+        close(out[0]);
+        close(errp[0]);
+        return -1;
+    }
+    r->is_pipe = 1;
+    r->errfd = errp[0];
+    return 0;
+}
+
+/* Closes a decompressor's stream and waits for it: 0 if it succeeded, else
+ * -1 with its complaint in err. */
+static int finish_decompressor(mma_vec_reader *r, char *err, size_t len)
+{
+    if (!r->is_pipe || !r->f) return 0;
+    fclose(r->f);
+    r->f = NULL;
+    int st = 0;
+    while (waitpid(r->pid, &st, 0) < 0 && errno == EINTR) {}
+    char msg[256];
+    ssize_t n = read(r->errfd, msg, sizeof msg - 1);
+    close(r->errfd);
+    msg[n > 0 ? n : 0] = 0;
+    char *m = msg + strspn(msg, "\n ");                /* gzip starts with a newline */
+    m[strcspn(m, "\n")] = 0;
+    if (WIFEXITED(st) && WEXITSTATUS(st) == 0) return 0;
+    if (err) snprintf(err, len, "%s: not a readable compressed file (%s)", r->path,
+                      m[0] ? m : "the decompressor failed");
+    return -1;
+}
+
 mma_vec_reader *mma_vec_open(const char *path, const char *instr, char *err, size_t len)
 {
     mma_vec_reader *r = calloc(1, sizeof *r);
@@ -167,10 +226,12 @@ mma_vec_reader *mma_vec_open(const char *path, const char *instr, char *err, siz
         FILE *probe = fopen(path, "rb");
         if (!probe) { snprintf(err, len, "%s: cannot open", path); free(r); return NULL; }
         fclose(probe);
-        char cmd[1100];
-        snprintf(cmd, sizeof cmd, "%s -dc -- '%s'", ends_with(path, ".xz") ? "xz" : "gzip", path);
-        r->f = popen(cmd, "r");
-        r->is_pipe = 1;
+        if (spawn_decompressor(r, ends_with(path, ".xz") ? "xz" : "gzip", path)) {
+            snprintf(err, len, "%s: cannot run %s -dc (Debian: %s)", path, ends_with(path, ".xz") ? "xz" : "gzip",
+                     ends_with(path, ".xz") ? "xz-utils" : "gzip");
+            free(r);
+            return NULL;
+        }
     } else if (!strcmp(path, "-")) {
         r->f = stdin;
     } else {
@@ -213,7 +274,8 @@ static mma_vec_reader *open_common(mma_vec_reader *r, const char *path, const ch
     const char *name = instr && *instr ? instr : file_instr;
     char perr[400];
     if (!magic && !*file_instr) {
-        snprintf(err, len, "%s:%ld: not a vector file (no '# mmavec 1' header)", path, r->line);
+        if (finish_decompressor(r, err, len) == 0)
+            snprintf(err, len, "%s:%ld: not a vector file (no '# mmavec 1' header)", path, r->line);
         mma_vec_close(r);
         return NULL;
     }
@@ -333,93 +395,123 @@ static const char *field_name(const mma_unit *u, int i, char *buf, size_t len)
 }
 
 /* The slow, precise diagnosis of a bad line (only run on error). */
-static void diagnose(mma_vec_reader *r, int nf, char *err, size_t len)
+static void diagnose(const mma_vec_reader *r, const char *line, long lineno, int nf, char *err, size_t len)
 {
     const mma_unit *u = &r->u;
     int s = mma_unit_nscales(u);
-    const char *p = r->buf;
+    const char *p = line;
     for (int i = 0; i < nf; i++) {
         uint64_t dummy = 0;
         int digits = r->digits[i];
         int rc = field(&p, digits, &dummy);
         char fb[32];
         const char *fn = field_name(u, i, fb, sizeof fb);
-        if (rc == -1) { snprintf(err, len, "%s:%ld: field %s: missing (line has %d fields, %d expected)", r->path, r->line, fn, i, nf); return; }
-        if (rc == -2) { snprintf(err, len, "%s:%ld: field %s: not hexadecimal", r->path, r->line, fn); return; }
-        if (rc == -3) { snprintf(err, len, "%s:%ld: field %s: wrong width (%d hex digits expected)", r->path, r->line, fn, digits); return; }
+        if (rc == -1) { snprintf(err, len, "%s:%ld: field %s: missing (line has %d fields, %d expected)", r->path, lineno, fn, i, nf); return; }
+        if (rc == -2) { snprintf(err, len, "%s:%ld: field %s: not hexadecimal", r->path, lineno, fn); return; }
+        if (rc == -3) { snprintf(err, len, "%s:%ld: field %s: wrong width (%d hex digits expected)", r->path, lineno, fn, digits); return; }
         mma_fmt f = i == 0 ? u->c : i <= u->k ? u->a : i <= 2 * u->k ? u->b : i <= 2 * u->k + 2 * s ? u->scale : u->d;
         int w = i == 2 * u->k + 2 * s + 2 ? 5 : mma_format(f)->width;     /* flags: five bits */
         if (w < 64 && (dummy >> w)) {
-            snprintf(err, len, "%s:%ld: field %s: value 0x%llx does not fit %d bits", r->path, r->line, fn,
+            snprintf(err, len, "%s:%ld: field %s: value 0x%llx does not fit %d bits", r->path, lineno, fn,
                      (unsigned long long)dummy, w);
             return;
         }
     }
-    snprintf(err, len, "%s:%ld: field %d: extra field (%d expected)", r->path, r->line, nf + 1, nf);
+    snprintf(err, len, "%s:%ld: field %d: extra field (%d expected)", r->path, lineno, nf + 1, nf);
 }
 
-int mma_vec_next(mma_vec_reader *r, mma_vec *v, char *err, size_t len)
+int mma_vec_parse(const mma_vec_reader *r, const char *line, long lineno, mma_vec *v, char *err, size_t len)
 {
     const mma_unit *u = &r->u;
     int s = mma_unit_nscales(u);
     int nf = 1 + 2 * u->k + 2 * s + (r->has_d ? 1 : 0) + (r->has_flags ? 1 : 0);
     int nd = 1 + 2 * u->k + 2 * s;                  /* index of d */
     uint64_t vals[2 * MMA_MAX_K + 2 * MMA_VEC_MAX_SCALES + 3];
-    for (;;) {
-        if (read_line(r) < 0) return 0;
-        const unsigned char *p = (const unsigned char *)r->buf;
+    const unsigned char *p = (const unsigned char *)line;
+    while (*p == ' ' || *p == '\t') p++;
+    if (!*p || *p == '#') return 0;
+    v->line = lineno;
+    int ok = 1;
+    for (int i = 0; i < nf && ok; i++) {
         while (*p == ' ' || *p == '\t') p++;
-        if (!*p || *p == '#') continue;
-        v->line = r->line;
-        int ok = 1;
-        for (int i = 0; i < nf && ok; i++) {
-            while (*p == ' ' || *p == '\t') p++;
-            int dg = r->digits[i];
-            uint64_t x = 0;
-            int j = 0;
-            for (; j + 1 < dg; j += 2) {            /* two digits per load */
-                uint16_t key;
-                if (!p[j]) { ok = 0; break; }        /* never read past the end */
-                memcpy(&key, p + j, 2);
-                uint16_t h = hex2[key];
-                if (h == 0xffff) { ok = 0; break; }
-                x = (x << 8) | h;
-            }
-            if (ok && j < dg) {
-                unsigned char h = hexv[p[j]];
-                if (h == 0xff) ok = 0; else x = (x << 4) | h;
-            }
-            if (!ok) break;
-            p += dg;
-            if (*p && *p != ' ' && *p != '\t') { ok = 0; break; }
-            vals[i] = x;
+        int dg = r->digits[i];
+        uint64_t x = 0;
+        int j = 0;
+        for (; j + 1 < dg; j += 2) {            /* two digits per load */
+            uint16_t key;
+            if (!p[j]) { ok = 0; break; }        /* never read past the end */
+            memcpy(&key, p + j, 2);
+            uint16_t h = hex2[key];
+            if (h == 0xffff) { ok = 0; break; }
+            x = (x << 8) | h;
         }
-        if (ok) { while (*p == ' ' || *p == '\t') p++; if (*p) ok = 0; }
-        /* widths: a field may not exceed its format's bits */
-        if (ok) {
-            const mma_format_info *fc = mma_format(u->c), *fa = mma_format(u->a), *fbi = mma_format(u->b);
-            if (fc->width < 64 && (vals[0] >> fc->width)) ok = 0;
-            for (int k = 0; ok && k < u->k; k++)
-                if ((fa->width < 64 && (vals[1 + k] >> fa->width)) || (fbi->width < 64 && (vals[1 + u->k + k] >> fbi->width))) ok = 0;
-            for (int i = 0; ok && i < 2 * s; i++)
-                if (vals[1 + 2 * u->k + i] >> mma_format(u->scale)->width) ok = 0;
-            if (ok && r->has_d && mma_format(u->d)->width < 64 && (vals[nd] >> mma_format(u->d)->width)) ok = 0;
-            if (ok && r->has_flags && (vals[nd + 1] >> 5)) ok = 0;
+        if (ok && j < dg) {
+            unsigned char h = hexv[p[j]];
+            if (h == 0xff) ok = 0; else x = (x << 4) | h;
         }
-        if (!ok) { diagnose(r, nf, err, len); return -1; }
-        v->c = vals[0];
-        for (int k = 0; k < u->k; k++) { v->a[k] = vals[1 + k]; v->b[k] = vals[1 + u->k + k]; }
-        for (int i = 0; i < s; i++) { v->sa[i] = vals[1 + 2 * u->k + i]; v->sb[i] = vals[1 + 2 * u->k + s + i]; }
-        v->d = r->has_d ? vals[nd] : 0;
-        v->flags = r->has_flags ? (unsigned)vals[nd + 1] : 0;
-        return 1;
+        if (!ok) break;
+        p += dg;
+        if (*p && *p != ' ' && *p != '\t') { ok = 0; break; }
+        vals[i] = x;
     }
+    if (ok) { while (*p == ' ' || *p == '\t') p++; if (*p) ok = 0; }
+    /* widths: a field may not exceed its format's bits */
+    if (ok) {
+        const mma_format_info *fc = mma_format(u->c), *fa = mma_format(u->a), *fbi = mma_format(u->b);
+        if (fc->width < 64 && (vals[0] >> fc->width)) ok = 0;
+        for (int k = 0; ok && k < u->k; k++)
+            if ((fa->width < 64 && (vals[1 + k] >> fa->width)) || (fbi->width < 64 && (vals[1 + u->k + k] >> fbi->width))) ok = 0;
+        for (int i = 0; ok && i < 2 * s; i++)
+            if (vals[1 + 2 * u->k + i] >> mma_format(u->scale)->width) ok = 0;
+        if (ok && r->has_d && mma_format(u->d)->width < 64 && (vals[nd] >> mma_format(u->d)->width)) ok = 0;
+        if (ok && r->has_flags && (vals[nd + 1] >> 5)) ok = 0;
+    }
+    if (!ok) { diagnose(r, line, lineno, nf, err, len); return -1; }
+    v->c = vals[0];
+    for (int k = 0; k < u->k; k++) { v->a[k] = vals[1 + k]; v->b[k] = vals[1 + u->k + k]; }
+    for (int i = 0; i < s; i++) { v->sa[i] = vals[1 + 2 * u->k + i]; v->sb[i] = vals[1 + 2 * u->k + s + i]; }
+    v->d = r->has_d ? vals[nd] : 0;
+    v->flags = r->has_flags ? (unsigned)vals[nd + 1] : 0;
+    return 1;
+}
+
+int mma_vec_next(mma_vec_reader *r, mma_vec *v, char *err, size_t len)
+{
+    for (;;) {
+        if (!r->f || read_line(r) < 0) return finish_decompressor(r, err, len);
+        int rc = mma_vec_parse(r, r->buf, r->line, v, err, len);
+        if (rc < 0 && r->is_pipe) {
+            /* a damaged compressed file shows as a bad line: say so instead */
+            while (read_line(r) >= 0) {}
+            char derr[512];
+            if (finish_decompressor(r, derr, sizeof derr)) snprintf(err, len, "%s", derr);
+        }
+        if (rc) return rc;
+    }
+}
+
+FILE *mma_vec_stream(const mma_vec_reader *r) { return r->f; }
+long mma_vec_lineno(const mma_vec_reader *r) { return r->line; }
+
+int mma_vec_finish(mma_vec_reader *r, char *err, size_t len)
+{
+    if (!r->is_pipe || !r->f) return 0;
+    char buf[1 << 14];
+    while (fread(buf, 1, sizeof buf, r->f) > 0) {}
+    return finish_decompressor(r, err, len);
 }
 
 void mma_vec_close(mma_vec_reader *r)
 {
     if (!r) return;
-    if (r->f && r->f != stdin && !r->borrowed) { if (r->is_pipe) pclose(r->f); else fclose(r->f); }
+    if (r->is_pipe) {
+        if (r->f) {                      /* closed early: the decompressor may be blocked writing */
+            fclose(r->f);
+            kill(r->pid, SIGTERM);
+            waitpid(r->pid, NULL, 0);
+            close(r->errfd);
+        }
+    } else if (r->f && r->f != stdin && !r->borrowed) fclose(r->f);
     for (int i = 0; i < r->nextra; i++) free(r->extra[i]);
     free(r->buf);
     free(r);

@@ -572,7 +572,8 @@ def gemm_metrics(*units: UnitLike, k: int, modes: Sequence[str] = ("tc",), nc: i
     twostage).  Returns one dict per unit and mode (unit, config, mode, out,
     nc, and the figures n, special, agg_rel, mean_rel, ... ne_fp32).
 
-    With ``ntrun=True``, seed 000's truncation sweep instead: per unit,
+    With ``ntrun=True``, the output-truncation sweep of the blog post "Some
+    Matrix Multiplication Engines Are Not As Accurate As We Thought" instead: per unit,
     ``first_change`` and ``sweep``, a list of dicts (ntrun, changed,
     max_rel_change, mean_rel_change)."""
     if isinstance(modes, str):

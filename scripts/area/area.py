@@ -536,7 +536,7 @@ def doc(joined, byid, args, sweep_t):
       "are not the correctly rounded (RNE) value. GEMM: `mmaref gemm <configs> --k %d --mode tc,promote "
       "--nc %d --dist normal --count %d --seed %d`: a depth-%d dot product as a chain of instruction "
       "calls, the running sum kept in the accumulator (tc) or promoted into an FP32 register every %d "
-      "products (promote); agg rel = sum |d - x| / sum |x| over the dot products (normwise, seed 001's measure), x the exact value; mean/max ulp and not CR as above.\n" % (
+      "products (promote); agg rel = sum |d - x| / sum |x| over the dot products (normwise, the DeepSeek-V3 write-up's measure), x the exact value; mean/max ulp and not CR as above.\n" % (
           args.count, args.seed, args.gemm_k, args.nc, args.gemm_count, args.seed, args.gemm_k, args.nc))
     w("- **Sweep** (%d points): F = 10..30 for the fused e4m3 K=32 unit with FP32 output (RZ, 23 "
       "fraction bits; F=25 is exactly Blackwell's FP8 unit) and the fused bf16 K=16 unit (F=25 is exactly "

@@ -44,4 +44,4 @@ echo "plots: error histograms, hopper QGMMA vs blackwell F=25 vs exact-rounded"
 
 gnuplot -e "W='$W'; D='$D'" scripts/plots/accuracy.gp
 echo "plots: $D/accuracy_f_k32.png $D/accuracy_f_gemm.png $D/accuracy_hist.png"
-sh scripts/plots/tables.sh "$M" "$D/accuracy.md"
+sh scripts/docs_check.sh --update "$D/accuracy.md"

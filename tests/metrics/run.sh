@@ -78,7 +78,7 @@ $M gemm $HOP --k 1024 --mode promote --nc 32 --count 40 --seed 2 --csv > "$T/p32
 if same_stats "$T/p32.csv" 1 "$T/g1.csv" 3; then pass "gemm: twostage = promote with Nc = the instruction's K"
 else fail "gemm: twostage vs promote nc=32"; fi
 
-# 8. seed 000: zeroing the low bits of QGMMA outputs changes nothing up to 10 bits
+# 8. the accumulator post: zeroing the low bits of QGMMA outputs changes nothing up to 10 bits
 $M gemm $HOP --k 512 --ntrun --nc 32 --count 200 --seed 4 --json > "$T/nt.json"
 first=$(jfirst "$T/nt.json")
 if [ "$first" = 11 ]; then pass "ntrun: QGMMA results first change at Ntrun=11 (10 low bits always zero)"
@@ -89,7 +89,7 @@ if [ "$first" = 1 ]; then pass "ntrun: HMMA F=25 with fp16 inputs: every output 
 else fail "ntrun: HMMA (fp16 inputs) first change at $first"; fi
 $M gemm hopper:mma.m16n8k16.f32.f16.f16.f32 --quant e4m3 --k 512 --ntrun --nc 32 --count 200 --seed 4 --json > "$T/nt8.json"
 first=$(jfirst "$T/nt8.json")
-if [ "$first" -ge 2 ] && [ "$first" -le 4 ]; then pass "ntrun: HMMA with e4m3-valued inputs (seed 000's FP16 path): first change at $first"
+if [ "$first" -ge 2 ] && [ "$first" -le 4 ]; then pass "ntrun: HMMA with e4m3-valued inputs (the accumulator post's FP16 path): first change at $first"
 else fail "ntrun: HMMA (e4m3 values) first change at $first"; fi
 
 # 9. JSON parses and agrees with the CSV; the table has one line per unit

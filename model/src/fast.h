@@ -1,0 +1,506 @@
+/* The fast path's shared pieces (not installed): operand tables, the
+ * packed product, the accumulator's decoding, the output rounding with a
+ * unit's constants, the plan cache and the AVX2 helpers.  Each algorithm
+ * family keeps its own kernels in fast_<family>.c; every kernel computes
+ * what the reference (alg_*.c) computes, bit for bit, which
+ * tests/test_fastpath.c checks on every suite and vector file.
+ *
+ * A plan holds what depends only on the unit (formats, shifts, rounding
+ * constants, the kernel chosen for this machine); it is made once per unit
+ * content and cached (fast.c), so hand-made units (impl 0) are served the
+ * same way. */
+#ifndef MMAREF_FAST_H
+#define MMAREF_FAST_H
+
+#include "internal.h"
+
+#include <stddef.h>
+#include <string.h>
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define FAST_HAVE_AVX2 1
+#include <immintrin.h>
+#endif
+
+/* ---- operand tables ----------------------------------------------------- */
+
+/* Entry of an operand of 16 bits or fewer: sig in bits 0..31, e (int16,
+ * the term's exponent as term.c gives it) in bits 32..47, flags above:
+ * sign, zero, Inf or NaN, NaN (classes as mma_decode gives them; Inf and
+ * NaN have sig 0 as a zero has).  tf32 has no table: fast_entry decodes it
+ * arithmetically into the same layout, with 10 fraction bits. */
+#define T_NEG  ((uint64_t)1 << 48)
+#define T_ZERO ((uint64_t)1 << 49)
+#define T_SPEC ((uint64_t)1 << 50)
+#define T_NAN  ((uint64_t)1 << 51)
+extern const uint64_t *fast_tab[MMA_FMT_COUNT];
+/* The same operands biased for the product loop (fp16, bf16): significand
+ * in bits 0..31, exponent + 1024 in bits 32..43, Inf/NaN in bit 48, sign in
+ * bit 63, so that adding two entries adds the exponents (with the
+ * product's bias 2048), and xors the signs. */
+extern const uint64_t *fast_btab[MMA_FMT_COUNT];
+#define B_SPEC ((uint64_t)1 << 48)
+
+static inline int32_t ent_e(uint64_t x) { return (int16_t)(uint16_t)(x >> 32); }
+
+/* the entry of a tf32 operand (fp32 layout, the low 13 bits ignored) */
+static inline uint64_t fast_entry_tf32(uint64_t bits)
+{
+    uint32_t w = (uint32_t)bits, ef = (w >> 23) & 0xff, m = (w >> 13) & 0x3ff;
+    uint64_t neg = (w >> 31) ? T_NEG : 0;
+    if (ef == 0xff) return neg | T_SPEC | (m ? T_NAN : 0) | ((uint64_t)10 << 32);   /* (e: as term.c) */
+    if (!ef && !m) return neg | T_ZERO | ((uint64_t)(uint16_t)(int16_t)-126 << 32);
+    uint32_t sig = m | (ef ? 0x400u : 0);
+    return neg | sig | ((uint64_t)(uint16_t)(int16_t)((int32_t)(ef ? ef : 1) - 127) << 32);
+}
+
+/* The entries of an 8-bit format's operands converted to fp16 first
+ * (MMA_F_VIA_FP16: a subnormal becomes a normal fp16, its exponent lower),
+ * as alg_fused.c's via_fp16 converts them; NULL when out of memory. */
+const uint64_t *fast_via_fp16_table(mma_fmt f);
+/* the pair table of two such formats (fast_pair_table's layout) */
+const uint64_t *fast_via_fp16_pair_table(mma_fmt fa, mma_fmt fb);
+
+/* the operand formats the fast path decodes (tables, or tf32) */
+static inline int fast_op_ok(mma_fmt f) { return fast_tab[f] || f == MMA_FMT_TF32; }
+
+/* an operand's entry: through its table, or tf32 (tab NULL) decoded */
+static inline uint64_t fast_entry(const uint64_t *tab, uint64_t mask, uint64_t bits)
+{
+    return tab ? tab[bits & mask] : fast_entry_tf32(bits);
+}
+
+/* ---- packed products ---------------------------------------------------- */
+
+/* bits 0..31 significand, 32..43 exponent + 2048 (0 for a zero product, so
+ * that it never sets emax), 49 Inf or NaN involved, 50 zero, 51 NaN, 63
+ * sign (so that an arithmetic shift makes the negation mask). */
+#define P_EOFF 2048
+#define P_EMASK ((uint64_t)0xfff << 32)
+#define P_NEG  ((uint64_t)1 << 63)
+#define P_SPEC ((uint64_t)1 << 49)
+#define P_ZERO ((uint64_t)1 << 50)
+#define P_NAN  ((uint64_t)1 << 51)
+
+/* The class of the product of two entries, as mma_term_mul (term.c) makes
+ * it: NaN when either is NaN or an Inf meets a zero (a subnormal is no
+ * zero); otherwise Inf when either is Inf; the sign is both signs' xor
+ * whatever the class.  Only P_SPEC, P_NAN and P_NEG are set. */
+_Static_assert(T_SPEC >> 1 == T_ZERO, "one entry's Inf/NaN flag shifts onto the other's zero flag");
+static inline uint64_t product_class(uint64_t x, uint64_t y)
+{
+    uint64_t inf_zero = (((x >> 1) & y) | ((y >> 1) & x)) & T_ZERO;   /* (a NaN there is NaN anyway) */
+    return ((((x | y) & T_NAN) | inf_zero) ? P_NAN : 0) | (((x | y) & T_SPEC) ? P_SPEC : 0) |
+           (((x ^ y) & T_NEG) ? P_NEG : 0);
+}
+
+static inline uint64_t pack_product(uint64_t x, uint64_t y)
+{
+    uint32_t s = (uint32_t)x * (uint32_t)y;
+    int32_t e = ent_e(x) + ent_e(y);
+    uint64_t p = product_class(x, y);
+    return s ? p | s | (uint64_t)(uint32_t)(e + P_EOFF) << 32 : p | P_ZERO;
+}
+
+/* For two formats of at most 8 bits, one table of 65536 entries, indexed
+ * (a & 0xff) << 8 | (b & 0xff), gives the packed product (built on first
+ * use; NULL when out of memory). */
+const uint64_t *fast_pair_table(mma_fmt fa, mma_fmt fb);
+
+/* ---- the accumulator ---------------------------------------------------- */
+
+/* how a step's c is decoded: fp32 inline (tab NULL), the others through
+ * their table; pre and base align it as a product of fbp fraction bits is
+ * aligned at F bits (fast_fused.c) */
+typedef struct { const uint64_t *tab; uint64_t mask; int fb, pre, base; } fast_cfmt;
+void fast_cfmt_init(fast_cfmt *cf, mma_fmt f, int F);
+
+/* c decoded: sig (hidden bit included; 0 for a zero), the exponent of its
+ * unit bit (emin for subnormals and zeros), sign, Inf or NaN */
+typedef struct { uint64_t sig; int32_t e; int neg, spec; } fast_c;
+
+#define CK_F32 1                  /* c kinds known at compile time */
+#define CK_F16 2
+static inline __attribute__((always_inline)) fast_c c_decode_k(const fast_cfmt *cf, uint64_t bits, const int ck)
+{
+    fast_c r;
+    if (ck == CK_F16) {
+        uint32_t w = (uint32_t)bits & 0xffff, ef = (w >> 10) & 0x1f;
+        r.spec = ef == 0x1f;
+        r.sig = (w & 0x3ff) | (ef ? 0x400u : 0);
+        r.e = (int32_t)(ef ? ef : 1) - 15;
+        r.neg = (int)(w >> 15);
+    } else if (ck == CK_F32 || !cf->tab) {
+        uint32_t w = (uint32_t)bits, ef = (w >> 23) & 0xff;
+        r.spec = ef == 0xff;
+        r.sig = (w & 0x7fffff) | (ef ? 0x800000u : 0);
+        r.e = (int32_t)(ef ? ef : 1) - 127;
+        r.neg = (int)(w >> 31);
+    } else {
+        uint64_t x = cf->tab[bits & cf->mask];
+        r.sig = (uint32_t)x;
+        r.e = ent_e(x);
+        r.neg = (x & T_NEG) != 0;
+        r.spec = (x & T_SPEC) != 0;
+    }
+    return r;
+}
+#define c_decode(cf, bits) c_decode_k(cf, bits, 0)
+
+/* c's class in a packed product's bits (P_SPEC, P_NAN, P_NEG) */
+static inline uint64_t c_class(const fast_cfmt *cf, uint64_t bits)
+{
+    if (!cf->tab) {
+        uint32_t w = (uint32_t)bits;
+        if ((w & 0x7f800000u) != 0x7f800000u) return 0;
+        return P_SPEC | ((w & 0x7fffffu) ? P_NAN : 0) | ((w >> 31) ? P_NEG : 0);
+    }
+    uint64_t x = cf->tab[bits & cf->mask];
+    return ((x & T_SPEC) ? P_SPEC : 0) | ((x & T_NAN) ? P_NAN : 0) | ((x & T_NEG) ? P_NEG : 0);
+}
+
+/* ---- the output rounding ------------------------------------------------ */
+
+/* mma_round_pack's constants for a unit's output (d, p, rho, zero sign),
+ * and its NaN (canonical, or the IEEE default quiet NaN) and Inf */
+typedef struct { int width, mb, p, rho, emin, emaxe, zsigned; uint64_t inf, maxf, nan, sign; } fast_out;
+void fast_out_init(fast_out *o, const mma_unit *u);
+/* mma_round_pack(d, p, rho, neg, mag, lsb, zsigned), every case */
+uint64_t fast_round_general(const fast_out *o, int neg, uint64_t mag, int32_t lsb);
+
+/* Output kinds known at compile time in specialized kernels: 0 from the
+ * plan; OUT_F32 fp32, RZ, p = 23; OUT_E8M13 fp32, RZ, p = 13; OUT_F16
+ * fp16, RNE, p = 10; OUT_F32RNE fp32, RNE, p = 23. */
+#define OUT_F32 1
+#define OUT_E8M13 2
+#define OUT_F16 3
+#define OUT_F32RNE 4
+#define O_IS32(out) ((out) == OUT_F32 || (out) == OUT_E8M13 || (out) == OUT_F32RNE)
+#define O_(o, out, f32, f16, fld) (O_IS32(out) ? (f32) : (out) == OUT_F16 ? (f16) : (o)->fld)
+#define O_P(o, out) ((out) == OUT_F32 || (out) == OUT_F32RNE ? 23 : (out) == OUT_E8M13 ? 13 : (out) == OUT_F16 ? 10 : (o)->p)
+#define O_RHO(o, out) ((out) == OUT_F32 || (out) == OUT_E8M13 ? MMA_RZ : (out) ? MMA_RNE : (o)->rho)
+
+/* The rounding of (-1)^neg * mag * 2^lsb; the common case (a normal
+ * result) inline, the rest in fast_round_general.  When cn is given, it
+ * also receives the result decoded as the next step's accumulator
+ * (cn->spec = 1: not done, decode the bits). */
+static inline __attribute__((always_inline)) uint64_t fast_round(const fast_out *o, int neg, uint64_t mag,
+                                                                int32_t lsb, const int out, fast_c *cn)
+{
+    const int width = O_(o, out, 32, 16, width), mb = O_(o, out, 23, 10, mb), p = O_P(o, out);
+    const int32_t emin = O_(o, out, -126, -14, emin), emaxe = O_(o, out, 127, 15, emaxe);
+    const int rho = O_RHO(o, out);
+    if (cn) cn->spec = 1;
+    if (__builtin_expect(mag == 0, 0)) return fast_round_general(o, neg, mag, lsb);
+    int top = 63 - __builtin_clzll(mag);
+    int32_t x = top + lsb;                                /* leading-bit exponent */
+    if (__builtin_expect((uint32_t)(x - emin) >= (uint32_t)(emaxe - emin), 0))
+        return fast_round_general(o, neg, mag, lsb);      /* not below emaxe: may overflow */
+    int sh = top - p;                                     /* bits cut off */
+    uint64_t q;
+    if (__builtin_expect(sh > 0, 1)) {
+        q = mag >> sh;
+        if (rho != MMA_RZ) {
+            uint64_t rem = mag & (((uint64_t)1 << sh) - 1), half = (uint64_t)1 << (sh - 1);
+            int up;
+            if (rho == MMA_RNE) up = rem > half || (rem == half && (q & 1));
+            else if (rho == MMA_RD) up = neg && rem;
+            else up = !neg && rem;
+            q += (uint64_t)up;
+        }
+    } else {
+        q = mag << -sh;
+    }
+    /* q: p+1 bits (hidden bit at p), or 2^(p+1) after a carry, which the
+     * addition carries into the exponent field (x < emaxe: no overflow) */
+    uint64_t m = q << (mb - p);
+    if (cn) {
+        cn->spec = 0;
+        cn->neg = neg;
+        if (rho != MMA_RZ) {                              /* a carry: 2^(mb+1) is 2^mb, x + 1 */
+            int c = (int)(m >> (mb + 1));
+            cn->sig = m >> c;
+            cn->e = x + c;
+        } else {
+            cn->sig = m;
+            cn->e = x;
+        }
+    }
+    return ((uint64_t)neg << (width - 1)) | (m + ((uint64_t)(x - emin) << mb));
+}
+
+/* fp32 with RZ to p bits (23 or 13) of sum * 2^lsb, |sum| < 2^53, through
+ * the double that holds sum exactly: its significand cut to 23 bits is
+ * the RZ rounding, and its exponent, moved by lsb, the result's when that
+ * is a normal fp32 (else fast_round_general, as for zero).  Sign included. */
+static inline __attribute__((always_inline)) uint64_t round_f32rz(const fast_out *o, int64_t sum, int32_t lsb,
+                                                                 const int p, fast_c *cn)
+{
+    double dv = (double)sum;
+    uint64_t db;
+    memcpy(&db, &dv, sizeof db);
+    /* bits 0..22: the significand's top 23 fraction bits; 23..33: the
+     * exponent, rebiased here from 1023 to 127 and moved by lsb */
+    uint64_t t = (db >> 29) + ((uint64_t)(int64_t)(lsb + 127 - 1023) << 23);
+    uint32_t be = (uint32_t)(t >> 23) & 0x7ff;            /* the result's biased exponent */
+    if (cn) cn->spec = 1;
+    if (__builtin_expect(sum == 0 || be - 1 >= 254, 0)) {
+        uint64_t sg = (uint64_t)(sum >> 63);
+        return fast_round_general(o, (int)(sg & 1), ((uint64_t)sum ^ sg) - sg, lsb);
+    }
+    uint32_t m = (uint32_t)t & 0x7fffffff & ~(((uint32_t)1 << (23 - p)) - 1);
+    if (cn) {
+        cn->spec = 0;
+        cn->neg = (int)(db >> 63);
+        cn->sig = (m & 0x7fffff) | 0x800000;
+        cn->e = (int32_t)be - 127;
+    }
+    return (uint64_t)(m | (uint32_t)(db >> 63 << 31));
+}
+
+/* Where a kernel finds its packed products: the pair table of two 8-bit
+ * formats, the biased tables of fp16/bf16, the operand tables, or (a NULL
+ * table) tf32 decoded arithmetically. */
+typedef struct {
+    const uint64_t *ta, *tb, *pt, *bta, *btb;
+    uint64_t amask, bmask;               /* a table's index: the width */
+} fast_src;
+void fast_src_init(fast_src *s, mma_fmt a, mma_fmt b);
+
+/* The L packed products of a and b into p; *any: the or of them (P_SPEC:
+ * an Inf or NaN is involved, P_ZERO: a product is zero), *emf: the
+ * largest exponent field (0: every product is zero). */
+static inline __attribute__((always_inline)) void fast_products(const fast_src *S, const uint64_t *a,
+                                                               const uint64_t *b, int L, uint64_t *p,
+                                                               uint64_t *anyp, uint64_t *emfp)
+{
+    const uint64_t *ta = S->ta, *tb = S->tb, *pt = S->pt, *bta = S->bta, *btb = S->btb;
+    uint64_t any = 0, emf = 0;
+    if (pt) {
+        for (int j = 0; j < L; j++) {
+            uint64_t x = pt[(a[j] & 0xff) << 8 | (b[j] & 0xff)];
+            p[j] = x;
+            any |= x;
+            uint64_t ef = x & P_EMASK;
+            emf = ef > emf ? ef : emf;
+        }
+    } else if (bta && btb) {
+        for (int j = 0; j < L; j++) {
+            uint64_t x = bta[a[j] & 0xffff], y = btb[b[j] & 0xffff];
+            uint32_t sg = (uint32_t)x * (uint32_t)y;
+            uint64_t hi = (x + y) & ~(uint64_t)0xffffffffu;    /* e sum, sign xor, specials */
+            any |= (x | y) & B_SPEC;
+            uint64_t v = (hi & ~(uint64_t)(B_SPEC | (B_SPEC << 1))) | sg;
+            v = sg ? v : P_ZERO;
+            p[j] = v;
+            any |= v;
+            uint64_t ef = v & P_EMASK;
+            emf = ef > emf ? ef : emf;
+        }
+        if (any & B_SPEC) any |= P_SPEC;
+    } else if (ta && tb) {
+        for (int j = 0; j < L; j++) {
+            uint64_t x = pack_product(ta[a[j] & S->amask], tb[b[j] & S->bmask]);
+            p[j] = x;
+            any |= x;
+            uint64_t ef = x & P_EMASK;
+            emf = ef > emf ? ef : emf;
+        }
+    } else {                                /* tf32 */
+        for (int j = 0; j < L; j++) {
+            uint64_t x = pack_product(fast_entry(ta, S->amask, a[j]), fast_entry(tb, S->bmask, b[j]));
+            p[j] = x;
+            any |= x;
+            uint64_t ef = x & P_EMASK;
+            emf = ef > emf ? ef : emf;
+        }
+    }
+    *anyp = any;
+    *emfp = emf;
+}
+
+/* one packed product (the slow paths) */
+static inline uint64_t fast_product(const fast_src *S, uint64_t a, uint64_t b)
+{
+    if (S->pt) return S->pt[(a & 0xff) << 8 | (b & 0xff)];
+    return pack_product(fast_entry(S->ta, S->amask, a), fast_entry(S->tb, S->bmask, b));
+}
+
+/* ---- scalar alignment of packed products -------------------------------- */
+
+/* The sum of L packed products, each aligned (shifted right by eb minus
+ * its biased exponent, after a left shift by pre) and cut toward zero (RZ)
+ * or toward -inf (rd); a shift of 63 or more leaves nothing.  A product
+ * of sig * 2^(e - fbp) in units of 2^(emax - F) is M >> sh with
+ * M = sig << pre and sh = emax - e + base (pre = max(F - fbp, 0),
+ * base = fbp - F + pre >= 0).  With s = 0 for a positive term and s = -1
+ * (all ones) for a negative one:
+ *   RZ (cut toward zero):  ((M >> sh) ^ s) - s
+ *   RD (cut toward -inf):  ((M + s) >> sh) ^ s      (= ~((M - 1) >> sh))
+ * Zero products have M = 0 and contribute nothing.  stride 2 takes every
+ * other product (the AMD even/odd sums). */
+static inline int64_t align_body(const uint64_t *p, int L, int64_t eb, int pre, int rd, int stride)
+{
+    int64_t sum = 0;
+    for (int j = 0; j < L; j += stride) {
+        uint64_t x = p[j];
+        int64_t sh = eb - (int64_t)((x >> 32) & 0xfff);
+        sh = sh > 63 ? 63 : sh;                 /* 63: the term is gone */
+        uint64_t m = (uint64_t)(uint32_t)x << pre;
+        uint64_t s = (uint64_t)((int64_t)x >> 63);
+        if (!rd) sum += (int64_t)(((m >> sh) ^ s) - s);
+        else sum += (int64_t)(m ? ((m + s) >> sh) ^ s : 0);
+    }
+    return sum;
+}
+
+/* ---- plans -------------------------------------------------------------- */
+
+#define FAST_EMPTY (-(1 << 24))       /* exponent of nothing: no term sets emax */
+#define FAST_KEY_OFF offsetof(mma_unit, a)
+#define FAST_KEY_BYTES (sizeof(mma_unit) - FAST_KEY_OFF)
+
+/* Kernel kinds, for the tests and `mmaref bench`. */
+enum { FAST_K_REF = 0, FAST_K_SCALAR = 1, FAST_K_VECTOR = 2, FAST_K_SPECIAL = 3 };
+
+typedef struct fast_hdr fast_hdr;
+typedef uint64_t (*fast_fn)(const fast_hdr *, uint64_t c, const uint64_t *a, const uint64_t *b,
+                            const uint64_t *sa, const uint64_t *sb);
+/* the head of every family's plan */
+struct fast_hdr {
+    uint64_t key[(FAST_KEY_BYTES + 7) / 8];   /* the unit's fields from a on */
+    int mode;                                 /* the forced mode when made   */
+    int kernel;                               /* FAST_K_*                    */
+    fast_fn fn;
+    mma_unit u;                               /* the unit (impl 1: reference) */
+    fast_hdr *sub;                            /* a plan this one owns, or NULL */
+};
+
+/* Modes (tests): 0 the best kernel; 1 scalar kernels only; 2 no
+ * specialized vector kernel. */
+#define FAST_MODE_BEST 0
+#define FAST_MODE_SCALAR 1
+#define FAST_MODE_GENERIC 2
+
+/* What the kernels know: a unit with another rounding or another flag
+ * (one that a later version of the reference defines) stays with the
+ * reference until a kernel learns it (fast_known, in every family's ok). */
+#define FAST_FLAGS_KNOWN (MMA_F_FTZ_IN | MMA_F_FTZ_SUM | MMA_F_PROD_OVF | MMA_F_NAN_CANON | MMA_F_ZERO_POS | \
+                          MMA_F_NO_EZERO | MMA_F_NAN_ANY | MMA_F_VIA_FP16 | \
+                          MMA_F_OVF_MASK /* (the rules the kernels know: fast.c's semantics_ok) */)
+static inline int fast_known(const mma_unit *u)
+{
+    return !(u->flags & ~(unsigned)FAST_FLAGS_KNOWN) && (u->rho == MMA_RZ || u->rho == MMA_RNE || u->rho == MMA_RD ||
+                                                          u->rho == MMA_RU) && (u->align == MMA_RZ || u->align == MMA_RD);
+}
+
+/* A family: whether it computes u, and its plan for u (malloc'ed, its
+ * fast_hdr first; the key is filled in by the cache). */
+typedef struct {
+    int (*ok)(const mma_unit *u);
+    fast_hdr *(*build)(const mma_unit *u, int mode);
+} fast_family;
+extern const fast_family fast_fused_family, fast_amd_family, fast_groups_family, fast_ieee_family;
+
+/* ---- AVX2 --------------------------------------------------------------- */
+
+/* a vector-decodable operand format: fraction bits mb, exponent mask,
+ * hidden bit, Inf/NaN test ((x & smask) == sval), sign shift to bit 31,
+ * bias; shr: right shift first (13 for tf32, which keeps 10 of fp32's 23
+ * fraction bits) */
+typedef struct { uint32_t mmask, emask, hidden, smask, sval; int mb, sshift, bias, shr; } fast_op;
+int fast_vec_op(fast_op *o, mma_fmt f);
+
+#ifdef FAST_HAVE_AVX2
+/* 1: AVX2, BMI2 and LZCNT are there */
+int fast_avx2_usable(void);
+
+#define V_FN static inline __attribute__((always_inline, target("avx2,bmi2,lzcnt")))
+#define V_TARGET __attribute__((target("avx2,bmi2,lzcnt")))
+#define V_LD(p) _mm256_loadu_si256((const __m256i *)(p))
+#define V_CNT(p) _mm_loadu_si128((const __m128i *)(p))
+
+/* the same, broadcast for the vector kernels (memory operands) */
+typedef struct { int32_t mm[8], em[8], hid[8], sm[8], sv[8]; int64_t mb[2], ssh[2], shr[2]; } fast_vop;
+void fast_vop_init(fast_vop *k, const fast_op *o);
+
+/* eight operands, low 32 bits of each; the lane order (0 1 4 5 2 3 6 7)
+ * is the same for a and b, and a fused sum does not depend on order (the
+ * low 128 bits hold the k = 0, 1 mod 4, the high ones k = 2, 3 mod 4; even
+ * lanes hold even k) */
+V_FN __m256i v_load8(const uint64_t *p)
+{
+    __m256 lo = _mm256_castsi256_ps(_mm256_loadu_si256((const __m256i *)p));
+    __m256 hi = _mm256_castsi256_ps(_mm256_loadu_si256((const __m256i *)(p + 4)));
+    return _mm256_castps_si256(_mm256_shuffle_ps(lo, hi, 0x88));
+}
+
+/* the first n (1..7) of eight, zeros after; *valid: all ones in the lanes
+ * loaded */
+extern const int64_t fast_v_ramp[16];
+V_FN __m256i v_load_part(const uint64_t *p, int n, __m256i *valid)
+{
+    __m256i mlo = _mm256_loadu_si256((const __m256i *)(fast_v_ramp + 8 - n));
+    __m256i mhi = _mm256_loadu_si256((const __m256i *)(fast_v_ramp + 12 - n));
+    __m256 lo = _mm256_castsi256_ps(_mm256_maskload_epi64((const long long *)p, mlo));
+    __m256 hi = _mm256_castsi256_ps(_mm256_maskload_epi64((const long long *)(p + 4), mhi));
+    *valid = _mm256_castps_si256(_mm256_shuffle_ps(_mm256_castsi256_ps(mlo), _mm256_castsi256_ps(mhi), 0x88));
+    return _mm256_castps_si256(_mm256_shuffle_ps(lo, hi, 0x88));
+}
+
+/* significand (hidden bit included) and max(biased exponent, 1); lanes
+ * that hold Inf or NaN are or'ed into *spec */
+V_FN void v_decode(__m256i x, const fast_vop *k, const int32_t *one, __m256i *sig, __m256i *ex, __m256i *spec)
+{
+    __m256i e = _mm256_and_si256(_mm256_srl_epi32(x, V_CNT(k->mb)), V_LD(k->em));
+    __m256i z = _mm256_cmpeq_epi32(e, _mm256_setzero_si256());
+    *sig = _mm256_or_si256(_mm256_and_si256(x, V_LD(k->mm)), _mm256_andnot_si256(z, V_LD(k->hid)));
+    *ex = _mm256_max_epi32(e, V_LD(one));
+    *spec = _mm256_or_si256(*spec, _mm256_cmpeq_epi32(_mm256_and_si256(x, V_LD(k->sm)), V_LD(k->sv)));
+}
+
+/* Group g of eight operands of a and b (the last group holding `part`
+ * operands when part > 0), shifted first where tf (tf32) and decoded:
+ * the raw lanes, significands, max(biased exponent, 1), Inf/NaN lanes
+ * or'ed into *spec, the loaded lanes in *valid (part > 0). */
+V_FN void v_operands(const uint64_t *a, const uint64_t *b, int g, const int part, const int tf, const fast_vop *ka,
+                     const fast_vop *kb, const int32_t *one, __m256i *xa, __m256i *xb, __m256i *sa, __m256i *sb,
+                     __m256i *ea, __m256i *eb, __m256i *valid, __m256i *spec)
+{
+    if (part) {
+        *xa = v_load_part(a + 8 * g, part, valid);
+        *xb = v_load_part(b + 8 * g, part, valid);
+    } else {
+        *xa = v_load8(a + 8 * g);
+        *xb = v_load8(b + 8 * g);
+    }
+    if (tf) {
+        *xa = _mm256_srl_epi32(*xa, V_CNT(ka->shr));
+        *xb = _mm256_srl_epi32(*xb, V_CNT(kb->shr));
+    }
+    v_decode(*xa, ka, one, sa, ea, spec);
+    v_decode(*xb, kb, one, sb, eb, spec);
+}
+
+V_FN int32_t v_hmax(__m256i v)
+{
+    __m128i m = _mm_max_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+    m = _mm_max_epi32(m, _mm_shuffle_epi32(m, 0x4e));
+    m = _mm_max_epi32(m, _mm_shuffle_epi32(m, 0xb1));
+    return _mm_cvtsi128_si32(m);
+}
+
+V_FN int64_t v_hsum64(__m256i w)
+{
+    __m128i s = _mm_add_epi64(_mm256_castsi256_si128(w), _mm256_extracti128_si256(w, 1));
+    return _mm_cvtsi128_si64(s) + _mm_extract_epi64(s, 1);
+}
+
+V_FN int64_t v_hsum32(__m256i v)
+{
+    return v_hsum64(_mm256_add_epi64(_mm256_cvtepi32_epi64(_mm256_castsi256_si128(v)),
+                                     _mm256_cvtepi32_epi64(_mm256_extracti128_si256(v, 1))));
+}
+#endif
+
+#endif

@@ -1,0 +1,353 @@
+/* The fast path of the AMD CDNA3 algorithms (alg_amd.c): FDRDA and CoFDRDA
+ * (xf32, fp16, bf16) and GFDRDA and CoGFDRDA (fp8), the same arithmetic.
+ * A step: the products fused among themselves with F bits cut toward zero
+ * (even and odd products apart for GFDRDA, then joined with round-down),
+ * then c added, both aligned to the larger exponent with round-down (the
+ * dot part at F2+1 bits, c at F bits, or c dropped below emax-F-1 with
+ * cadd=rdz); the sum rounded down to F2 bits, then to the output.  The
+ * products come from the shared tables and loops (fast.h); a step with
+ * an Inf or NaN, or a product that may overflow (povf, exponent >= 127),
+ * goes through amd_special first. */
+#include "fast.h"
+
+#include <stdlib.h>
+
+typedef struct {
+    fast_hdr h;
+    int L, steps, f, f2, pre, base, evenodd, rdz, povf, fbp;
+    fast_cfmt c1, cd;
+    int32_t cemin1, cemind;          /* a zero c's exponent: its format's emin */
+    int32_t kemin;                   /* d's emin (the round-down to F2 bits) */
+    int out;                         /* OUT_F32RNE or 0 */
+    fast_out o;
+    fast_src src;
+    /* vector kernel */
+    fast_op va, vb;
+#ifdef FAST_HAVE_AVX2
+    fast_vop ka, kb;
+#endif
+    int32_t one[8], low[8], even[8];
+    int64_t prec[2];
+    int groups, tail;
+    int32_t bab;
+} amd_plan;
+#define PLAN(h) ((const amd_plan *)(h))
+
+static int amd_ok(const mma_unit *u)
+{
+    if (u->tree == MMA_TREE_FUSED) {
+        if (u->cadd != MMA_CADD_RD && u->cadd != MMA_CADD_RDZ) return 0;
+    } else if (u->tree != MMA_TREE_EVENODD) {
+        return 0;
+    }
+    if ((u->flags & (MMA_F_FTZ_IN | MMA_F_VIA_FP16)) || u->scale != MMA_FMT_NONE || u->interleave) return 0;
+    if (!fast_op_ok(u->a) || !fast_op_ok(u->b) || u->lmax < 1 || u->lmax > 64 || u->k % u->lmax) return 0;
+    int fbp = mma_format(u->a)->mbits + mma_format(u->b)->mbits;
+    if (u->f < 1 || u->f > 48 || u->f2 < u->f || u->f2 > 40 || u->f - fbp > 40) return 0;
+    if (u->c != MMA_FMT_FP32 && !fast_tab[u->c]) return 0;
+    return (u->d == MMA_FMT_FP32 || u->d == MMA_FMT_FP16 || u->d == MMA_FMT_BF16) && u->p >= 1 &&
+           u->p <= mma_format(u->d)->mbits;
+}
+
+/* mma_fixed_realign with round-down: s in units of 2^from, in units of 2^to */
+static inline int64_t realign_rd(int64_t s, int32_t from, int32_t to)
+{
+    if (to <= from) return (int64_t)((uint64_t)s << (from - to));
+    int32_t sh = to - from;
+    return sh >= 63 ? (s < 0 ? -1 : 0) : s >> sh;
+}
+
+/* the rounding of s * 2^lsb: down to F2 fraction bits (mma_round_keep),
+ * then to the output (mma_round_pack) */
+static inline __attribute__((always_inline)) uint64_t amd_round(const amd_plan *P, int64_t s, int32_t lsb,
+                                                               const int out)
+{
+    uint64_t sg = (uint64_t)(s >> 63), mag = ((uint64_t)s ^ sg) - sg;
+    int neg = (int)(sg & 1);
+    if (mag) {
+        int32_t x = 63 - __builtin_clzll(mag) + lsb;
+        int32_t keep = (x < P->kemin ? P->kemin : x) - P->f2;
+        int32_t sh = keep - lsb;
+        if (sh > 0) {
+            uint64_t q = sh >= 64 ? 0 : mag >> sh;
+            uint64_t rem = sh >= 64 ? mag : mag & (((uint64_t)1 << sh) - 1);
+            mag = q + (uint64_t)(neg && rem);          /* toward -inf */
+        } else {
+            mag <<= -sh;
+        }
+        lsb = keep;
+    }
+    return fast_round(&P->o, neg, mag, lsb, out, NULL);
+}
+
+/* A step that meets Inf or NaN, or whose products may overflow: the
+ * classes as alg_amd.c gives them (mma_term_overflow: a product reaching
+ * 2^128 is Inf, with its sign), decided by mma_terms_special's rules
+ * (any NaN, or Inf of both signs: the canonical NaN; else the Inf).
+ * Returns 1 and sets *out when decided; 0 when no term is Inf or NaN. */
+static __attribute__((noinline)) int amd_special(const amd_plan *P, const uint64_t *a, const uint64_t *b,
+                                                 uint64_t cls_c, uint64_t *out)
+{
+    unsigned inf = 0;
+    for (int j = 0; j < P->L; j++) {
+        uint64_t x = fast_product(&P->src, a[j], b[j]);   /* (with its class bits) */
+        if (x & P_SPEC) {
+            if (x & P_NAN) { *out = P->o.nan; return 1; }
+            inf |= (x & P_NEG) ? 2 : 1;
+        } else if (P->povf && !(x & P_ZERO)) {
+            int32_t e = (int32_t)((x >> 32) & 0xfff) - P_EOFF;
+            if (63 - __builtin_clzll((uint32_t)x) + e - P->fbp >= 128) inf |= (x & P_NEG) ? 2 : 1;
+        }
+    }
+    if (cls_c & P_NAN) { *out = P->o.nan; return 1; }
+    if (cls_c & P_SPEC) inf |= (cls_c & P_NEG) ? 2 : 1;
+    if (inf == 3) { *out = P->o.nan; return 1; }
+    if (inf) { *out = P->o.inf | (inf == 2 ? P->o.sign : 0); return 1; }
+    return 0;
+}
+
+/* GFDRDA: the even and odd sums (F bits relative to 2^ee, 2^eo; fe, fo:
+ * not empty) joined with round-down at the larger exponent, *ed */
+static inline int64_t join_evenodd(int64_t se, int32_t ee, int fe, int64_t so, int32_t eo, int fo, int32_t *ed)
+{
+    if (!fe) { *ed = eo; return so; }
+    if (!fo) { *ed = ee; return se; }
+    *ed = ee > eo ? ee : eo;
+    return realign_rd(se, ee, *ed) + realign_rd(so, eo, *ed);
+}
+
+/* the largest exponent field of every other product from j0 (0: all zero) */
+static inline uint64_t emf_stride(const uint64_t *p, int L, int j0)
+{
+    uint64_t emf = 0;
+    for (int j = j0; j < L; j += 2) {
+        uint64_t ef = p[j] & P_EMASK;
+        emf = ef > emf ? ef : emf;
+    }
+    return emf;
+}
+
+/* The end of a step: the dot part S (F fraction bits relative to 2^ed;
+ * empty when every product is zero) and c, aligned with round-down to the
+ * larger exponent, then rounded. */
+static inline __attribute__((always_inline)) uint64_t amd_join(const amd_plan *P, int first, const fast_c *xc,
+                                                              const fast_cfmt *cf, int empty, int64_t S,
+                                                              int32_t ed, const int out)
+{
+    int32_t ec = xc->sig ? xc->e : first ? P->cemin1 : P->cemind;
+    int32_t emax = !empty && ed > ec ? ed : ec;
+    int32_t lsb = emax - P->f2 - 1;
+    int64_t s = empty ? 0 : realign_rd(S, ed - P->f, lsb);
+    if (xc->sig && !(P->rdz && ec < emax - P->f - 1)) {
+        int64_t cs = xc->neg ? -(int64_t)xc->sig : (int64_t)xc->sig;
+        s += (int64_t)((uint64_t)realign_rd(cs, ec - cf->fb, emax - P->f) << (P->f2 + 1 - P->f));
+    }
+    return amd_round(P, s, lsb, out);
+}
+
+static inline __attribute__((always_inline)) uint64_t amd_step(const amd_plan *P, int first, uint64_t acc,
+                                                              const uint64_t *a, const uint64_t *b,
+                                                              const int evenodd, const int out)
+{
+    const int L = P->L;
+    uint64_t p[64], any, emf;
+    fast_products(&P->src, a, b, L, p, &any, &emf);
+    const fast_cfmt *cf = first ? &P->c1 : &P->cd;
+    fast_c xc = c_decode(cf, acc);
+    if (__builtin_expect((any & P_SPEC) || xc.spec || (P->povf && emf >= (uint64_t)(127 + P_EOFF) << 32), 0)) {
+        uint64_t r;
+        if (amd_special(P, a, b, c_class(cf, acc), &r)) return r;
+    }
+    /* the dot part: S at F fraction bits relative to 2^ed; empty when
+     * every product is zero (zeros take no part) */
+    int64_t S = 0;
+    int32_t ed = 0;
+    int empty;
+    if (!evenodd) {
+        empty = emf == 0;
+        ed = (int32_t)(emf >> 32) - P_EOFF;
+        if (!empty) S = align_body(p, L, (int64_t)ed + P_EOFF + P->base, P->pre, 0, 1);
+    } else {
+        uint64_t fe = emf_stride(p, L, 0), fo = emf_stride(p, L, 1);
+        int32_t ee = (int32_t)(fe >> 32) - P_EOFF, eo = (int32_t)(fo >> 32) - P_EOFF;
+        int64_t se = fe ? align_body(p, L, (int64_t)ee + P_EOFF + P->base, P->pre, 0, 2) : 0;
+        int64_t so = fo ? align_body(p + 1, L - 1, (int64_t)eo + P_EOFF + P->base, P->pre, 0, 2) : 0;
+        empty = !fe && !fo;
+        S = join_evenodd(se, ee, fe != 0, so, eo, fo != 0, &ed);
+    }
+    return amd_join(P, first, &xc, cf, empty, S, ed, out);
+}
+
+/* ---- the AVX2 kernel ------------------------------------------------------ */
+#ifdef FAST_HAVE_AVX2
+/* (gcc 12 unrolls the loops over a G known only at run time eight times
+ * and then cannot see that the second loop reads only what the first
+ * wrote) */
+#if defined(__GNUC__) && !defined(__clang__)   /* a GCC-only warning */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+/* One step on eight products a vector (fast_fused.c's decoding and
+ * alignment): zero products take no part (their exponent is the lowest);
+ * even and odd products are the even and odd lanes (v_load8 keeps the
+ * parity of k).  A step with Inf, NaN or a product that may overflow is
+ * left to the scalar step. */
+V_FN uint64_t amd_vstep(const amd_plan *P, const int first, uint64_t acc, const uint64_t *a, const uint64_t *b,
+                        const int G, const int tail, const int tf, const int evenodd, const int out)
+{
+    __m256i SP[8], EP[8], SG[8];
+    const __m256i zero = _mm256_setzero_si256(), low = V_LD(P->low);
+    __m256i spec = zero, emv = low;
+#pragma GCC unroll 8
+    for (int g = 0; g < G; g++) {
+        __m256i xa, xb, sa, sb, ea, eb, valid = zero;
+        const int part = tail && g == G - 1;
+        v_operands(a, b, g, part ? tail : 0, tf, &P->ka, &P->kb, P->one, &xa, &xb, &sa, &sb, &ea, &eb, &valid, &spec);
+        __m256i sp = _mm256_mullo_epi32(sa, sb);
+        __m256i z = _mm256_cmpeq_epi32(sp, zero);
+        __m256i ep = _mm256_blendv_epi8(_mm256_add_epi32(ea, eb), low, z);
+        if (part) ep = _mm256_blendv_epi8(low, ep, valid);
+        SG[g] = _mm256_srai_epi32(_mm256_xor_si256(_mm256_sll_epi32(xa, V_CNT(P->ka.ssh)),
+                                                   _mm256_sll_epi32(xb, V_CNT(P->kb.ssh))), 31);
+        SP[g] = _mm256_sll_epi32(sp, V_CNT(P->prec));
+        EP[g] = ep;
+        emv = _mm256_max_epi32(emv, ep);
+    }
+    const fast_cfmt *cf = first ? &P->c1 : &P->cd;
+    fast_c xc = c_decode(cf, acc);
+    int32_t er = v_hmax(emv);                             /* biased by bab */
+    int pspec = !_mm256_testz_si256(spec, spec);
+    if (__builtin_expect(pspec || xc.spec || (P->povf && er - P->bab >= 127), 0))
+        return amd_step(P, first, acc, a, b, evenodd, out);
+    int64_t S = 0;
+    int32_t ed = 0;
+    int empty = er < FAST_EMPTY / 2;
+    if (!empty) {
+        /* the sums align at the largest exponent, of the even and of the
+         * odd lanes apart for GFDRDA */
+        const __m256i ev = V_LD(P->even);
+        int32_t ee = er, eo = er;
+        if (evenodd) {
+            ee = v_hmax(_mm256_blendv_epi8(low, emv, ev));
+            eo = v_hmax(_mm256_blendv_epi8(emv, low, ev));
+        }
+        const __m256i ebv = _mm256_blendv_epi8(_mm256_set1_epi32(eo + P->base), _mm256_set1_epi32(ee + P->base), ev);
+        __m256i sv = zero;
+#pragma GCC unroll 8
+        for (int g = 0; g < G; g++) {
+            __m256i sh = _mm256_sub_epi32(ebv, EP[g]);
+            sv = _mm256_add_epi32(sv, _mm256_xor_si256(_mm256_srlv_epi32(SP[g], sh), SG[g]));
+            sv = _mm256_sub_epi32(sv, SG[g]);
+        }
+        if (!evenodd) {
+            S = v_hsum32(sv);
+            ed = er - P->bab;
+        } else {
+            int64_t se = v_hsum32(_mm256_and_si256(sv, ev)), so = v_hsum32(_mm256_andnot_si256(ev, sv));
+            S = join_evenodd(se, ee - P->bab, ee >= FAST_EMPTY / 2, so, eo - P->bab, eo >= FAST_EMPTY / 2, &ed);
+        }
+    }
+    return amd_join(P, first, &xc, cf, empty, S, ed, out);
+}
+
+#define AMD_VKERNEL(NAME, G, TAIL, TF, EO, OUT)                                                    \
+    static V_TARGET uint64_t NAME(const fast_hdr *h, uint64_t c, const uint64_t *a, const uint64_t *b, \
+                                  const uint64_t *sa, const uint64_t *sb)                          \
+    {                                                                                              \
+        const amd_plan *P = PLAN(h);                                                               \
+        (void)sa;                                                                                  \
+        (void)sb;                                                                                  \
+        c = amd_vstep(P, 1, c, a, b, G, TAIL, TF, EO, OUT);                                        \
+        for (int s = 1; s < P->steps; s++)                                                         \
+            c = amd_vstep(P, 0, c, a + s * P->L, b + s * P->L, G, TAIL, TF, EO, OUT);              \
+        return c;                                                                                  \
+    }
+AMD_VKERNEL(amd_v8, 1, 0, 0, 0, OUT_F32RNE)          /* CDNA3 fp16/bf16: steps of 8 */
+AMD_VKERNEL(amd_v_tf4, 1, 4, 1, 0, OUT_F32RNE)       /* xf32: steps of 4 */
+AMD_VKERNEL(amd_v_eo16, 2, 0, 0, 1, OUT_F32RNE)      /* fp8/bf8: steps of 16 */
+AMD_VKERNEL(amd_v_any, P->groups, P->tail, 1, 0, 0)
+AMD_VKERNEL(amd_v_eo_any, P->groups, P->tail, 1, 1, 0)
+#undef AMD_VKERNEL
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+#endif
+
+#define AMD_KERNEL(NAME, EO, OUT)                                                                  \
+    static uint64_t NAME(const fast_hdr *h, uint64_t c, const uint64_t *a, const uint64_t *b,      \
+                         const uint64_t *sa, const uint64_t *sb)                                   \
+    {                                                                                              \
+        const amd_plan *P = PLAN(h);                                                               \
+        (void)sa;                                                                                  \
+        (void)sb;                                                                                  \
+        c = amd_step(P, 1, c, a, b, EO, OUT);                                                      \
+        for (int s = 1; s < P->steps; s++) c = amd_step(P, 0, c, a + s * P->L, b + s * P->L, EO, OUT); \
+        return c;                                                                                  \
+    }
+AMD_KERNEL(amd_fused, 0, 0)
+AMD_KERNEL(amd_fused_f32, 0, OUT_F32RNE)
+AMD_KERNEL(amd_evenodd, 1, 0)
+AMD_KERNEL(amd_evenodd_f32, 1, OUT_F32RNE)
+#undef AMD_KERNEL
+
+static fast_hdr *amd_build(const mma_unit *u, int mode)
+{
+    amd_plan *P = calloc(1, sizeof *P);
+    if (!P) return NULL;
+    P->L = u->lmax;
+    P->steps = u->k / u->lmax;
+    P->f = u->f;
+    P->f2 = u->f2;
+    P->fbp = mma_format(u->a)->mbits + mma_format(u->b)->mbits;
+    P->pre = u->f > P->fbp ? u->f - P->fbp : 0;
+    P->base = P->fbp - u->f + P->pre;
+    P->evenodd = u->tree == MMA_TREE_EVENODD;
+    P->rdz = u->cadd == MMA_CADD_RDZ;
+    P->povf = (u->flags & MMA_F_PROD_OVF) != 0;
+    fast_cfmt_init(&P->c1, u->c, u->f);
+    fast_cfmt_init(&P->cd, u->d, u->f);
+    P->cemin1 = mma_format(u->c)->emin;
+    P->cemind = mma_format(u->d)->emin;
+    P->kemin = mma_format(u->d)->emin;
+    fast_out_init(&P->o, u);
+    P->o.nan = mma_canonical_nan(u->d);      /* mma_terms_special's NaN */
+    fast_src_init(&P->src, u->a, u->b);
+    int f32 = u->d == MMA_FMT_FP32 && u->rho == MMA_RNE && u->p == 23;
+    P->h.fn = P->evenodd ? (f32 ? amd_evenodd_f32 : amd_evenodd) : (f32 ? amd_fused_f32 : amd_fused);
+    P->h.kernel = FAST_K_SCALAR;
+#ifdef FAST_HAVE_AVX2
+    /* the vector kernel: 32-bit lanes (each aligned product below
+     * 2^(F+2), at most 64 of them), operands it decodes */
+    int lg = 0;
+    P->groups = (P->L + 7) / 8;
+    P->tail = P->L % 8;
+    while ((1 << lg) < P->groups) lg++;
+    int narrow = (u->f > P->fbp ? u->f : P->fbp) + 2 + 3 + lg <= 30;
+    if (mode != FAST_MODE_SCALAR && narrow && fast_vec_op(&P->va, u->a) && fast_vec_op(&P->vb, u->b) &&
+        fast_avx2_usable()) {
+        P->bab = P->va.bias + P->vb.bias;
+        fast_vop_init(&P->ka, &P->va);
+        fast_vop_init(&P->kb, &P->vb);
+        for (int i = 0; i < 8; i++) {
+            P->one[i] = 1;
+            P->low[i] = FAST_EMPTY;
+            P->even[i] = i % 2 ? 0 : -1;
+        }
+        P->prec[0] = P->pre;
+        int tf = P->va.shr || P->vb.shr;
+        P->h.kernel = FAST_K_VECTOR;
+        P->h.fn = P->evenodd ? amd_v_eo_any : amd_v_any;
+        if (mode == FAST_MODE_BEST && f32) {
+            int kern = 1;
+            if (!P->evenodd && P->L == 8 && !tf) P->h.fn = amd_v8;
+            else if (!P->evenodd && P->L == 4 && tf && P->va.shr && P->vb.shr) P->h.fn = amd_v_tf4;
+            else if (P->evenodd && P->L == 16 && !tf) P->h.fn = amd_v_eo16;
+            else kern = 0;
+            if (kern) P->h.kernel = FAST_K_SPECIAL;
+        }
+    }
+#endif
+    return &P->h;
+}
+
+const fast_family fast_amd_family = {amd_ok, amd_build};
