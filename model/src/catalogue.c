@@ -357,22 +357,27 @@ static void nearest(const char *arch, const char *qual, const char *text, char *
     for (size_t i = 0; i < sizeof arch_names / sizeof arch_names[0]; i++) known |= !strcmp(arch, arch_names[i]);
     size_t best[3] = {0, 0, 0};
     int bd[3] = {1 << 30, 1 << 30, 1 << 30}, nb = 0;
-    static _Thread_local mma_edit_pattern pat;       /* 4 KiB: not on the stack */
-    mma_edit_prepare(&pat, known ? qual : text);
+    /* 4 KiB: not on the stack, and not thread-local either (a library with
+     * initial-exec TLS, fast.c's, gets its whole TLS block from the small
+     * static reserve when Python dlopens it: 4 KiB more did not fit) */
+    mma_edit_pattern *pat = malloc(sizeof *pat);
+    if (len) buf[0] = 0;
+    if (!pat) return;
+    mma_edit_prepare(pat, known ? qual : text);
     for (size_t i = 0; i < n_entries; i++) {
         if (known && strcmp(entries[i].arch, arch)) continue;
         char full[200];
         snprintf(full, sizeof full, "%s:%s", entries[i].arch, entries[i].qual);
         /* a candidate at or beyond the third best cannot enter: its distance
          * need not be finished */
-        int dd = mma_edit_distance(&pat, known ? entries[i].qual : full, bd[2]);
+        int dd = mma_edit_distance(pat, known ? entries[i].qual : full, bd[2]);
         for (int j = 0; j < 3; j++) if (dd < bd[j]) {
             for (int m = 2; m > j; m--) { bd[m] = bd[m - 1]; best[m] = best[m - 1]; }
             bd[j] = dd; best[j] = i; if (nb < 3) nb++; break;
         }
     }
+    free(pat);
     size_t n = 0;
-    buf[0] = 0;
     for (int j = 0; j < nb && n < len; j++)
         n += (size_t)snprintf(buf + n, len - n, "%s%s:%s", j ? ", " : "", entries[best[j]].arch, entries[best[j]].qual);
 }
