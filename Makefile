@@ -6,9 +6,9 @@
 # Installed when root, else named (and make stops before compiling).  Then
 # make runs again for the goals themselves, so that every tool path below and
 # in mk/*.mk (Verilator's root, the C++ compiler, SystemC) is found after the
-# installation.  DEPS=no skips the check (tools from elsewhere).
+# installation.  MMAREF_DEPS=no skips the check (tools from elsewhere).
 DEPS_FREE := clean deps deps-list
-ifeq ($(DEPS_DONE)$(DEPS),)
+ifeq ($(DEPS_DONE)$(MMAREF_DEPS),)
 ifneq ($(filter-out $(DEPS_FREE),$(or $(MAKECMDGOALS),all)),)
 DEPS_GOALS := $(or $(MAKECMDGOALS),all)
 .NOTPARALLEL:

@@ -36,6 +36,10 @@ typedef void (*cli_gen_fn)(void *ctx, long i, mma_vec *v);
 int cli_gen_pass(const mma_unit *u, long lo, long hi, cli_gen_fn fn, void *ctx, cli_out *o, int threads);
 
 int cmd_gen(int argc, char **argv);
+/* Vectors lo .. hi-1 of `mmaref gen`'s suite (by name) for u into out[0 ..
+ * hi-lo-1], d and flags filled in: the vectors the command writes.
+ * Returns hi - lo, or -1 for an unknown suite. */
+long cli_gen_suite(const mma_unit *u, const char *suite, unsigned long long seed, long lo, long hi, mma_vec *out);
 int cmd_metrics(int argc, char **argv);
 int cmd_gemm(int argc, char **argv);
 int cmd_bench(int argc, char **argv);

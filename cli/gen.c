@@ -11,6 +11,7 @@ typedef struct {
     cli_rng *r;
     mma_vec *v;
     int sigbits;   /* significand mode of rnd_fin, set per vector by s_normal */
+    int ieee;      /* the unit has IEEE semantics: compliance mixes in the ieee- suites */
 } G;
 
 /* ---- encodings ------------------------------------------------------- */
@@ -522,6 +523,213 @@ static void s_ezero(G *g, long i)
     scales(g, 0);
 }
 
+/* ---- IEEE 754 boundaries: zeros, overflow, tininess, sticky bits, NaN
+ * operands.  Sums are built from exact powers of two (set_term) so that
+ * they land exactly where the output rounding decides; a unit whose
+ * formats cannot reach a boundary gets the nearest suite that applies. */
+
+/* block scales of 1, so that set_term's values are the products' values */
+static void scales_one(G *g)
+{
+    int s = mma_unit_nscales(g->u);
+    for (int i = 0; i < s; i++) g->v->sa[i] = g->v->sb[i] = g->u->scale == MMA_FMT_UE8M0 ? 127 : 0x38;
+}
+
+/* a free position (product or c), or -1 */
+static int free_pos(G *g, unsigned char *used)
+{
+    int n = g->u->k + 1;
+    for (int tries = 0; tries < 2 * n; tries++) {
+        int j = (int)cli_rng_below(g->r, (uint64_t)n);
+        if (!used[j]) { used[j] = 1; return j; }
+    }
+    for (int j = 0; j < n; j++) if (!used[j]) { used[j] = 1; return j; }
+    return -1;
+}
+
+/* +-2^t at a free position; 0 when no position or the formats cannot */
+static int put(G *g, unsigned char *used, int neg, int t)
+{
+    int j = free_pos(g, used);
+    if (j < 0) return 0;
+    if (set_term(g, j, neg, t, 0)) return 1;
+    if (j == g->u->k) g->v->c = 0; else g->v->a[j] = g->v->b[j] = 0;
+    used[j] = 0;
+    return 0;
+}
+
+/* the output's largest finite as q * 2^(E - p), q of p+1 bits */
+static void out_max(const mma_unit *u, int *E, uint64_t *q)
+{
+    mma_value v = mma_decode(u->d, mma_format_max(u->d));
+    int mb = FI(u->d)->mbits;
+    *E = v.exp + mb;
+    *q = v.sig >> (mb - u->p);
+}
+
+/* Overflow boundaries per direction: the output's largest finite (as c,
+ * or as 2^(E+1) less one or two ulps), then perturbations of -2 .. +1/16
+ * ulp of either sign, mostly outward, and both signs of the whole sum. */
+static void s_ieee_overflow(G *g, long i)
+{
+    const mma_unit *u = g->u;
+    int p = u->p, E, neg = (int)(cli_rng_next(g->r) & 1);
+    uint64_t q;
+    unsigned char used[MMA_MAX_K + 1] = {0};
+    out_max(u, &E, &q);
+    fill_zero(g);
+    scales_one(g);
+    const fenc *fc = &fenc_of[u->c];
+    int ok = 0;
+    if (E <= fc->emax && E >= fc->emin && p <= fc->mb && (u->c != MMA_FMT_E4M3 || u->d == MMA_FMT_E4M3 || E < 8)) {
+        g->v->c = enc(u->c, neg, E, (q - ((uint64_t)1 << p)) << (fc->mb - p));
+        used[u->k] = 1;
+        ok = 1;
+    } else if (u->k >= 2) {
+        uint64_t gap = ((uint64_t)2 << p) - q;           /* 1, or 2 for e4m3 */
+        ok = put(g, used, neg, E + 1) && put(g, used, !neg, E - p + (gap == 2));
+    }
+    if (!ok) { s_specials(g, i / 2 * 14 + 8 + (i & 1)); return; }
+    int nd = 1 + (int)(i & 1);
+    for (int t = 0; t < nd; t++) {
+        int k = (int)cli_rng_below(g->r, 7) - 1;           /* 2^(E-p+1) .. 2^(E-p-5) */
+        int dneg = (cli_rng_next(g->r) & 3) == 0 ? !neg : neg;
+        /* beyond the products' reach: the largest they have, a sticky-only push */
+        if (!put(g, used, dneg, E - p - k)) put(g, used, dneg, prod_emax(u) - 1 < E - p - k ? prod_emax(u) - 1 : E - p - k);
+    }
+}
+
+/* Tininess before and after rounding: sums just below 2^emin (the ones
+ * that round up to 2^emin are tiny before rounding only), just above it,
+ * in the subnormal range, and around half the smallest subnormal. */
+static void s_ieee_tiny(G *g, long i)
+{
+    const mma_unit *u = g->u;
+    int p = u->p, emin = FI(u->d)->emin, neg = (int)(cli_rng_next(g->r) & 1);
+    unsigned char used[MMA_MAX_K + 1] = {0};
+    fill_zero(g);
+    scales_one(g);
+    int j = (int)cli_rng_below(g->r, 4), ok;
+    switch (i % 4) {
+    case 0:  ok = put(g, used, neg, emin) && put(g, used, !neg, emin - p - 1 - j); break;
+    case 1:  ok = put(g, used, neg, emin) && put(g, used, neg, emin - p - 1 - j); break;
+    case 2: {
+        int s = (int)cli_rng_below(g->r, (uint64_t)p + 1);
+        ok = put(g, used, neg, emin - 1 - s);
+        if (ok && (cli_rng_next(g->r) & 1)) put(g, used, (int)(cli_rng_next(g->r) & 1), emin - p - 1 - j);
+        break; }
+    default: ok = put(g, used, neg, emin - p - 1);
+        if (ok && j) put(g, used, (int)(cli_rng_next(g->r) & 1), emin - p - 1 - j);
+        break;
+    }
+    if (!ok) s_specials(g, i / 2 * 14 + 13);        /* products near the subnormal range */
+}
+
+/* Signed zeros: every term a zero of random sign (all -0 half the time),
+ * exact cancellations X - X among products and c, and cancellations that
+ * leave less than half the smallest subnormal (rounded to zero or not). */
+static void s_ieee_zero(G *g, long i)
+{
+    const mma_unit *u = g->u;
+    unsigned char used[MMA_MAX_K + 1] = {0};
+    fill_zero(g);
+    scales_one(g);
+    int allneg = (cli_rng_next(g->r) & 1) != 0;
+    for (int k = 0; k < u->k; k++) {                    /* zero products of random sign */
+        int sn = allneg ? 1 : (int)(cli_rng_next(g->r) & 1);
+        int za = (cli_rng_next(g->r) & 1) != 0;        /* which factor is the zero */
+        uint64_t x = (cli_rng_next(g->r) & 3) ? rnd_fin(g, za ? u->b : u->a, -4, 4) : zero(za ? u->b : u->a, 0);
+        x &= ~fenc_of[za ? u->b : u->a].sign;
+        if (za) { g->v->a[k] = zero(u->a, sn); g->v->b[k] = x; }
+        else { g->v->a[k] = x; g->v->b[k] = zero(u->b, sn); }
+    }
+    g->v->c = zero(u->c, allneg ? 1 : (int)(cli_rng_next(g->r) & 1));
+    if (i % 3 == 0) return;
+    int lo = prod_emin(g->u) + 2, hi = emax_of(u->d) - 2;
+    if (hi > prod_emax(u) - 1) hi = prod_emax(u) - 1;
+    if (hi < lo) hi = lo;
+    int pairs = 1 + (int)cli_rng_below(g->r, (uint64_t)(u->k / 2 > 0 ? (u->k < 8 ? u->k / 2 : 4) : 1));
+    for (int pr = 0; pr < pairs; pr++) {
+        int t = lo + (int)cli_rng_below(g->r, (uint64_t)(hi - lo + 1)), sn = (int)(cli_rng_next(g->r) & 1);
+        if (!put(g, used, sn, t)) continue;
+        if (!put(g, used, !sn, t)) break;
+    }
+    if (i % 3 == 2)                                       /* less than half the smallest subnormal */
+        put(g, used, (int)(cli_rng_next(g->r) & 1), FI(u->d)->emin - u->p - 2 - (int)cli_rng_below(g->r, 4));
+}
+
+/* Sticky-position cases: a term B with a random significand and small
+ * terms of opposite signs below its rounding position (their difference
+ * decides a directed rounding, and whether the sum is exact), sometimes
+ * with a half-ulp term: a tie that they break, or, when they cancel, a
+ * true tie. */
+static void s_ieee_sticky(G *g, long i)
+{
+    const mma_unit *u = g->u;
+    int p = u->p, emin = FI(u->d)->emin, E;
+    uint64_t q;
+    out_max(u, &E, &q);
+    for (int tries = 0; tries < 8; tries++) {
+        unsigned char used[MMA_MAX_K + 1] = {0};
+        fill_zero(g);
+        scales_one(g);
+        int lo = emin + 1, hi = E - 2;
+        if (hi < lo) hi = lo;
+        int e = lo + (int)cli_rng_below(g->r, (uint64_t)(hi - lo + 1));
+        int neg = (int)(cli_rng_next(g->r) & 1), sg = (int)(cli_rng_next(g->r) & 1);
+        int j0 = free_pos(g, used);
+        if (j0 < 0 || !set_term(g, j0, neg, e, 1)) continue;
+        int j1 = (int)cli_rng_below(g->r, 6), j2 = (int)cli_rng_below(g->r, 6);
+        if (i % 4 != 2 && j1 == j2) j2 = (j1 + 1 + (int)cli_rng_below(g->r, 5)) % 6;
+        if (!put(g, used, sg, e - p - 2 - j1) || !put(g, used, !sg, e - p - 2 - j2)) continue;
+        if (i % 4 == 1 || (i % 4 == 2 && (cli_rng_next(g->r) & 1)))   /* a tie, broken or not */
+            put(g, used, (int)(cli_rng_next(g->r) & 1), e - p - 1);
+        if (i % 4 == 3) put(g, used, (int)(cli_rng_next(g->r) & 1), e - p - 2 - (int)cli_rng_below(g->r, 8));
+        return;
+    }
+    s_rounding(g, i);
+}
+
+/* NaN operands, quiet and signaling, at one or two positions (the order
+ * nan=prop follows), beside 0 * Inf or +Inf and -Inf (invalid) */
+static uint64_t nan_qs(G *g, mma_fmt f)
+{
+    uint64_t x = nan_of(g, f);
+    const mma_format_info *fi = FI(f);
+    if (!fi->has_inf) return x;                       /* one fixed NaN: quiet */
+    int mb = f == MMA_FMT_TF32 ? 23 : fi->mbits;
+    uint64_t qb = (uint64_t)1 << (mb - 1);
+    x = (cli_rng_next(g->r) & 1) ? x | qb : x & ~qb;
+    if (!(x & ((((uint64_t)1 << mb) - 1) & (f == MMA_FMT_TF32 ? ~(uint64_t)0x1fff : ~(uint64_t)0))))
+        x |= f == MMA_FMT_TF32 ? (uint64_t)1 << 13 : 1;  /* keep it a NaN */
+    return x;
+}
+
+static void s_ieee_nan(G *g, long i)
+{
+    const mma_unit *u = g->u;
+    s_normal(g, i);
+    int nn = 1 + (int)(i & 1);
+    for (int t = 0; t < nn; t++) {
+        int pos = (int)cli_rng_below(g->r, (uint64_t)(2 * u->k + 1));
+        if (pos == 2 * u->k) { if (has_nan(u->c)) g->v->c = nan_qs(g, u->c); }
+        else if (pos & 1) { if (has_nan(u->b)) g->v->b[pos / 2] = nan_qs(g, u->b); }
+        else if (has_nan(u->a)) g->v->a[pos / 2] = nan_qs(g, u->a);
+    }
+    int k = (int)cli_rng_below(g->r, (uint64_t)u->k);
+    const mma_format_info *fa = FI(u->a);
+    uint64_t inf = has_inf(u->a) ? (((uint64_t)1 << fa->ebits) - 1) << (u->a == MMA_FMT_TF32 ? 23 : fa->mbits) : 0;
+    switch ((i / 2) % 3) {
+    case 0: if (inf) { g->v->a[k] = inf; g->v->b[k] = zero(u->b, (int)(cli_rng_next(g->r) & 1)); } break;
+    case 1: if (inf && u->k > 1) {
+        int k2 = (k + 1) % u->k;
+        g->v->a[k] = inf; g->v->a[k2] = inf | fenc_of[u->a].sign;
+        g->v->b[k] = g->v->b[k2] = pow2(u->b, 0, 0);
+    } break;
+    default: break;
+    }
+}
+
 typedef void (*suite_fn)(G *, long);
 static const struct { const char *name; suite_fn fn; const char *what; } suites[] = {
     {"random", s_random, "uniform random bit patterns in every field"},
@@ -532,46 +740,102 @@ static const struct { const char *name; suite_fn fn; const char *what; } suites[
     {"rounding", s_rounding, "sums at 1 + {0.25, 0.5, 0.75, 1.5} ulp and negatives (rounding, ties)"},
     {"specials", s_specials, "subnormals, signed zeros, Inf, NaN payloads, 0*Inf, overflow, tf32 low bits, scale NaN"},
     {"ezero", s_ezero, "c = 0, one big and one tiny product near the output's subnormal grid: where zero terms sit in emax"},
-    {"compliance", NULL, "random to ezero above in fixed proportions"},
+    {"compliance", NULL, "random to ezero above in fixed proportions (with the ieee- suites below for units with IEEE semantics)"},
     /* appended: a suite's index seeds its draws and the compliance mix */
     {"bits", s_bits, "random bit patterns, each field's exponent all zeros or all ones half the time: NaN/Inf/subnormal-heavy"},
+    {"ieee-zero", s_ieee_zero, "signed zeros: all terms +-0 (all -0 half the time), exact cancellations, sums below half the smallest subnormal"},
+    {"ieee-overflow", s_ieee_overflow, "the output's largest finite and perturbations of -2 .. +1/16 ulp of either sign: overflow per direction"},
+    {"ieee-tiny", s_ieee_tiny, "sums just below and above 2^emin, subnormal sums, half the smallest subnormal: tininess before and after rounding"},
+    {"ieee-sticky", s_ieee_sticky, "a term and small terms of opposite signs below its rounding position (and a half-ulp term): sticky bits and directed rounding"},
+    {"ieee-nan", s_ieee_nan, "quiet and signaling NaNs at one or two positions, beside 0*Inf or +Inf with -Inf"},
 };
+
+/* Units with IEEE semantics: the ieee tree, or a configuration that asks
+ * for IEEE zeros, propagated NaNs, RMM or round-to-odd, or an overflow
+ * rule other than its tree's default. */
+static int ieee_semantics(const mma_unit *u)
+{
+    char cfg[512];
+    if (u->tree == MMA_TREE_IEEE || u->rho == MMA_RMM || u->rho == MMA_RODD ||
+        (u->flags & (MMA_F_ZERO_IEEE | MMA_F_NAN_PROP))) return 1;
+    if (u->tree == MMA_TREE_FMA || u->tree == MMA_TREE_PAIRWISE) return 0;
+    mma_unit_config(u, cfg, sizeof cfg);
+    return strstr(cfg, ",ovf=") != NULL;               /* written only when not the default */
+}
 
 static void s_compliance(G *g, long i)
 {
     /* fixed proportions out of 20: random 1, normal 7, cancel 3, order 1,
-     * precision 2, rounding 2, specials 3, ezero 1 */
+     * precision 2, rounding 2, specials 3, ezero 1; for units with IEEE
+     * semantics: random 1, normal 3, cancel 2, order 1, precision 1,
+     * rounding 2, specials 2, ieee-zero 2, ieee-overflow 2, ieee-tiny 1,
+     * ieee-sticky 2, ieee-nan 1 */
     static const signed char pick[20] = {0,1,2,6,4,1,1,5,6,2,1,3,7,4,1,6,5,2,1,1};
-    int s = pick[i % 20];
+    static const signed char pick_ieee[20] = {10,1,11,13,2,5,12,14,6,3,10,0,11,4,13,5,1,2,6,1};
+    int s = g->ieee ? pick_ieee[i % 20] : pick[i % 20];
     suites[s].fn(g, i / 20);
+}
+
+static int suite_index(const char *name)
+{
+    for (size_t s = 0; s < sizeof suites / sizeof suites[0]; s++) if (!strcmp(name, suites[s].name)) return (int)s;
+    return -1;
+}
+
+/* The operands of vector i of suite si into g->v: they depend only on
+ * (seed, si, i), so any thread may make any vector. */
+static void fill_vector(G *g, int si, unsigned long long seed, long i)
+{
+    const mma_unit *u = g->u;
+    mma_vec *v = g->v;
+    cli_rng_seed(g->r, seed ^ ((uint64_t)si << 56), (uint64_t)i);
+    /* only what the unit uses: the whole struct is 8.5 kB */
+    v->c = 0;
+    memset(v->a, 0, (size_t)u->k * sizeof v->a[0]);
+    memset(v->b, 0, (size_t)u->k * sizeof v->b[0]);
+    memset(v->sa, 0, sizeof v->sa);
+    memset(v->sb, 0, sizeof v->sb);
+    (suites[si].fn ? suites[si].fn : s_compliance)(g, i);
+}
+
+long cli_gen_suite(const mma_unit *u, const char *suite, unsigned long long seed, long lo, long hi, mma_vec *out)
+{
+    int si = suite_index(suite);
+    if (si < 0) return -1;
+    fcache_init();
+    cli_rng r;
+    G g = {u, &r, NULL, -1, ieee_semantics(u)};
+    int ns = mma_unit_nscales(u);
+    for (long i = lo; i < hi; i++) {
+        mma_vec *v = g.v = &out[i - lo];
+        v->line = 0;
+        fill_vector(&g, si, seed, i);
+        v->d = mma_dot_flags(u, v->c, v->a, v->b, ns ? v->sa : NULL, ns ? v->sb : NULL, &v->flags);
+    }
+    return hi - lo;
 }
 
 const char cli_gen_help[] =
     "usage: mmaref gen <instr|config> --suite S --count N --seed S [--shard i/n] [--threads N] -o out.vec\n"
     "       mmaref gen --list-suites\n"
-    "  a vector suite for the unit, d computed by the model (docs/suites.md)\n"
+    "  a vector suite for the unit, d (and the flags of units that raise them) computed by the\n"
+    "  model (docs/suites.md)\n"
     "  --suite S        random normal cancel order precision rounding specials ezero compliance bits\n"
-    "                   (--list-suites says what each holds; compliance mixes them all)\n"
+    "                   ieee-zero ieee-overflow ieee-tiny ieee-sticky ieee-nan\n"
+    "                   (--list-suites says what each holds; compliance mixes them)\n"
     "  --count N        vectors                             --seed S   the same seed, the same bytes\n"
     "  --shard i/n      only part i of n (0 <= i < n): the parts concatenated are the whole file\n"
     "  -o FILE          the output (.vec, or compressed .vec.xz, .vec.gz), written only on success\n"
     "  --threads N      threads (default: one per core); the bytes are the same for any N\n";
 
-/* vector i of the suite: its own generator state, seeded by (seed, i) */
-typedef struct { const mma_unit *u; suite_fn fn; uint64_t seed; } gen_ctx;
+/* vector i of the suite for cli_gen_pass, which computes d */
+typedef struct { const mma_unit *u; int si, ieee; unsigned long long seed; } gen_ctx;
 static void gen_one(void *ctx, long i, mma_vec *v)
 {
     const gen_ctx *x = ctx;
     cli_rng r;
-    G g = {x->u, &r, v, -1};
-    cli_rng_seed(&r, x->seed, (uint64_t)i);
-    /* only what the unit uses: the whole struct is 8.5 kB */
-    v->c = 0;
-    memset(v->a, 0, (size_t)x->u->k * sizeof v->a[0]);
-    memset(v->b, 0, (size_t)x->u->k * sizeof v->b[0]);
-    memset(v->sa, 0, sizeof v->sa);
-    memset(v->sb, 0, sizeof v->sb);
-    x->fn(&g, i);
+    G g = {x->u, &r, v, -1, x->ieee};
+    fill_vector(&g, x->si, x->seed, i);
 }
 
 int cmd_gen(int argc, char **argv)
@@ -590,7 +854,7 @@ int cmd_gen(int argc, char **argv)
         }
         else if (!strcmp(a, "-o") && i + 1 < argc) out = argv[++i];
         else if (!strcmp(a, "--threads") && i + 1 < argc) { if ((threads = cli_threads(argv[++i])) < 0) return 2; }
-        else if (!strcmp(a, "--list-suites")) { for (size_t s = 0; s < sizeof suites / sizeof suites[0]; s++) printf("%-11s %s\n", suites[s].name, suites[s].what); return 0; }
+        else if (!strcmp(a, "--list-suites")) { for (size_t s = 0; s < sizeof suites / sizeof suites[0]; s++) printf("%-13s %s\n", suites[s].name, suites[s].what); return 0; }
         else if (a[0] == '-') { fprintf(stderr, "mmaref gen: unknown option '%s'\n", a); return 2; }
         else if (!instr) instr = a;
         else { fprintf(stderr, "mmaref gen: unexpected argument '%s'\n", a); return 2; }
@@ -599,13 +863,11 @@ int cmd_gen(int argc, char **argv)
         fputs(cli_gen_help, stderr);
         return 2;
     }
-    int si = -1;
-    for (size_t s = 0; s < sizeof suites / sizeof suites[0]; s++) if (!strcmp(suite, suites[s].name)) si = (int)s;
+    int si = suite_index(suite);
     if (si < 0) { fprintf(stderr, "mmaref gen: unknown suite '%s' (mmaref gen --list-suites)\n", suite); return 2; }
     mma_unit u;
     if (cli_unit(instr, &u)) return 2;
     fcache_init();
-    suite_fn fn = suites[si].fn ? suites[si].fn : s_compliance;
     cli_out o;
     if (cli_out_open(&o, out)) return 2;
     if (shard_i == 0) {
@@ -613,7 +875,7 @@ int cmd_gen(int argc, char **argv)
         fprintf(o.f, "# suite: %s\n# seed: %llu\n# count: %ld\n# source: mmaref %s\n", suite, seed, count, MMAREF_VERSION);
     }
     long lo = count * shard_i / shard_n, hi = count * (shard_i + 1) / shard_n;
-    gen_ctx ctx = {&u, fn, seed ^ ((uint64_t)si << 56)};
+    gen_ctx ctx = {&u, si, ieee_semantics(&u), seed};
     if (cli_gen_pass(&u, lo, hi, gen_one, &ctx, &o, threads)) {
         cli_out_abort(&o);
         return 2;

@@ -17,11 +17,14 @@ static const char describe_help[] =
     "usage: mmaref describe <instr|config>\n"
     "  the unit's canonical configuration string and what it computes, in words\n";
 static const char eval_help[] =
-    "usage: mmaref eval <instr|config> <c> <a0,...> <b0,...> [<sa0,...> <sb0,...>]\n"
+    "usage: mmaref eval [--flags] <instr|config> <c> <a0,...> <b0,...> [<sa0,...> <sb0,...>]\n"
     "  one dot product d = c + sum of a[k]*b[k]; prints d's encoding in hex\n"
     "  Every operand is a raw encoding in hex in the unit's format (mmaref describe\n"
     "  names them): c one value, a and b exactly K values each, comma-separated;\n"
-    "  block-scaled units also take the scales of a and of b, one per block.\n";
+    "  block-scaled units also take the scales of a and of b, one per block.\n"
+    "  --flags          also the IEEE exception flags raised (units of the ieee tree):\n"
+    "                   their byte in hex (inexact 01, underflow 02, overflow 04,\n"
+    "                   invalid 10) and their names\n";
 static const char run_help[] =
     "usage: mmaref run <in.vec> -o <out.vec> [--instr X] [--threads N]\n"
     "  fills in d for every vector of a file (.vec, .vec.xz, .vec.gz; - for stdin)\n"
@@ -110,9 +113,15 @@ static int parse_list(const char *what, const char *s, mma_fmt f, int want, uint
 
 static int cmd_eval(int argc, char **argv)
 {
+    int want_flags = argc > 0 && !strcmp(argv[0], "--flags");
+    if (want_flags) { argc--; argv++; }
     if (argc < 4) { fputs(eval_help, stderr); return 2; }
     mma_unit u;
     if (cli_unit(argv[0], &u)) return 2;
+    if (want_flags && !mma_unit_has_flags(&u)) {
+        fprintf(stderr, "mmaref eval: --flags: %s defines no exception flags (the ieee tree does: ieee,a=...,k=...)\n", argv[0]);
+        return 2;
+    }
     int s = mma_unit_nscales(&u);
     if (argc != 4 + (s ? 2 : 0)) {
         fprintf(stderr, "mmaref eval: %s takes %s operands\n", argv[0], s ? "c, a, b, sa and sb" : "c, a and b");
@@ -122,8 +131,15 @@ static int cmd_eval(int argc, char **argv)
     if (parse_list("c", argv[1], u.c, 1, &c) || parse_list("a", argv[2], u.a, u.k, a) ||
         parse_list("b", argv[3], u.b, u.k, b)) return 2;
     if (s && (parse_list("sa", argv[4], u.scale, s, sa) || parse_list("sb", argv[5], u.scale, s, sb))) return 2;
-    uint64_t d = mma_dot(&u, c, a, b, s ? sa : NULL, s ? sb : NULL);
-    printf("%0*llx\n", mma_format(u.d)->hexdigits, (unsigned long long)d);
+    unsigned fl = 0;
+    uint64_t d = mma_dot_flags(&u, c, a, b, s ? sa : NULL, s ? sb : NULL, &fl);
+    printf("%0*llx", mma_format(u.d)->hexdigits, (unsigned long long)d);
+    if (want_flags) {
+        char names[96];
+        mma_flags_describe(fl, names, sizeof names);
+        printf(" %02x (%s)", fl, names);
+    }
+    printf("\n");
     return 0;
 }
 

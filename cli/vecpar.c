@@ -22,9 +22,9 @@
 #include <unistd.h>
 
 #define PIECE_BYTES (256 * 1024)      /* input bytes (or output bytes, gen) a piece */
-#define LINE_MAX_OUT (MMA_MAX_K * 2 * 17 + 64 + 34 * MMA_VEC_MAX_SCALES)
+#define LINE_MAX_OUT (MMA_MAX_K * 2 * 17 + 68 + 34 * MMA_VEC_MAX_SCALES)
 
-typedef struct { long rel; uint64_t file_d, model_d; char *text; } mismatch;
+typedef struct { long rel; uint64_t file_d, model_d; unsigned file_fl, model_fl; char *text; } mismatch;
 
 typedef struct {
     /* input: bytes [start, end) of the file (plain), or the piece's own
@@ -48,6 +48,7 @@ typedef struct {
     const mma_vec_reader *r;
     const mma_unit *u;
     int check, ns, pipe_in;
+    int unit_flags, file_flags;       /* the unit defines flags; the file carries them */
     long show;
     int fd;
     off_t body, size;                 /* plain input: body start, file size */
@@ -95,15 +96,16 @@ static int fill_plain(const pass *x, piece *p)
     return 0;
 }
 
-static int add_mismatch(const pass *x, piece *p, long rel, const mma_vec *v, uint64_t d)
+static int add_mismatch(const pass *x, piece *p, long rel, const mma_vec *v, uint64_t d, unsigned fl)
 {
     if (p->nmis >= x->show) return 0;
     mismatch *m = realloc(p->mis, sizeof *m * (size_t)(p->nmis + 1));
     if (!m) return -1;
     p->mis = m;
     char line[LINE_MAX_OUT];
-    mma_vec_format(line, x->u, v);
-    m[p->nmis] = (mismatch){rel, v->d, d, strdup(line)};
+    size_t ll = mma_vec_format(line, x->u, v);
+    if (x->unit_flags && !x->file_flags && ll >= 4) strcpy(line + ll - 4, "\n");   /* as in the file: no flags */
+    m[p->nmis] = (mismatch){rel, v->d, d, v->flags, fl, strdup(line)};
     if (!m[p->nmis].text) return -1;
     p->nmis++;
     return 0;
@@ -120,15 +122,18 @@ static int do_line(const pass *x, piece *p, char *line, long rel, mma_vec *v)
         p->err_line = strdup(line);
         return -1;
     }
-    uint64_t d = mma_dot(x->u, v->c, v->a, v->b, x->ns ? v->sa : NULL, x->ns ? v->sb : NULL);
+    unsigned fl = 0;
+    uint64_t d = x->unit_flags ? mma_dot_flags(x->u, v->c, v->a, v->b, x->ns ? v->sa : NULL, x->ns ? v->sb : NULL, &fl)
+                               : mma_dot(x->u, v->c, v->a, v->b, x->ns ? v->sa : NULL, x->ns ? v->sb : NULL);
     p->nvec++;
     if (x->check) {
-        if (!mma_result_equal(x->u, d, v->d)) {
+        if (!mma_result_equal(x->u, d, v->d) || (x->file_flags && fl != v->flags)) {
             p->nbad++;
-            if (add_mismatch(x, p, rel, v, d)) p->io_err = 1;
+            if (add_mismatch(x, p, rel, v, d, fl)) p->io_err = 1;
         }
     } else {
         v->d = d;
+        v->flags = fl;
         if (grow(&p->out, &p->outcap, p->outlen + LINE_MAX_OUT)) { p->io_err = 1; return -1; }
         p->outlen += mma_vec_format(p->out + p->outlen, x->u, v);
     }
@@ -374,6 +379,8 @@ int cli_vec_pass(mma_vec_reader *r, const char *in, int check, long show, cli_ou
     x->r = r;
     x->u = mma_vec_unit(r);
     x->check = check;
+    x->unit_flags = mma_unit_has_flags(x->u);
+    x->file_flags = mma_vec_has_flags(r);
     x->show = show < 0 ? 0 : show;
     x->ns = mma_unit_nscales(x->u);
     FILE *f = mma_vec_stream(r);
@@ -419,9 +426,14 @@ int cli_vec_pass(mma_vec_reader *r, const char *in, int check, long show, cli_ou
             if (p->io_err) { fprintf(stderr, "mmaref: %s: out of memory or read error\n", in); rc = -1; stop = i; break; }
             for (int m = 0; m < p->nmis && shown < x->show; m++, shown++) {
                 mismatch *q = &p->mis[m];
-                printf("mismatch %s:%ld: file d=%0*llx model d=%0*llx\n  %s", in, line0 + q->rel + 1,
-                       mma_format(x->u->d)->hexdigits, (unsigned long long)q->file_d,
-                       mma_format(x->u->d)->hexdigits, (unsigned long long)q->model_d, q->text);
+                int hd = mma_format(x->u->d)->hexdigits;
+                if (x->file_flags)
+                    printf("mismatch %s:%ld: file d=%0*llx flags=%02x model d=%0*llx flags=%02x\n  %s", in,
+                           line0 + q->rel + 1, hd, (unsigned long long)q->file_d, q->file_fl, hd,
+                           (unsigned long long)q->model_d, q->model_fl, q->text);
+                else
+                    printf("mismatch %s:%ld: file d=%0*llx model d=%0*llx\n  %s", in, line0 + q->rel + 1, hd,
+                           (unsigned long long)q->file_d, hd, (unsigned long long)q->model_d, q->text);
             }
             *nvec += p->nvec;
             *nbad += p->nbad;
@@ -469,7 +481,10 @@ static void gen_piece(void *ctx, int tid, long lo, long hi)
         if (!v || grow(&p->out, &p->outcap, (size_t)(b - a) * LINE_MAX_OUT)) { p->io_err = 1; continue; }
         for (long j = a; j < b; j++) {
             x->gen(x->gctx, j, v);
-            v->d = mma_dot(x->u, v->c, v->a, v->b, x->ns ? v->sa : NULL, x->ns ? v->sb : NULL);
+            unsigned fl = 0;
+            v->d = x->unit_flags ? mma_dot_flags(x->u, v->c, v->a, v->b, x->ns ? v->sa : NULL, x->ns ? v->sb : NULL, &fl)
+                                 : mma_dot(x->u, v->c, v->a, v->b, x->ns ? v->sa : NULL, x->ns ? v->sb : NULL);
+            v->flags = fl;
             p->outlen += mma_vec_format(p->out + p->outlen, x->u, v);
         }
     }
@@ -485,6 +500,7 @@ int cli_gen_pass(const mma_unit *u, long lo, long hi, cli_gen_fn fn, void *ctx, 
     piece *sets = x->pc;
     x->u = u;
     x->ns = mma_unit_nscales(u);
+    x->unit_flags = mma_unit_has_flags(u);
     x->gen = fn;
     x->gctx = ctx;
     x->size = hi;                            /* (the end of the indices) */

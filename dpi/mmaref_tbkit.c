@@ -876,6 +876,13 @@ int mmaref_tbk_rtl_params(const mma_unit *u, int fdelta, const char **names, lon
     if (u->interleave) NO("interleaved steps are not realized in RTL (field 'interleave')");
     if (u->cadd != MMA_CADD_FUSED && u->cadd != MMA_CADD_RD && u->cadd != MMA_CADD_RDZ)
         NO("cadd=after (c added by a separate IEEE addition) is not realized in RTL (field 'cadd')");
+    if (u->rho > MMA_RU) NO("round=%s is not realized in RTL (field 'round': rz, rne, rd, ru)", u->rho == MMA_RMM ? "rmm" : "rodd");
+    /* mma_pack.sv: Inf under RZ and RNE, IEEE's rule under RD and RU (0: the tree's default, the same) */
+    unsigned ovf = u->flags & MMA_F_OVF_MASK;
+    if (ovf && !(u->rho == MMA_RZ ? ovf == MMA_F_OVF_INF : u->rho == MMA_RNE ? ovf != MMA_F_OVF_SAT : ovf == MMA_F_OVF_IEEE))
+        NO("this overflow rule is not realized in RTL (field 'ovf': inf under RZ, inf or ieee under RNE, ieee under RD and RU)");
+    if (u->flags & MMA_F_ZERO_IEEE) NO("zero=ieee is not realized in RTL (field 'zero': pos or fixed)");
+    if (u->flags & MMA_F_NAN_PROP) NO("nan=prop is not realized in RTL (field 'nan': canon or default)");
     int f = u->f + fdelta;
     if (f < 8 || f > 40) NO("F=%d is outside the RTL's 8..40 (field 'f')", f);
 #undef NO

@@ -62,7 +62,7 @@ I_volta_f16       := volta:mma.m8n8k4.f32.f16.f16.f32
 I_cdna3_bf16      := cdna3:v_mfma_f32_16x16x16_bf16
 I_cdna3_bf8_fp8   := cdna3:v_mfma_f32_16x16x32_bf8_fp8
 I_gen_fp4_fp6     := fused,a=e2m1,b=e3m2,c=fp32,d=fp32,k=16,f=8,align=rd,round=rne,ezero=none
-I_gen_bf16_f40    := fused,a=bf16,b=bf16,c=fp32,d=fp32,k=8,l=2,f=40,round=rd,ftz=in,nan=ieee,zero=ieee,ezero=none
+I_gen_bf16_f40    := fused,a=bf16,b=bf16,c=fp32,d=fp32,k=8,l=2,f=40,round=rd,ftz=in,nan=default,zero=fixed,ezero=none
 I_gen_f16_bf16out := fused,a=fp16,b=fp16,c=fp32,d=bf16,k=16,f=20,round=ru,ezero=-140
 I_gen_evenodd_rd  := evenodd,a=e5m2fnuz,b=e4m3fnuz,c=fp32,d=fp32,k=16,l=8,f=20,f2=30,cadd=rd,round=rne
 I_gen_e2m3_f16    := fused,a=e2m3,b=e2m3,c=fp16,d=fp16,k=32,f=12,align=rd,round=rne,ezero=none

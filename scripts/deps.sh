@@ -4,7 +4,7 @@
 # non-zero exit, so that nothing is compiled without them.
 # usage: scripts/deps.sh [--list] [target...]   (no target: `make` alone)
 #   --list   print the packages the targets need and exit
-# DEPS=no (make DEPS=no ...) skips the check: tools from elsewhere.
+# MMAREF_DEPS=no (make MMAREF_DEPS=no ...) skips the check: tools from elsewhere.
 set -u
 here=$(dirname "$0")
 list=0
@@ -29,7 +29,7 @@ if [ $list = 1 ]; then echo $pkgs; exit 0; fi
 
 if ! command -v dpkg-query > /dev/null 2>&1; then
   echo "deps: not a Debian system: cannot check for$(printf ' %s' $pkgs | sed 's/ / /g')" >&2
-  echo "deps: (make DEPS=no ... goes on without checking)" >&2
+  echo "deps: (make MMAREF_DEPS=no ... goes on without checking)" >&2
   exit 1
 fi
 missing=""
@@ -50,5 +50,5 @@ if [ "$(id -u)" = 0 ] && command -v apt-get > /dev/null; then
 fi
 echo "deps: missing Debian packages:$missing" >&2
 echo "deps: install them (as root): apt-get install$missing" >&2
-echo "deps: or go on without them: make DEPS=no ..." >&2
+echo "deps: or go on without them: make MMAREF_DEPS=no ..." >&2
 exit 1

@@ -126,6 +126,43 @@ expect 2 "not a vector file" $M check "$T/bad7.vec"
 expect 2 "unknown suite" $M gen $Q --suite nonesuch --count 1 --seed 1 -o "$T/x.vec"
 expect 2 "--shard" $M gen $Q --suite random --count 1 --seed 1 --shard 3/2 -o "$T/x.vec"
 
+# IEEE units: flags in eval, in vector files (written, read, compared), refusals
+IE="ieee,a=fp16,c=fp32,k=2,round=rd"
+# the two examples of docs/algorithms.md, as the MPFR oracle computes them (make test-ieee, part "named")
+[ "$($M eval --flags "ieee,a=e5m2,c=fp16,d=fp16,k=2,round=rz" 7b00 59,66 e6,65)" = "7bff 05 (overflow inexact)" ] && ok || bad "eval --flags: e5m2 RZ overflow"
+[ "$($M eval --flags "ieee,a=bf16,c=fp32,d=fp32,k=2,round=rd" 80000000 8ab5,0ab5 0add,0add)" = "80000000 00 (none)" ] && ok || bad "eval --flags: bf16 RD cancellation"
+expect 2 "defines no exception flags" $M eval --flags $Q 0 $A1 $A1
+expect 2 "option 'round=rmm' refused" $M describe "$Q,round=rmm"
+expect 0 "" $M describe "$Q,round=rz,zero=pos"
+expect 2 "defines no exception flags" $M describe "hopper:wgmma.m64n8k16.f32.bf16.bf16,tiny=before"
+expect 2 "defines no exception flags" $M describe "fused,a=e4m3,k=32,f=13,tiny=before"
+expect 2 "do not apply" $M describe "fma,a=fp32,c=fp32,k=2,ovf=sat"
+expect 2 "field 'd'" $M describe "ieee,a=fp16,k=2,d=tf32"
+expect 2 "field 'round'" $M describe "ieee,a=fp16,k=2,round=rnd"
+expect 0 "round=rmm,ovf=ieee,nan=prop,zero=ieee,tiny=before" $M describe "ieee,a=e4m3,k=4,d=e2m1,round=rmm,nan=prop,tiny=before"
+for I in "$IE" "ieee,a=e4m3,b=e5m2,c=fp16,d=e4m3,k=8,l=4,round=rmm,nan=prop" "ieee,a=fp64,c=fp64,d=fp64,k=2,round=ru,tiny=before" \
+         "ieee,a=e2m1,c=fp32,d=e2m1,k=32,scale=ue8m0,block=16,round=rodd" "fused,a=bf16,k=8,f=24,round=rz,ovf=ieee,zero=ieee,nan=prop"; do
+  for S in compliance ieee-zero ieee-overflow ieee-tiny ieee-sticky ieee-nan; do
+    $M gen "$I" --suite $S --count $COUNT --seed 5 -o "$T/g.vec" 2> "$T/err" || { bad "gen $I $S: $(cat "$T/err")"; continue; }
+    r=$($M check "$T/g.vec" | tail -1)
+    [ "$r" = "$COUNT vectors, 0 mismatches" ] && ok || bad "check $I $S: $r"
+  done
+done
+$M gen "$IE" --suite compliance --count 1000 --seed 3 -o "$T/f.vec"
+grep -q '^# fields: c a\[0..1\] b\[0..1\] d flags$' "$T/f.vec" && ok || bad "an ieee unit's file carries flags"
+[ "$(grep -v '^#' "$T/f.vec" | awk '{print $NF}' | sort -u | wc -l)" -ge 3 ] && ok || bad "compliance raises several flag combinations"
+sed '/^#/!s/ [0-9a-f]* [0-9a-f][0-9a-f]$/ 00000000 00/' "$T/f.vec" > "$T/fz.vec"
+expect 0 "" $M run "$T/fz.vec" -o "$T/fr.vec"
+grep -v '^#' "$T/fr.vec" | cmp -s - "$(grep -v '^#' "$T/f.vec" > "$T/f1"; echo "$T/f1")" && ok || bad "run fills d and flags"
+awk '!/^#/ && !done && $NF != "00" { $NF = ($NF == "01") ? "03" : "01"; done = 1 } { print }' "$T/f.vec" > "$T/fb.vec"
+expect 1 "flags=" $M check "$T/fb.vec"
+sed 's/^# fields: \(.*\) d flags$/# fields: \1 d/; /^#/!s/ [0-9a-f][0-9a-f]$//' "$T/f.vec" > "$T/fn.vec"
+[ "$($M check "$T/fn.vec" | tail -1)" = "1000 vectors, 0 mismatches" ] && ok || bad "a file without flags checks d alone"
+awk '!/^#/ && !done { $NF = "20"; done = 1 } { print }' "$T/f.vec" > "$T/fw.vec"
+expect 2 "field flags" $M check "$T/fw.vec"
+sed 's/ d$/ d flags/; /^#/!s/$/ 00/' "$T/a.vec" > "$T/fq.vec"
+expect 2 "defines no exception flags" $M check "$T/fq.vec"
+
 # verify: arguments (the flow itself: tests/verify_test.sh)
 expect 0 "" $M verify --help
 expect 2 "unknown option '--frobnicate'" $M verify x.dut --frobnicate

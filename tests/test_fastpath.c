@@ -406,7 +406,7 @@ int main(int argc, char **argv)
                                 {64, 64}, {24, 24}, {8, 4}, {30, 10}, {5, 5}, {64, 32}, {1, 1}};
     static const char *rnd_names[] = {"rz", "rne", "rd", "ru"};
     static const char *douts[] = {"fp16", "bf16", "fp32"};
-    static const char *ezs[] = {"", ",ezero=none", ",ezero=-40", ",ezero=3", ",zero=ieee", ",nan=ieee"};
+    static const char *ezs[] = {"", ",ezero=none", ",ezero=-40", ",ezero=3", ",zero=fixed", ",nan=default"};
     int idx = 0;
     for (int f = 8; f <= 40; f++)
         for (int al = 0; al < 2; al++)
@@ -452,12 +452,12 @@ int main(int argc, char **argv)
         "fused,a=e4m3,b=e5m2,c=fp32,d=fp32,k=32,l=16,interleave=2,cadd=after,via=fp16,f=25,ezero=-133",
         "fused,a=e5m2,b=e4m3,c=fp16,d=fp16,k=16,l=16,via=fp16,f=22,round=rne,ezero=-21",
         "fused,a=tf32,b=tf32,c=fp32,d=fp32,k=8,l=4,f=24,ezero=-132",
-        "fused,a=fp16,b=fp16,k=8,f=24,f2=31,cadd=rd,round=rne,povf=1,nan=canon+any,zero=ieee",
-        "fused,a=bf16,b=bf16,k=16,l=8,f=24,f2=31,cadd=rd,round=rne,povf=1,nan=canon+any,zero=ieee",
-        "fused,a=tf32,b=tf32,k=8,l=4,f=24,f2=31,cadd=rd,round=rne,povf=1,nan=canon+any,zero=ieee",
+        "fused,a=fp16,b=fp16,k=8,f=24,f2=31,cadd=rd,round=rne,povf=1,nan=canon+any,zero=fixed",
+        "fused,a=bf16,b=bf16,k=16,l=8,f=24,f2=31,cadd=rd,round=rne,povf=1,nan=canon+any,zero=fixed",
+        "fused,a=tf32,b=tf32,k=8,l=4,f=24,f2=31,cadd=rd,round=rne,povf=1,nan=canon+any,zero=fixed",
         "fused,a=fp16,b=fp16,k=16,l=4,f=20,f2=30,cadd=rd,round=rz,zero=pos",
         "fused,a=bf16,b=bf16,k=12,l=6,f=18,f2=25,cadd=rdz,round=rne,povf=1",
-        "evenodd,a=e4m3fnuz,b=e5m2fnuz,k=32,l=16,f=24,f2=31,cadd=rdz,round=rne,nan=canon+any,zero=ieee",
+        "evenodd,a=e4m3fnuz,b=e5m2fnuz,k=32,l=16,f=24,f2=31,cadd=rdz,round=rne,nan=canon+any,zero=fixed",
         "evenodd,a=e5m2,b=e4m3,k=16,l=16,f=24,f2=31,cadd=rd,round=rne",
         "evenodd,a=fp16,b=fp16,k=16,l=8,f=22,f2=28,cadd=rdz,round=rz,povf=1",
         "groups,a=e2m1,b=e2m1,k=64,l=64,g=16,f=35,scale=ue8m0,block=32,ezero=-139",

@@ -810,6 +810,175 @@ START_TEST(dot_batch)
 }
 END_TEST
 
+/* IEEE 754-2019 6.3 on the ieee tree and on the fused tree with zero=ieee:
+ * an exact zero sum of zeros of one sign keeps it (x + x has the sign of
+ * x, also rounding down); zeros of both signs, or terms that cancel, give
+ * +0, and -0 rounding down.  fp16 1.0 = 0x3c00, -0 = 0x8000. */
+START_TEST(ieee_zero_signs)
+{
+    static const char *fmt[] = {"ieee,a=fp16,c=fp32,k=2,round=%s", "fused,a=fp16,c=fp32,k=2,f=25,zero=ieee,round=%s"};
+    for (int t = 0; t < 2; t++) {
+        char rne[128], rd[128];
+        snprintf(rne, sizeof rne, fmt[t], "rne");
+        snprintf(rd, sizeof rd, fmt[t], "rd");
+        mma_unit n = U(rne), d = U(rd);
+        uint64_t nz[2] = {0x8000, 0x8000}, pz[2] = {0, 0}, one[2] = {0x3c00, 0x3c00}, mix[2] = {0x8000, 0};
+        uint64_t pm[2] = {0x3c00, 0xbc00};
+        ck_assert_uint_eq(dot(&n, 0x80000000, 2, nz, one), 0x80000000);   /* -0 -0 -0 */
+        ck_assert_uint_eq(dot(&d, 0x80000000, 2, nz, one), 0x80000000);
+        ck_assert_uint_eq(dot(&d, 0, 2, pz, one), 0);                      /* +0 +0 +0 under RD */
+        ck_assert_uint_eq(dot(&n, 0, 2, mix, one), 0);                     /* -0 +0 +0 */
+        ck_assert_uint_eq(dot(&d, 0, 2, mix, one), 0x80000000);
+        ck_assert_uint_eq(dot(&n, 0x80000000, 2, pm, one), 0);             /* 1 - 1 - 0: cancellation */
+        ck_assert_uint_eq(dot(&d, 0, 2, pm, one), 0x80000000);
+    }
+}
+END_TEST
+
+/* Overflow, IEEE 754 7.4: 65504 * 2 = 131008 overflows fp16 (0x7bff is
+ * 65504, 0x7c00 Inf).  RNE, RMM and the rounding toward the sign give
+ * Inf; RZ, RODD and the rounding away from it the largest finite; ovf=inf
+ * and ovf=sat override; both flags overflow and inexact.  Formats without
+ * Inf: OCP e4m3 writes NaN (448 * 2 = 896 > 448), e2m1 saturates (6 * 2). */
+START_TEST(ieee_overflow)
+{
+    static const struct { const char *r; uint64_t pos, neg; } want[] = {
+        {"rne", 0x7c00, 0xfc00}, {"rmm", 0x7c00, 0xfc00}, {"rz", 0x7bff, 0xfbff}, {"rodd", 0x7bff, 0xfbff},
+        {"rd", 0x7bff, 0xfc00}, {"ru", 0x7c00, 0xfbff}, {"rz,ovf=inf", 0x7c00, 0xfc00}, {"rne,ovf=sat", 0x7bff, 0xfbff}};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        char cfg[128];
+        snprintf(cfg, sizeof cfg, "ieee,a=fp16,c=fp16,d=fp16,k=1,round=%s", want[i].r);
+        mma_unit u = U(cfg);
+        uint64_t a[1] = {0x7bff}, an[1] = {0xfbff}, b[1] = {0x4000};
+        unsigned fl;
+        ck_assert_uint_eq(mma_dot_flags(&u, 0, a, b, NULL, NULL, &fl), want[i].pos);
+        ck_assert_uint_eq(fl, MMA_FLAG_OVERFLOW | MMA_FLAG_INEXACT);
+        ck_assert_uint_eq(mma_dot_flags(&u, 0, an, b, NULL, NULL, &fl), want[i].neg);
+    }
+    mma_unit e = U("ieee,a=e4m3,c=e4m3,d=e4m3,k=1"), es = U("ieee,a=e4m3,c=e4m3,d=e4m3,k=1,ovf=sat");
+    mma_unit f = U("ieee,a=e2m1,c=e2m1,d=e2m1,k=1");
+    uint64_t x[1] = {0x7e}, two[1] = {0x40}, y[1] = {0x7}, two4[1] = {0x4};
+    ck_assert_uint_eq(dot(&e, 0, 1, x, two), 0x7f);
+    ck_assert_uint_eq(dot(&es, 0, 1, x, two), 0x7e);
+    ck_assert_uint_eq(dot(&f, 0, 1, y, two4), 0x7);
+    /* the fused tree: Inf under RZ by default (NVIDIA), IEEE's rule on request */
+    mma_unit h = U("fused,a=fp16,c=fp16,d=fp16,k=1,f=25,round=rz"), hi = U("fused,a=fp16,c=fp16,d=fp16,k=1,f=25,round=rz,ovf=ieee");
+    uint64_t a[1] = {0x7bff}, b[1] = {0x4000};
+    ck_assert_uint_eq(dot(&h, 0, 1, a, b), 0x7c00);
+    ck_assert_uint_eq(dot(&hi, 0, 1, a, b), 0x7bff);
+    ck_assert_uint_eq(mma_format_max(MMA_FMT_E4M3IEEE), 0x77);
+}
+END_TEST
+
+/* Tininess (IEEE 754 7.5): 2^-14 - 2^-26 (fp16: 2^-14 is 0x0400, 2^-13
+ * 0x0800, so a = (2^-14, 2^-13), b = (1, -2^-13)) lies below fp16's
+ * smallest normal; rounded to 11 bits with an unbounded exponent it is
+ * the tie between 2^-14 - 2^-25 and 2^-14, which goes to the even 2^-14:
+ * not tiny after rounding, tiny before.  The result is 2^-14, inexact. */
+START_TEST(ieee_tininess)
+{
+    mma_unit after = U("ieee,a=fp16,c=fp16,d=fp16,k=2"), before = U("ieee,a=fp16,c=fp16,d=fp16,k=2,tiny=before");
+    uint64_t a[2] = {0x0400, 0x0800}, b[2] = {0x3c00, 0x8800};
+    unsigned fl;
+    ck_assert_uint_eq(mma_dot_flags(&after, 0, a, b, NULL, NULL, &fl), 0x0400);
+    ck_assert_uint_eq(fl, MMA_FLAG_INEXACT);
+    ck_assert_uint_eq(mma_dot_flags(&before, 0, a, b, NULL, NULL, &fl), 0x0400);
+    ck_assert_uint_eq(fl, MMA_FLAG_INEXACT | MMA_FLAG_UNDERFLOW);
+    /* an exact subnormal result raises nothing: 2^-24 = 2^-12 * 2^-12 */
+    uint64_t s[2] = {0x0c00, 0}, one[2] = {0x0c00, 0};
+    ck_assert_uint_eq(mma_dot_flags(&after, 0, s, one, NULL, NULL, &fl), 0x0001);
+    ck_assert_uint_eq(fl, 0);
+}
+END_TEST
+
+/* Ties: c = 1 + 2^-23 (0x3f800001) plus 2^-12 * 2^-12 = 2^-24, half an
+ * fp32 ulp: RNE and RMM round up to 1 + 2^-22, RZ keeps 1 + 2^-23, and
+ * round-to-odd keeps it too (its last bit is already odd); from c = 1 the
+ * same tie goes to 1 under RNE (even), to 1 + 2^-23 under RMM and RODD. */
+START_TEST(ieee_ties)
+{
+    static const struct { const char *r; uint64_t odd, even; } want[] = {
+        {"rne", 0x3f800002, 0x3f800000}, {"rmm", 0x3f800002, 0x3f800001},
+        {"rz", 0x3f800001, 0x3f800000}, {"rodd", 0x3f800001, 0x3f800001}};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        char cfg[128];
+        snprintf(cfg, sizeof cfg, "ieee,a=fp16,c=fp32,k=1,round=%s", want[i].r);
+        mma_unit u = U(cfg);
+        uint64_t a[1] = {0x0c00}, b[1] = {0x0c00};
+        ck_assert_uint_eq(dot(&u, 0x3f800001, 1, a, b), want[i].odd);
+        ck_assert_uint_eq(dot(&u, F32_1, 1, a, b), want[i].even);
+    }
+}
+END_TEST
+
+/* NaN results: canonical, default, or the first NaN operand in the order
+ * c, a[0], b[0], a[1], ... quieted.  The fp16 signaling NaN 0x7d23 (fraction
+ * 0x123, quiet bit clear) in a[1] becomes fp32 0x7f800000 | 0x123 << 13 |
+ * 0x400000 = 0x7fe46000 and raises invalid; a quiet NaN c (0xffc00005)
+ * comes before it; 0 * Inf beside a quiet NaN raises invalid too. */
+START_TEST(ieee_nans)
+{
+    mma_unit p = U("ieee,a=fp16,c=fp32,k=2,nan=prop"), dflt = U("ieee,a=fp16,c=fp32,k=2"), cn = U("ieee,a=fp16,c=fp32,k=2,nan=canon");
+    uint64_t a[2] = {0x3c00, 0x7d23}, b[2] = {0x3c00, 0x3c00}, a0i[2] = {0x7c00, 0x3c00}, b0z[2] = {0, 0x3c00};
+    unsigned fl;
+    ck_assert_uint_eq(mma_dot_flags(&p, 0, a, b, NULL, NULL, &fl), 0x7fe46000);
+    ck_assert_uint_eq(fl, MMA_FLAG_INVALID);
+    ck_assert_uint_eq(mma_dot_flags(&p, 0xffc00005, a, b, NULL, NULL, &fl), 0xffc00005);
+    ck_assert_uint_eq(mma_dot_flags(&dflt, 0, a, b, NULL, NULL, &fl), 0x7fc00000);
+    ck_assert_uint_eq(mma_dot_flags(&cn, 0, a, b, NULL, NULL, &fl), 0x7fffffff);
+    ck_assert_uint_eq(mma_dot_flags(&p, 0x7fc00005, a0i, b0z, NULL, NULL, &fl), 0x7fc00005);
+    ck_assert_uint_eq(fl, MMA_FLAG_INVALID);
+    ck_assert_uint_eq(mma_dot_flags(&p, 0x7fc00005, b, b, NULL, NULL, &fl), 0x7fc00005);
+    ck_assert_uint_eq(fl, 0);
+}
+END_TEST
+
+/* Options: instruction names take only their own; flags exist on the ieee
+ * tree alone; the ieee tree and the exact tree with the same options give
+ * the same d; canonical strings read back to the same unit. */
+START_TEST(ieee_options)
+{
+    mma_unit u;
+    char err[512], cfg[512], cfg2[512];
+    ck_assert_int_eq(mma_unit_parse(QG ",round=rz,zero=pos", &u, err, sizeof err), 0);
+    ck_assert_int_eq(mma_unit_parse(QG ",round=rmm", &u, err, sizeof err), -1);
+    ck_assert_ptr_nonnull(strstr(err, "round=rmm"));
+    ck_assert_int_eq(mma_unit_parse(QG ",tiny=before", &u, err, sizeof err), -1);
+    ck_assert_ptr_nonnull(strstr(err, "no exception flags"));
+    ck_assert_int_eq(mma_unit_parse("fma,a=fp64,c=fp64,k=2,zero=ieee", &u, err, sizeof err), -1);
+    ck_assert_int_eq(mma_unit_parse("ieee,a=fp16,k=2,p=5", &u, err, sizeof err), -1);
+    ck_assert(!mma_unit_has_flags(&(mma_unit){0}) && mma_unit_has_flags(&(mma_unit){.tree = MMA_TREE_IEEE}));
+    static const char *outs[] = {"fp64", "fp32", "fp16", "bf16", "e5m2", "e4m3", "e4m3ieee", "e4m3fnuz", "e5m2fnuz", "e3m2", "e2m3", "e2m1"};
+    static const char *rnd[] = {"rz", "rne", "rd", "ru", "rmm", "rodd"};
+    uint64_t seed = 12345;
+    for (size_t o = 0; o < sizeof outs / sizeof outs[0]; o++)
+        for (int r = 0; r < 6; r++) {
+            char ie[256], ex[256];
+            snprintf(ie, sizeof ie, "ieee,a=%s,c=%s,d=%s,k=4,l=2,round=%s,nan=prop,ovf=%s", o ? "e4m3" : "fp64",
+                     o ? "fp16" : "fp64", outs[o], rnd[r], r & 1 ? "sat" : "ieee");
+            mma_unit i = U(ie);
+            mma_unit_config(&i, cfg, sizeof cfg);
+            mma_unit j = U(cfg);
+            mma_unit_config(&j, cfg2, sizeof cfg2);
+            ck_assert_str_eq(cfg, cfg2);
+            ck_assert_uint_eq(i.flags, j.flags);
+            snprintf(ex, sizeof ex, "exact%s", strchr(cfg, ','));
+            *strstr(ex, ",tiny=") = 0;
+            mma_unit x = U(ex);
+            for (int v = 0; v < 2000; v++) {
+                uint64_t a[4], b[4], c;
+                for (int k = 0; k < 4; k++) {
+                    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+                    a[k] = (seed >> 20) & (o ? 0xff : ~0ull);
+                    b[k] = (seed >> 36) & (o ? 0xff : ~0ull);
+                }
+                c = seed >> (o ? 48 : 0);
+                ck_assert_uint_eq(mma_dot(&i, c, a, b, NULL, NULL), mma_dot(&x, c, a, b, NULL, NULL));
+            }
+        }
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("model");
@@ -848,6 +1017,12 @@ static Suite *suite(void)
     tcase_add_test(t, tile);
     tcase_add_test(t, tile_scaled);
     tcase_add_test(t, dot_batch);
+    tcase_add_test(t, ieee_zero_signs);
+    tcase_add_test(t, ieee_overflow);
+    tcase_add_test(t, ieee_tininess);
+    tcase_add_test(t, ieee_ties);
+    tcase_add_test(t, ieee_nans);
+    tcase_add_test(t, ieee_options);
     suite_add_tcase(s, t);
     return s;
 }

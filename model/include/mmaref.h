@@ -37,6 +37,8 @@ typedef enum {
     MMA_FMT_E2M1,      /* fp4 */
     MMA_FMT_UE8M0,     /* MX scale: 2^(e-127), 0xff = NaN                   */
     MMA_FMT_UE4M3,     /* NVFP4 scale: the hardware ignores the top bit     */
+    MMA_FMT_E4M3IEEE,  /* e4m3 with IEEE Inf and NaN encodings (max 240): the
+                          "FP8 alt" of RISC-V units, ml_dtypes float8_e4m3 */
     MMA_FMT_COUNT
 } mma_fmt;
 
@@ -64,6 +66,9 @@ typedef struct {
 } mma_value;
 
 mma_value mma_decode(mma_fmt f, uint64_t bits);
+/* The encoding of f's largest finite (positive) number: 0x7f7fffff for fp32,
+ * 0x7e (448) for e4m3, 0x77 (240) for e4m3ieee, 0x1f (6) for e2m1, ... */
+uint64_t mma_format_max(mma_fmt f);
 
 /* ---- a dot-product-accumulate unit (the configuration) ---------------- */
 typedef enum {
@@ -72,10 +77,14 @@ typedef enum {
     MMA_TREE_GROUPS,    /* exact sums of G products, scaled, then fused     */
     MMA_TREE_PAIRWISE,  /* FP32 pairwise sums in groups of G, then chained  */
     MMA_TREE_FMA,       /* sequential IEEE fma in k order                   */
-    MMA_TREE_EXACT      /* exact sum, one rounding (CDNA1 E-FDPA)           */
+    MMA_TREE_EXACT,     /* exact sum, one rounding (CDNA1 E-FDPA)           */
+    MMA_TREE_IEEE       /* the same with IEEE 754 semantics and flags       */
 } mma_tree;
 
-typedef enum { MMA_RZ, MMA_RNE, MMA_RD, MMA_RU } mma_rounding;
+/* Rounding directions: toward zero, to nearest (ties to even), down (toward
+ * -inf), up (toward +inf), to nearest with ties away from zero, and to odd
+ * (truncate, then set the last kept bit if anything was lost). */
+typedef enum { MMA_RZ, MMA_RNE, MMA_RD, MMA_RU, MMA_RMM, MMA_RODD } mma_rounding;
 
 typedef enum {
     MMA_CADD_FUSED,     /* c is one more term of the fused sum              */
@@ -98,11 +107,36 @@ enum {
     MMA_F_NO_EZERO   = 1u << 5,  /* zero terms take no part in emax         */
     MMA_F_NAN_ANY    = 1u << 6,  /* NaN payload unspecified: checkers match
                                     any NaN against any NaN                 */
+    MMA_F_NAN_PROP   = 1u << 7,  /* NaN result: the first NaN operand,
+                                    quieted (else the default quiet NaN)    */
+    MMA_F_ZERO_IEEE  = 1u << 8,  /* an exactly zero sum is signed as IEEE 754
+                                    6.3 says (neither ZERO bit: +0, and a
+                                    nonzero sum rounded to zero keeps its
+                                    sign: zero=fixed)                       */
+    MMA_F_TINY_BEFORE = 1u << 9, /* underflow: tininess before rounding     */
+    /* What a finite result too large for the output format becomes (none
+     * of the two bits: MMA_F_OVF_INF under RZ on the fused, evenodd,
+     * groups and exact trees, else MMA_F_OVF_IEEE) */
+    MMA_F_OVF_IEEE   = 1u << 10, /* IEEE 754 7.4: Inf under RNE, RMM and the
+                                    rounding toward the result's sign; the
+                                    largest finite under RZ, RODD, away     */
+    MMA_F_OVF_INF    = 2u << 10, /* always Inf (NVIDIA, even under RZ)      */
+    MMA_F_OVF_SAT    = 3u << 10, /* always the largest finite (OCP
+                                    "satfinite"), an Inf result too         */
     MMA_F_VIA_FP16   = 1u << 16  /* a and b are converted to fp16 before
                                     the products (Hopper's emulated fp8
                                     mma.sync: an e4m3 subnormal becomes a
                                     normal fp16, which moves emax)          */
 };
+#define MMA_F_OVF_MASK (3u << 10)
+
+/* IEEE 754 exception flags, TestFloat's bit assignment (the flag byte of
+ * vector files) */
+#define MMA_FLAG_INEXACT   0x01u
+#define MMA_FLAG_UNDERFLOW 0x02u
+#define MMA_FLAG_OVERFLOW  0x04u
+#define MMA_FLAG_INFINITE  0x08u   /* divide by zero: never raised by a dot product */
+#define MMA_FLAG_INVALID   0x10u
 
 #define MMA_MAX_K 256
 #define MMA_MAX_SCALES 16   /* block scales per operand (k / block) */
@@ -153,6 +187,16 @@ int mma_unit_nscales(const mma_unit *u);
  * d's encoding. */
 uint64_t mma_dot(const mma_unit *u, uint64_t c, const uint64_t *a,
                  const uint64_t *b, const uint64_t *sa, const uint64_t *sb);
+
+/* mma_dot and the IEEE 754 exception flags it raises (MMA_FLAG_*, 0 where
+ * the unit defines none): for the whole operation, as one IEEE operation
+ * (or a sequence of them, for chained steps) would raise them. */
+uint64_t mma_dot_flags(const mma_unit *u, uint64_t c, const uint64_t *a, const uint64_t *b,
+                       const uint64_t *sa, const uint64_t *sb, unsigned *flags);
+/* 1 when u defines exception flags (the ieee tree), else 0. */
+int mma_unit_has_flags(const mma_unit *u);
+/* The names of the flags set in flags ("inexact overflow"), or "none". */
+int mma_flags_describe(unsigned flags, char *buf, size_t len);
 
 /* Whole tile D = A*B + C: A is M x K row-major, B is K x N column-major
  * (so that B's column j is contiguous, as the dot product reads it), C and

@@ -36,7 +36,9 @@ static uint64_t step(const mma_unit *u, mma_fmt cf, uint64_t c,
     mma_term ct = mma_term_of(cf, c);      /* a zero c keeps emin (-126) */
     t[n] = ct;
     uint64_t out;
-    if (mma_terms_special(t, n + 1, u->d, &out)) return out;
+    mma_rspec r = mma_unit_rspec(u);
+    mma_nansrc src = {cf, u->a, u->b, c, a, b, NULL, n};
+    if (mma_step_special(u, &r, t, n + 1, &src, &out)) return out;
 
     mma_fixed dot = dot_part(u, t, n);
     int32_t emax = ct.e;
@@ -53,8 +55,8 @@ static uint64_t step(const mma_unit *u, mma_fmt cf, uint64_t c,
     uint64_t mag = s < 0 ? (uint64_t)-s : (uint64_t)s;
     int32_t mlsb = lsb;
     mma_round_keep(u->d, u->f2, MMA_RD, s < 0, &mag, &mlsb);
-    return mma_round_pack(u->d, u->p, u->rho, s < 0, mag, mlsb,
-                          !(u->flags & MMA_F_ZERO_POS));
+    return mma_round_to(&r, s < 0, mag, mlsb,
+                        r.zero == MMA_ZS_IEEE && mma_terms_zneg(t, n + 1, u->rho), NULL);
 }
 
 uint64_t mma_alg_amd(const mma_unit *u, uint64_t c, const uint64_t *a,

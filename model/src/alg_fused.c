@@ -55,19 +55,21 @@ static int kindex(const mma_unit *u, int s, int j)
     return (run * steps + s) * u->interleave + j % u->interleave;
 }
 
-/* IEEE addition x + y rounded to nearest even in format d (exact sum first). */
-static uint64_t ieee_add(mma_fmt d, uint64_t x, uint64_t y)
+/* IEEE addition x + y rounded to nearest even in format d (exact sum
+ * first): Hopper's FADD, whose rounding and zeros are its own whatever the
+ * unit's round= and zero= say; a NaN follows the unit's nan=. */
+static uint64_t ieee_add(const mma_unit *u, mma_fmt d, uint64_t x, uint64_t y)
 {
     mma_term t[2] = {mma_term_of(d, x), mma_term_of(d, y)};
+    mma_rspec r = {d, mma_format(d)->mbits, MMA_RNE, MMA_OVR_IEEE, MMA_ZS_IEEE, 0};
     uint64_t out;
-    if (mma_terms_special(t, 2, d, &out)) return out;
-    if (t[0].cls == MMA_ZERO && t[1].cls == MMA_ZERO)
-        return t[0].neg && t[1].neg ? (uint64_t)1 << (mma_format(d)->width - 1) : 0;
+    mma_nansrc src = {d, d, d, x, &y, &y, NULL, 1};
+    if (mma_step_special(u, &r, t, 2, &src, &out)) return out;
     mma_kacc acc;
     mma_kacc_init(&acc, -1200, 1200);
     for (int i = 0; i < 2; i++)
         if (t[i].cls == MMA_FINITE) mma_kacc_add(&acc, t[i].neg, t[i].sig, t[i].e - t[i].fb);
-    return mma_kacc_round(&acc, d, mma_format(d)->mbits, MMA_RNE, 0);
+    return mma_kacc_round_to(&acc, &r, mma_terms_zneg(t, 2, MMA_RNE), NULL);
 }
 
 uint64_t mma_alg_fused(const mma_unit *u, uint64_t c, const uint64_t *a,
@@ -76,27 +78,29 @@ uint64_t mma_alg_fused(const mma_unit *u, uint64_t c, const uint64_t *a,
     mma_term t[MMA_MAX_K + 1];
     mma_fmt cf = u->c;
     int zeros_part = !(u->flags & MMA_F_NO_EZERO);
-    int zsigned = !(u->flags & MMA_F_ZERO_POS);
+    mma_rspec r = mma_unit_rspec(u);
     uint64_t c_in = c;
     if (u->cadd == MMA_CADD_AFTER) { c = 0; cf = u->d; }
     for (int step = 0; step < u->k / u->lmax; step++) {
-        int n = 0;
-        for (int j = 0; j < u->lmax; j++) t[n++] = product(u, kindex(u, step, j), a, b, sa, sb);
+        int n = 0, ks[MMA_MAX_K];
+        for (int j = 0; j < u->lmax; j++) {
+            ks[j] = kindex(u, step, j);
+            t[n++] = product(u, ks[j], a, b, sa, sb);
+        }
         t[n++] = operand(u, cf, c);
-        if (mma_terms_special(t, n, u->d, &c)) {
-            /* without canonical NaNs: the IEEE default quiet NaN */
-            if (!(u->flags & MMA_F_NAN_CANON) && mma_is_nan(u->d, c))
-                c = mma_inf(u->d, 0) | ((uint64_t)1 << (mma_format(u->d)->mbits - 1));
+        mma_nansrc src = {cf, u->a, u->b, c, a, b, ks, u->lmax};
+        if (mma_step_special(u, &r, t, n, &src, &c)) {
+            /* decided */
         } else {
             mma_fixed s = mma_fused_sum(t, n, u->f, u->align, u->ezero, zeros_part);
             uint64_t mag = s.s < 0 ? (uint64_t)-s.s : (uint64_t)s.s;
-            c = mma_round_pack(u->d, u->p, u->rho, s.s < 0, s.empty ? 0 : mag,
-                               s.emax - u->f, zsigned);
+            c = mma_round_to(&r, s.s < 0, s.empty ? 0 : mag, s.emax - u->f,
+                             r.zero == MMA_ZS_IEEE && mma_terms_zneg(t, n, u->rho), NULL);
         }
         cf = u->d;
     }
     if (u->cadd == MMA_CADD_AFTER) {
-        c = ieee_add(u->d, c_in, c);
+        c = ieee_add(u, u->d, c_in, c);
     }
     return c;
 }

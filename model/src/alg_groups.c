@@ -13,7 +13,7 @@ uint64_t mma_alg_groups(const mma_unit *u, uint64_t c, const uint64_t *a,
                         const uint64_t *b, const uint64_t *sa, const uint64_t *sb)
 {
     mma_term t[MMA_MAX_K + 1];
-    int ng = 0;
+    int ng = 0, zall = 1, anypos = 0, anyneg = 0;    /* of products and c: the sign of a zero */
     for (int k0 = 0; k0 < u->k; k0 += u->g) {
         /* exact group sum, in units of 2^lsb (products of one format pair
          * share the LSB weight of their subnormal grid) */
@@ -23,6 +23,8 @@ uint64_t mma_alg_groups(const mma_unit *u, uint64_t c, const uint64_t *a,
         for (int k = k0; k < k0 + u->g; k++) {
             ps[k - k0] = mma_term_mul(mma_term_of(u->a, a[k]), mma_term_of(u->b, b[k]));
             if (ps[k - k0].cls != MMA_ZERO) allzero = 0;
+            zall &= ps[k - k0].cls == MMA_ZERO;
+            if (ps[k - k0].neg) anyneg = 1; else anypos = 1;
             int32_t l = ps[k - k0].e - ps[k - k0].fb;
             if (l < lsb) lsb = l;
         }
@@ -48,11 +50,15 @@ uint64_t mma_alg_groups(const mma_unit *u, uint64_t c, const uint64_t *a,
     }
     mma_term ct = mma_term_of(u->c, c);
     t[ng++] = ct;
+    zall &= ct.cls == MMA_ZERO;
+    if (ct.neg) anyneg = 1; else anypos = 1;
     uint64_t out;
-    if (mma_terms_special(t, ng, u->d, &out)) return out;
+    mma_rspec rs = mma_unit_rspec(u);
+    mma_nansrc src = {u->c, u->a, u->b, c, a, b, NULL, u->k};
+    if (mma_step_special(u, &rs, t, ng, &src, &out)) return out;
     mma_fixed r = mma_fused_sum(t, ng, u->f, u->align, u->ezero,
                                 !(u->flags & MMA_F_NO_EZERO));
     uint64_t mag = r.s < 0 ? (uint64_t)-r.s : (uint64_t)r.s;
-    return mma_round_pack(u->d, u->p, u->rho, r.s < 0, r.empty ? 0 : mag,
-                          r.emax - u->f, !(u->flags & MMA_F_ZERO_POS));
+    return mma_round_to(&rs, r.s < 0, r.empty ? 0 : mag, r.emax - u->f,
+                        mma_zero_sign(zall, anypos, anyneg, u->rho), NULL);
 }

@@ -5,8 +5,6 @@
  *    flushed to +0 when subnormal, FP32 products, pairwise sums of G
  *    products, then c plus each group sum in turn; every product and sum
  *    flushed to zero with its sign kept when subnormal (Algorithms 2, 3).
- *  - Exact (AMD CDNA1, E-FDPA): exact sum of c and the products of a step,
- *    one rounding to nearest-even FP32.
  * Host binary32/binary64 arithmetic is IEEE-754 with round-to-nearest-even
  * on every platform we build for; we never enable flush-to-zero modes. */
 #include "internal.h"
@@ -102,27 +100,4 @@ uint64_t mma_alg_pairwise(const mma_unit *u, uint64_t c, const uint64_t *a,
     for (int k0 = 0; k0 < u->k; k0 += u->g)
         d = ftz_keep_sign(d + pairwise(p + k0, u->g));
     return bits_of_f32(d);
-}
-
-uint64_t mma_alg_exact(const mma_unit *u, uint64_t c, const uint64_t *a,
-                       const uint64_t *b)
-{
-    mma_term t[MMA_MAX_K + 1];
-    mma_fmt cf = u->c;
-    for (int k0 = 0; k0 < u->k; k0 += u->lmax) {
-        int n = 0;
-        for (int k = k0; k < k0 + u->lmax; k++)
-            t[n++] = mma_term_mul(mma_term_of(u->a, a[k]), mma_term_of(u->b, b[k]));
-        t[n++] = mma_term_of(cf, c);
-        if (!mma_terms_special(t, n, u->d, &c)) {
-            mma_kacc acc;
-            mma_kacc_init(&acc, -600, 600);
-            for (int i = 0; i < n; i++)
-                if (t[i].cls == MMA_FINITE)
-                    mma_kacc_add(&acc, t[i].neg, t[i].sig, t[i].e - t[i].fb);
-            c = mma_kacc_round(&acc, u->d, u->p, u->rho, !(u->flags & MMA_F_ZERO_POS));
-        }
-        cf = u->d;
-    }
-    return c;
 }

@@ -151,16 +151,16 @@ static const cat_row rows[] = {
     {A, "v_mfma_f32_16x16x1f32", "", "f32", "f32", "=", 1, 0, AMD_FMA, SKIP, SKIP, 0}, \
     {A, "v_mfma_f32_4x4x1f32", "", "f32", "f32", "=", 1, 0, AMD_FMA, SKIP, SKIP, 0}
     CDNA1("cdna1"),
-    {"cdna1", "v_mfma_f32_32x32x8f16", "", "f32", "f16", "=", 8, 8, "exact,round=rne,nan=any,zero=ieee", SKIP, SKIP, 0},
-    {"cdna1", "v_mfma_f32_32x32x4f16", "", "f32", "f16", "=", 4, 8, "exact,round=rne,nan=any,zero=ieee", SKIP, SKIP, 0},
-    {"cdna1", "v_mfma_f32_16x16x16f16", "", "f32", "f16", "=", 16, 8, "exact,round=rne,nan=any,zero=ieee", SKIP, SKIP, 0},
-    {"cdna1", "v_mfma_f32_16x16x4f16", "", "f32", "f16", "=", 4, 8, "exact,round=rne,nan=any,zero=ieee", SKIP, SKIP, 0},
-    {"cdna1", "v_mfma_f32_4x4x4f16", "", "f32", "f16", "=", 4, 8, "exact,round=rne,nan=any,zero=ieee", SKIP, SKIP, 0},
-    {"cdna1", "v_mfma_f32_32x32x4bf16", "", "f32", "bf16", "=", 4, 4, "exact,round=rne,nan=any,zero=ieee", SKIP, SKIP, 0},
-    {"cdna1", "v_mfma_f32_32x32x2bf16", "", "f32", "bf16", "=", 2, 4, "exact,round=rne,nan=any,zero=ieee", SKIP, SKIP, 0},
-    {"cdna1", "v_mfma_f32_16x16x8bf16", "", "f32", "bf16", "=", 8, 4, "exact,round=rne,nan=any,zero=ieee", SKIP, SKIP, 0},
-    {"cdna1", "v_mfma_f32_16x16x2bf16", "", "f32", "bf16", "=", 2, 4, "exact,round=rne,nan=any,zero=ieee", SKIP, SKIP, 0},
-    {"cdna1", "v_mfma_f32_4x4x2bf16", "", "f32", "bf16", "=", 2, 4, "exact,round=rne,nan=any,zero=ieee", SKIP, SKIP, 0},
+    {"cdna1", "v_mfma_f32_32x32x8f16", "", "f32", "f16", "=", 8, 8, "exact,round=rne,nan=canon+any,zero=fixed", SKIP, SKIP, 0},
+    {"cdna1", "v_mfma_f32_32x32x4f16", "", "f32", "f16", "=", 4, 8, "exact,round=rne,nan=canon+any,zero=fixed", SKIP, SKIP, 0},
+    {"cdna1", "v_mfma_f32_16x16x16f16", "", "f32", "f16", "=", 16, 8, "exact,round=rne,nan=canon+any,zero=fixed", SKIP, SKIP, 0},
+    {"cdna1", "v_mfma_f32_16x16x4f16", "", "f32", "f16", "=", 4, 8, "exact,round=rne,nan=canon+any,zero=fixed", SKIP, SKIP, 0},
+    {"cdna1", "v_mfma_f32_4x4x4f16", "", "f32", "f16", "=", 4, 8, "exact,round=rne,nan=canon+any,zero=fixed", SKIP, SKIP, 0},
+    {"cdna1", "v_mfma_f32_32x32x4bf16", "", "f32", "bf16", "=", 4, 4, "exact,round=rne,nan=canon+any,zero=fixed", SKIP, SKIP, 0},
+    {"cdna1", "v_mfma_f32_32x32x2bf16", "", "f32", "bf16", "=", 2, 4, "exact,round=rne,nan=canon+any,zero=fixed", SKIP, SKIP, 0},
+    {"cdna1", "v_mfma_f32_16x16x8bf16", "", "f32", "bf16", "=", 8, 4, "exact,round=rne,nan=canon+any,zero=fixed", SKIP, SKIP, 0},
+    {"cdna1", "v_mfma_f32_16x16x2bf16", "", "f32", "bf16", "=", 2, 4, "exact,round=rne,nan=canon+any,zero=fixed", SKIP, SKIP, 0},
+    {"cdna1", "v_mfma_f32_4x4x2bf16", "", "f32", "bf16", "=", 2, 4, "exact,round=rne,nan=canon+any,zero=fixed", SKIP, SKIP, 0},
 
     /* AMD CDNA2: fp16/bf16 GPS (FTZ-AddMul), G=4, or G=2 for bf16 without _1k */
     {"cdna2", "v_mfma_f64_16x16x4f64", "", "f64", "f64", "=", 4, 0, AMD_FMA, SKIP, SKIP, 0},
@@ -185,10 +185,10 @@ static const cat_row rows[] = {
     /* AMD CDNA3: FDRDA family (paper sections F-I), F=24, F2=31, RNE out.
      * The sum is a two's complement fixed-point number: an exact zero is +0,
      * but a negative sum that the final rounding takes to zero gives -0
-     * (zero=ieee; mmasim 2.x, validated on MI300X, adds no +0.0 here as it
+     * (zero=fixed; mmasim 2.x, validated on MI300X, adds no +0.0 here as it
      * does for NVIDIA; docs/peer-comparison.md). */
-#define TR "fused,f=24,f2=31,cadd=rd,round=rne,povf=1,nan=canon+any,zero=ieee"
-#define GTR "evenodd,f=24,f2=31,cadd=rdz,round=rne,nan=canon+any,zero=ieee"
+#define TR "fused,f=24,f2=31,cadd=rd,round=rne,povf=1,nan=canon+any,zero=fixed"
+#define GTR "evenodd,f=24,f2=31,cadd=rdz,round=rne,nan=canon+any,zero=fixed"
     {"cdna3", "v_mfma_f64_16x16x4_f64", "", "f64", "f64", "=", 4, 0, AMD_FMA, SKIP, SKIP, 0},
     {"cdna3", "v_mfma_f64_4x4x4_4b_f64", "", "f64", "f64", "=", 4, 0, AMD_FMA, SKIP, SKIP, 0},
     {"cdna3", "v_mfma_f32_32x32x1_2b_f32", "", "f32", "f32", "=", 1, 0, AMD_FMA, SKIP, SKIP, 0},
@@ -357,29 +357,87 @@ static void nearest(const char *arch, const char *qual, const char *text, char *
     for (size_t i = 0; i < sizeof arch_names / sizeof arch_names[0]; i++) known |= !strcmp(arch, arch_names[i]);
     size_t best[3] = {0, 0, 0};
     int bd[3] = {1 << 30, 1 << 30, 1 << 30}, nb = 0;
-    static _Thread_local mma_edit_pattern pat;       /* 4 KiB: not on the stack */
-    mma_edit_prepare(&pat, known ? qual : text);
+    /* 4 KiB: not on the stack, and not thread-local either (a library with
+     * initial-exec TLS, fast.c's, gets its whole TLS block from the small
+     * static reserve when Python dlopens it: 4 KiB more did not fit) */
+    mma_edit_pattern *pat = malloc(sizeof *pat);
+    if (len) buf[0] = 0;
+    if (!pat) return;
+    mma_edit_prepare(pat, known ? qual : text);
     for (size_t i = 0; i < n_entries; i++) {
         if (known && strcmp(entries[i].arch, arch)) continue;
         char full[200];
         snprintf(full, sizeof full, "%s:%s", entries[i].arch, entries[i].qual);
         /* a candidate at or beyond the third best cannot enter: its distance
          * need not be finished */
-        int dd = mma_edit_distance(&pat, known ? entries[i].qual : full, bd[2]);
+        int dd = mma_edit_distance(pat, known ? entries[i].qual : full, bd[2]);
         for (int j = 0; j < 3; j++) if (dd < bd[j]) {
             for (int m = 2; m > j; m--) { bd[m] = bd[m - 1]; best[m] = best[m - 1]; }
             bd[j] = dd; best[j] = i; if (nb < 3) nb++; break;
         }
     }
+    free(pat);
     size_t n = 0;
-    buf[0] = 0;
     for (int j = 0; j < nb && n < len; j++)
         n += (size_t)snprintf(buf + n, len - n, "%s%s:%s", j ? ", " : "", entries[best[j]].arch, entries[best[j]].qual);
 }
 
+static int same_unit(const mma_unit *x, const mma_unit *y)
+{
+    return x->a == y->a && x->b == y->b && x->c == y->c && x->d == y->d && x->scale == y->scale &&
+           x->k == y->k && x->lmax == y->lmax && x->block == y->block && x->tree == y->tree &&
+           x->f == y->f && x->f2 == y->f2 && x->g == y->g && x->align == y->align && x->rho == y->rho &&
+           x->p == y->p && x->cadd == y->cadd && x->ezero == y->ezero && x->interleave == y->interleave &&
+           x->flags == y->flags;
+}
+
+static int parse_name(const char *text, mma_unit *u, char *err, size_t len);
+
+/* "<instruction>,key=value,...": the hardware fixes every choice, so an
+ * option is accepted only where it restates the instruction's own. */
+static int parse_name_options(const char *text, size_t namelen, mma_unit *u, char *err, size_t len)
+{
+    char name[200], opts[400];
+    if (namelen >= sizeof name || strlen(text + namelen) >= sizeof opts) {
+        if (err) snprintf(err, len, "instruction with options '%s': too long", text);
+        return -1;
+    }
+    snprintf(name, sizeof name, "%.*s", (int)namelen, text);
+    snprintf(opts, sizeof opts, "%s", text + namelen + 1);
+    if (parse_name(name, u, err, len)) return -1;
+    char cfg[512];
+    mma_unit_config(u, cfg, sizeof cfg);
+    for (char *save = NULL, *o = strtok_r(opts, ",", &save); o; o = strtok_r(NULL, ",", &save)) {
+        char with[1024], perr[400];
+        mma_unit v;
+        snprintf(with, sizeof with, "%s,%s", cfg, o);
+        if (mma_config_parse(with, &v, perr, sizeof perr)) {
+            if (err) snprintf(err, len, "%s: option '%s' refused: %s", name, o, perr + (strncmp(perr, "configuration: ", 15) ? 0 : 15));
+            return -1;
+        }
+        if (!same_unit(u, &v)) {
+            char key[64], own[64] = "";
+            snprintf(key, sizeof key, ",%.*s=", (int)strcspn(o, "="), o);
+            const char *at = strstr(cfg, key);
+            if (at) snprintf(own, sizeof own, " (its own: %.*s)", (int)strcspn(at + 1, ","), at + 1);
+            if (err) snprintf(err, len, "%s: option '%s' refused: the instruction's arithmetic is fixed by the hardware%s; "
+                              "to model another unit start from its configuration string (mmaref describe %s)", name, o, own, name);
+            return -1;
+        }
+    }
+    return 0;                                   /* the instruction itself: its own name */
+}
+
 int mma_unit_parse(const char *text, mma_unit *u, char *err, size_t len)
 {
+    size_t first = strcspn(text, ",");
+    if (memchr(text, ':', first) && text[first] == ',') return parse_name_options(text, first, u, err, len);
     if (strchr(text, '=')) return mma_config_parse(text, u, err, len);
+    return parse_name(text, u, err, len);
+}
+
+static int parse_name(const char *text, mma_unit *u, char *err, size_t len)
+{
     build();
     char arch[32], qual[200], canon[200], look[200], near[400];
     int cta2, ws;

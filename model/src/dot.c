@@ -1,6 +1,8 @@
 /* One dot product and one tile: dispatch to the unit's algorithm. */
 #include "internal.h"
 
+#include <stdio.h>
+
 int mma_unit_impl(const mma_unit *u)
 {
     return mma_fast_ok(u) ? 2 : 1;   /* the families (fast*.c) own the conditions */
@@ -19,7 +21,8 @@ static __attribute__((noinline)) uint64_t dot_other(const mma_unit *u, uint64_t 
     case MMA_TREE_GROUPS:   return mma_alg_groups(u, c, a, b, sa, sb);
     case MMA_TREE_PAIRWISE: return mma_alg_pairwise(u, c, a, b);
     case MMA_TREE_FMA:      return mma_alg_fma(u, c, a, b);
-    case MMA_TREE_EXACT:    return mma_alg_exact(u, c, a, b);
+    case MMA_TREE_EXACT:
+    case MMA_TREE_IEEE:     return mma_alg_exact(u, c, a, b, sa, sb, NULL);
     }
     return mma_canonical_nan(u->d);
 }
@@ -30,6 +33,37 @@ uint64_t mma_dot(const mma_unit *u, uint64_t c, const uint64_t *a,
 {
     if (__builtin_expect(u->impl == 2, 1)) return mma_fast_dot(u, c, a, b, sa, sb);
     return dot_other(u, c, a, b, sa, sb);
+}
+
+int mma_unit_has_flags(const mma_unit *u)
+{
+    return u->tree == MMA_TREE_IEEE;
+}
+
+uint64_t mma_dot_flags(const mma_unit *u, uint64_t c, const uint64_t *a, const uint64_t *b,
+                       const uint64_t *sa, const uint64_t *sb, unsigned *flags)
+{
+    unsigned fl = 0;
+    uint64_t d = u->tree == MMA_TREE_IEEE ? mma_alg_exact(u, c, a, b, sa, sb, &fl)
+                                          : mma_dot(u, c, a, b, sa, sb);
+    if (flags) *flags = fl;
+    return d;
+}
+
+int mma_flags_describe(unsigned flags, char *buf, size_t len)
+{
+    static const struct { unsigned bit; const char *name; } names[] = {
+        {MMA_FLAG_INVALID, "invalid"}, {MMA_FLAG_INFINITE, "infinite"}, {MMA_FLAG_OVERFLOW, "overflow"},
+        {MMA_FLAG_UNDERFLOW, "underflow"}, {MMA_FLAG_INEXACT, "inexact"}};
+    size_t n = 0;
+    if (len) buf[0] = 0;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (flags & names[i].bit) {
+            int w = snprintf(buf + n, n < len ? len - n : 0, "%s%s", n ? " " : "", names[i].name);
+            if (w > 0) n += (size_t)w;
+        }
+    if (!n) { int w = snprintf(buf, len, "none"); if (w > 0) n = (size_t)w; }
+    return (int)n;
 }
 
 void mma_tile(const mma_unit *u, int m, int n, const uint64_t *A,
@@ -82,6 +116,7 @@ const char *mma_unit_algorithm(const mma_unit *u)
     case MMA_TREE_PAIRWISE: return "GPS";
     case MMA_TREE_FMA:      return "SFMA";
     case MMA_TREE_EXACT:    return chained ? "CoE-FDPA" : "E-FDPA";
+    case MMA_TREE_IEEE:     return chained ? "IEEE CoE-FDPA" : "IEEE E-FDPA";
     }
     return "?";
 }

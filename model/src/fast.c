@@ -268,12 +268,27 @@ static const fast_family *const families[] = {&fast_fused_family, &fast_amd_fami
                                               &fast_ieee_family};
 #define NFAMILIES (sizeof families / sizeof families[0])
 
+/* The semantics every family's kernels implement (the GPUs'): RZ, RNE, RD
+ * or RU; overflow to Inf under RZ and RNE, IEEE's under RD and RU; zero=pos
+ * or fixed; the canonical or the default NaN.  The chains of IEEE
+ * operations (fma, pairwise) run on the host's arithmetic: RNE only.  The
+ * other options of a configuration string (round=rmm|rodd, ovf=, zero=ieee,
+ * nan=prop) stay with the reference algorithms. */
+static int semantics_ok(const mma_unit *u)
+{
+    mma_ovr o = mma_unit_ovf(u);
+    int ovf_ok = u->rho == MMA_RNE ? o != MMA_OVR_SAT : o == (u->rho == MMA_RZ ? MMA_OVR_INF : MMA_OVR_IEEE);
+    if ((u->tree == MMA_TREE_FMA || u->tree == MMA_TREE_PAIRWISE) && u->rho != MMA_RNE) return 0;
+    return u->rho <= MMA_RU && ovf_ok && !(u->flags & (MMA_F_ZERO_IEEE | MMA_F_NAN_PROP));
+}
+
 static const fast_family *family_of(const mma_unit *u)
 {
     if ((int)u->a <= 0 || u->a >= MMA_FMT_COUNT || (int)u->b <= 0 || u->b >= MMA_FMT_COUNT ||
         (int)u->c <= 0 || u->c >= MMA_FMT_COUNT || (int)u->d <= 0 || u->d >= MMA_FMT_COUNT ||
         u->k < 1 || u->k > MMA_MAX_K || !fast_known(u))
         return NULL;
+    if (!semantics_ok(u)) return NULL;
     for (size_t i = 0; i < NFAMILIES; i++)
         if (families[i]->ok(u)) return families[i];
     return NULL;

@@ -386,7 +386,8 @@ struct fast_hdr {
  * (one that a later version of the reference defines) stays with the
  * reference until a kernel learns it (fast_known, in every family's ok). */
 #define FAST_FLAGS_KNOWN (MMA_F_FTZ_IN | MMA_F_FTZ_SUM | MMA_F_PROD_OVF | MMA_F_NAN_CANON | MMA_F_ZERO_POS | \
-                          MMA_F_NO_EZERO | MMA_F_NAN_ANY | MMA_F_VIA_FP16)
+                          MMA_F_NO_EZERO | MMA_F_NAN_ANY | MMA_F_VIA_FP16 | \
+                          MMA_F_OVF_MASK /* (the rules the kernels know: fast.c's semantics_ok) */)
 static inline int fast_known(const mma_unit *u)
 {
     return !(u->flags & ~(unsigned)FAST_FLAGS_KNOWN) && (u->rho == MMA_RZ || u->rho == MMA_RNE || u->rho == MMA_RD ||

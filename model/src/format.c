@@ -21,6 +21,7 @@ static const mma_format_info fmt_table[MMA_FMT_COUNT] = {
     [MMA_FMT_E2M1]     = {"e2m1",      4, 1, 2,   1,    1,     0, 1, 0},
     [MMA_FMT_UE8M0]    = {"ue8m0",     8, 2, 8,   0,  127,  -127, 0, 0},
     [MMA_FMT_UE4M3]    = {"ue4m3",     8, 2, 4,   3,    7,    -6, 0, 0},
+    [MMA_FMT_E4M3IEEE] = {"e4m3ieee",  8, 2, 4,   3,    7,    -6, 1, 1},
 };
 
 /* Other spellings accepted on input: PTX and AMD names. */
@@ -28,7 +29,7 @@ static const struct { const char *alias; mma_fmt f; } fmt_alias[] = {
     {"f64", MMA_FMT_FP64}, {"f32", MMA_FMT_FP32}, {"f16", MMA_FMT_FP16},
     {"xf32", MMA_FMT_TF32}, {"fp8", MMA_FMT_E4M3FNUZ}, {"bf8", MMA_FMT_E5M2FNUZ},
     {"e4m3fn", MMA_FMT_E4M3}, {"fp6e3m2", MMA_FMT_E3M2}, {"fp6e2m3", MMA_FMT_E2M3},
-    {"fp4", MMA_FMT_E2M1},
+    {"fp4", MMA_FMT_E2M1}, {"fp8alt", MMA_FMT_E4M3IEEE},
 };
 
 const mma_format_info *mma_format(mma_fmt f)

@@ -37,26 +37,68 @@ mma_fixed mma_fused_sum(const mma_term *t, int n, int f, mma_rounding cut,
 int64_t mma_fixed_realign(int64_t s, int32_t from_lsb, int32_t to_lsb,
                           mma_rounding cut);
 
-/* Normalize-and-round an exact value (-1)^neg * mag * 2^lsb into format d,
- * keeping p fraction bits, with rounding rho.  A zero or underflowed result
- * is +0 unless zero_signed (then it carries neg).  Overflow: RZ and RNE give Inf (NVIDIA: "|x| >= 2^128 becomes
- * Inf" even under RZ), RD/RU saturate on the side they round toward. */
-uint64_t mma_round_pack(mma_fmt d, int p, mma_rounding rho, int neg,
-                        uint64_t mag, int32_t lsb, int zero_signed);
+/* An output rounding: the format, the fraction bits kept, the direction,
+ * and what overflow, zeros and tininess do (from the unit's configuration:
+ * mma_unit_rspec). */
+enum { MMA_ZS_POS, MMA_ZS_FIXED, MMA_ZS_IEEE };   /* zero=pos, fixed, ieee */
+/* the overflow rule (ovf=), as MMA_F_OVF_* >> 10 */
+typedef enum { MMA_OVR_IEEE = 1, MMA_OVR_INF, MMA_OVR_SAT } mma_ovr;
+typedef struct {
+    mma_fmt d;
+    int p;
+    mma_rounding rho;
+    mma_ovr ovf;
+    int zero;          /* MMA_ZS_*                                         */
+    int tiny_before;   /* underflow: tininess detected before rounding     */
+} mma_rspec;
+mma_rspec mma_unit_rspec(const mma_unit *u);
+mma_ovr mma_default_ovf(mma_tree t, mma_rounding rho);
+mma_ovr mma_unit_ovf(const mma_unit *u);   /* the unit's, or the default */
 
+/* Normalize-and-round the exact value (-1)^neg * mag * 2^lsb by r; an
+ * exactly zero value (mag 0) takes the sign zneg under zero=ieee.  The
+ * IEEE 754 flags (inexact, underflow, overflow) are or-ed into *flags
+ * (may be NULL). */
+uint64_t mma_round_to(const mma_rspec *r, int neg, uint64_t mag, int32_t lsb, int zneg,
+                      unsigned *flags);
 /* Round to p bits but keep the result as (mag, lsb) for a second rounding. */
 void mma_round_keep(mma_fmt d, int p, mma_rounding rho, int neg,
                     uint64_t *mag, int32_t *lsb);
 
 uint64_t mma_inf(mma_fmt d, int neg);
+uint64_t mma_out_inf(const mma_rspec *r, int neg);   /* an Inf result in r->d */
+uint64_t mma_out_max(mma_fmt d, int p, int neg);     /* the largest finite    */
 uint64_t mma_canonical_nan(mma_fmt d);
+uint64_t mma_default_nan(mma_fmt d);
 uint64_t mma_quiet(mma_fmt d, uint64_t nan_bits);
 int mma_is_nan(mma_fmt d, uint64_t bits);
+int mma_is_snan(mma_fmt d, uint64_t bits);
+
+/* The operands a NaN result may come from, in the order nan=prop searches
+ * them: c, then a[k[j]], b[k[j]] for j = 0..n-1 (k NULL: k[j] = j). */
+typedef struct {
+    mma_fmt cf, af, bf;
+    uint64_t c;
+    const uint64_t *a, *b;
+    const int *k;
+    int n;
+} mma_nansrc;
+uint64_t mma_nan_out(const mma_unit *u, mma_fmt d, const mma_nansrc *s);
 
 /* Special values (paper, FDA step 1): any NaN term (0*Inf products are NaN
  * terms already), or +Inf and -Inf both present, gives NaN; otherwise one
- * kind of Inf gives that Inf.  Returns 1 and sets *out when decided. */
+ * kind of Inf gives that Inf.  The class (MMA_NAN, MMA_INF with *inf_neg,
+ * or MMA_FINITE when no term is special). */
+int mma_terms_special_class(const mma_term *t, int n, int *inf_neg);
+/* The same with NVIDIA's encodings (canonical NaN, Inf); 1 when decided. */
 int mma_terms_special(const mma_term *t, int n, mma_fmt d, uint64_t *out);
+/* The same with the unit's rules (NaN by its nan=, Inf by r); 1 when decided. */
+int mma_step_special(const mma_unit *u, const mma_rspec *r, const mma_term *t, int n,
+                     const mma_nansrc *s, uint64_t *out);
+/* The sign of an exactly zero sum of the terms under zero=ieee; from
+ * whether all terms are zeros and which signs they have. */
+int mma_terms_zneg(const mma_term *t, int n, mma_rounding rho);
+int mma_zero_sign(int allzero, int anypos, int anyneg, mma_rounding rho);
 
 /* AMD CDNA3: a product whose magnitude reaches 2^128 becomes Inf. */
 void mma_term_overflow(mma_term *p);
@@ -73,6 +115,8 @@ void mma_kacc_add(mma_kacc *k, int neg, unsigned __int128 sig, int32_t lsb);
 /* Round the exact content into format d (p fraction bits, rho). */
 uint64_t mma_kacc_round(const mma_kacc *k, mma_fmt d, int p, mma_rounding rho,
                         int zero_signed);
+/* The same by r, with the sign zneg for an exact zero and the flags. */
+uint64_t mma_kacc_round_to(const mma_kacc *k, const mma_rspec *r, int zneg, unsigned *flags);
 int mma_kacc_sign(const mma_kacc *k);   /* -1, 0, 1 */
 
 /* The algorithms (one file each). */
@@ -92,7 +136,8 @@ uint64_t mma_alg_pairwise(const mma_unit *u, uint64_t c, const uint64_t *a,
 uint64_t mma_alg_fma(const mma_unit *u, uint64_t c, const uint64_t *a,
                      const uint64_t *b);
 uint64_t mma_alg_exact(const mma_unit *u, uint64_t c, const uint64_t *a,
-                       const uint64_t *b);
+                       const uint64_t *b, const uint64_t *sa, const uint64_t *sb,
+                       unsigned *flags);
 
 /* Instruction names (names.c): "arch:qualifier" split at the colon that
  * is not half of a "::" (1 when there is an arch, its alias resolved), the

@@ -57,8 +57,7 @@ int mma_kacc_sign(const mma_kacc *k)
     return 0;
 }
 
-uint64_t mma_kacc_round(const mma_kacc *k, mma_fmt d, int p, mma_rounding rho,
-                        int zero_signed)
+uint64_t mma_kacc_round_to(const mma_kacc *k, const mma_rspec *r, int zneg, unsigned *flags)
 {
     uint64_t w[MMA_KACC_LIMBS];
     int neg = mma_kacc_sign(k) < 0;
@@ -69,7 +68,7 @@ uint64_t mma_kacc_round(const mma_kacc *k, mma_fmt d, int p, mma_rounding rho,
     }
     int top = k->n - 1;
     while (top >= 0 && w[top] == 0) top--;
-    if (top < 0) return mma_round_pack(d, p, rho, neg, 0, 0, zero_signed);
+    if (top < 0) return mma_round_to(r, neg, 0, 0, zneg, flags);
     /* leading 63 bits, with everything below folded into a sticky bit 0 */
     int lz = mma_clz64(w[top]);
     int32_t msb = top * 64 + 63 - lz;            /* bit index of the leading 1 */
@@ -82,7 +81,16 @@ uint64_t mma_kacc_round(const mma_kacc *k, mma_fmt d, int p, mma_rounding rho,
     for (int i = 0; i < lowbit / 64 && !sticky; i++) sticky = w[i] != 0;
     if (!sticky && lowbit % 64)
         sticky = (w[lowbit / 64] & (((uint64_t)1 << (lowbit % 64)) - 1)) != 0;
-    /* a sticky bit one place below the kept 63 bits decides ties correctly */
+    /* a sticky bit one place below the kept 63 bits decides ties, and
+     * inexactness, correctly (every format keeps at most 53 bits) */
     mag = (mag << 1) | (uint64_t)sticky;
-    return mma_round_pack(d, p, rho, neg, mag, k->lo + lowbit - 1, zero_signed);
+    return mma_round_to(r, neg, mag, k->lo + lowbit - 1, zneg, flags);
+}
+
+uint64_t mma_kacc_round(const mma_kacc *k, mma_fmt d, int p, mma_rounding rho,
+                        int zero_signed)
+{
+    mma_rspec r = {d, p, rho, rho == MMA_RZ ? MMA_OVR_INF : MMA_OVR_IEEE,
+                   zero_signed ? MMA_ZS_FIXED : MMA_ZS_POS, 0};
+    return mma_kacc_round_to(k, &r, 0, NULL);
 }

@@ -26,14 +26,14 @@ struct mma_vec_reader {
     char path[512];
     long line;
     mma_unit u;
-    int has_d;
+    int has_d, has_flags;
     int nextra;
     char *extra[MMA_VEC_MAX_HEADER];
     const char *extra_ptr[MMA_VEC_MAX_HEADER];
     char *buf;
     size_t cap;
     int nf;                          /* fields per line                  */
-    unsigned char digits[2 * MMA_MAX_K + 2 * MMA_VEC_MAX_SCALES + 2];
+    unsigned char digits[2 * MMA_MAX_K + 2 * MMA_VEC_MAX_SCALES + 3];
 };
 
 /* hex digit values (0xff for anything else), and pairs of digits read as
@@ -63,8 +63,9 @@ static int ends_with(const char *s, const char *suf)
 void mma_vec_fields(const mma_unit *u, char *buf, size_t len)
 {
     int s = mma_unit_nscales(u);
-    if (s) snprintf(buf, len, "c a[0..%d] b[0..%d] sa[0..%d] sb[0..%d] d", u->k - 1, u->k - 1, s - 1, s - 1);
-    else snprintf(buf, len, "c a[0..%d] b[0..%d] d", u->k - 1, u->k - 1);
+    const char *fl = mma_unit_has_flags(u) ? " flags" : "";
+    if (s) snprintf(buf, len, "c a[0..%d] b[0..%d] sa[0..%d] sb[0..%d] d%s", u->k - 1, u->k - 1, s - 1, s - 1, fl);
+    else snprintf(buf, len, "c a[0..%d] b[0..%d] d%s", u->k - 1, u->k - 1, fl);
 }
 
 static const char *arch_of(const mma_unit *u, char *buf, size_t len)
@@ -132,6 +133,7 @@ size_t mma_vec_format(char *buf, const mma_unit *u, const mma_vec *v)
     for (int i = 0; i < s; i++) { *p++ = ' '; p = hex(p, v->sb[i], hs); }
     *p++ = ' ';
     p = hex(p, v->d, hd);
+    if (mma_unit_has_flags(u)) { *p++ = ' '; memcpy(p, hexpair[v->flags & 0xff], 2); p += 2; }
     *p++ = '\n';
     *p = 0;
     return (size_t)(p - buf);
@@ -139,7 +141,7 @@ size_t mma_vec_format(char *buf, const mma_unit *u, const mma_vec *v)
 
 void mma_vec_write(FILE *f, const mma_unit *u, const mma_vec *v)
 {
-    char buf[MMA_MAX_K * 2 * 17 + 64 + 34 * MMA_VEC_MAX_SCALES];
+    char buf[MMA_MAX_K * 2 * 17 + 68 + 34 * MMA_VEC_MAX_SCALES];
     fwrite(buf, 1, mma_vec_format(buf, u, v), f);
 }
 
@@ -316,22 +318,34 @@ static mma_vec_reader *open_common(mma_vec_reader *r, const char *path, const ch
         for (int i = 0; i < u->k; i++) r->digits[n++] = (unsigned char)mma_format(u->b)->hexdigits;
         for (int i = 0; i < 2 * ns; i++) r->digits[n++] = (unsigned char)mma_format(u->scale)->hexdigits;
         r->digits[n++] = (unsigned char)mma_format(u->d)->hexdigits;
+        r->digits[n++] = 2;                                  /* flags */
     }
+    /* the fields: all of want; want without flags; without d (input only) */
+    int flagged = mma_unit_has_flags(&r->u);
+    size_t wl = strlen(want), base = flagged ? wl - 6 : wl;   /* " flags" */
     r->has_d = 1;
+    r->has_flags = flagged;
     if (*fields && strcmp(fields, want)) {
-        size_t wl = strlen(want);
-        if (strlen(fields) == wl - 2 && !strncmp(fields, want, wl - 2)) r->has_d = 0;
+        size_t fl = strlen(fields);
+        if (flagged && fl == base && !strncmp(fields, want, base)) r->has_flags = 0;
+        else if (fl == base - 2 && !strncmp(fields, want, base - 2)) { r->has_d = 0; r->has_flags = 0; }
         else {
-            snprintf(err, len, "%s: field fields: '%s' but %s needs '%s'", path, fields, name, want);
+            if (!flagged && fl == wl + 6 && !strncmp(fields, want, wl) && !strcmp(fields + wl, " flags"))
+                snprintf(err, len, "%s: field fields: a 'flags' field, but %s defines no exception flags (the ieee tree does)", path, name);
+            else
+                snprintf(err, len, "%s: field fields: '%s' but %s needs '%s'", path, fields, name, want);
             mma_vec_close(r);
             return NULL;
         }
+    } else if (!*fields) {
+        r->has_flags = 0;                          /* no header: the plain layout */
     }
     return r;
 }
 
 const mma_unit *mma_vec_unit(const mma_vec_reader *r) { return &r->u; }
 int mma_vec_has_d(const mma_vec_reader *r) { return r->has_d; }
+int mma_vec_has_flags(const mma_vec_reader *r) { return r->has_flags; }
 int mma_vec_extra_headers(const mma_vec_reader *r, const char ***lines)
 {
     *lines = (const char **)r->extra_ptr;
@@ -377,7 +391,7 @@ static const char *field_name(const mma_unit *u, int i, char *buf, size_t len)
     if (i < s) { snprintf(buf, len, "sa[%d]", i); return buf; }
     i -= s;
     if (i < s) { snprintf(buf, len, "sb[%d]", i); return buf; }
-    return "d";
+    return i == s ? "d" : "flags";
 }
 
 /* The slow, precise diagnosis of a bad line (only run on error). */
@@ -396,7 +410,7 @@ static void diagnose(const mma_vec_reader *r, const char *line, long lineno, int
         if (rc == -2) { snprintf(err, len, "%s:%ld: field %s: not hexadecimal", r->path, lineno, fn); return; }
         if (rc == -3) { snprintf(err, len, "%s:%ld: field %s: wrong width (%d hex digits expected)", r->path, lineno, fn, digits); return; }
         mma_fmt f = i == 0 ? u->c : i <= u->k ? u->a : i <= 2 * u->k ? u->b : i <= 2 * u->k + 2 * s ? u->scale : u->d;
-        int w = mma_format(f)->width;
+        int w = i == 2 * u->k + 2 * s + 2 ? 5 : mma_format(f)->width;     /* flags: five bits */
         if (w < 64 && (dummy >> w)) {
             snprintf(err, len, "%s:%ld: field %s: value 0x%llx does not fit %d bits", r->path, lineno, fn,
                      (unsigned long long)dummy, w);
@@ -410,8 +424,9 @@ int mma_vec_parse(const mma_vec_reader *r, const char *line, long lineno, mma_ve
 {
     const mma_unit *u = &r->u;
     int s = mma_unit_nscales(u);
-    int nf = 1 + 2 * u->k + 2 * s + (r->has_d ? 1 : 0);
-    uint64_t vals[2 * MMA_MAX_K + 2 * MMA_VEC_MAX_SCALES + 2];
+    int nf = 1 + 2 * u->k + 2 * s + (r->has_d ? 1 : 0) + (r->has_flags ? 1 : 0);
+    int nd = 1 + 2 * u->k + 2 * s;                  /* index of d */
+    uint64_t vals[2 * MMA_MAX_K + 2 * MMA_VEC_MAX_SCALES + 3];
     const unsigned char *p = (const unsigned char *)line;
     while (*p == ' ' || *p == '\t') p++;
     if (!*p || *p == '#') return 0;
@@ -448,13 +463,15 @@ int mma_vec_parse(const mma_vec_reader *r, const char *line, long lineno, mma_ve
             if ((fa->width < 64 && (vals[1 + k] >> fa->width)) || (fbi->width < 64 && (vals[1 + u->k + k] >> fbi->width))) ok = 0;
         for (int i = 0; ok && i < 2 * s; i++)
             if (vals[1 + 2 * u->k + i] >> mma_format(u->scale)->width) ok = 0;
-        if (ok && r->has_d && mma_format(u->d)->width < 64 && (vals[nf - 1] >> mma_format(u->d)->width)) ok = 0;
+        if (ok && r->has_d && mma_format(u->d)->width < 64 && (vals[nd] >> mma_format(u->d)->width)) ok = 0;
+        if (ok && r->has_flags && (vals[nd + 1] >> 5)) ok = 0;
     }
     if (!ok) { diagnose(r, line, lineno, nf, err, len); return -1; }
     v->c = vals[0];
     for (int k = 0; k < u->k; k++) { v->a[k] = vals[1 + k]; v->b[k] = vals[1 + u->k + k]; }
     for (int i = 0; i < s; i++) { v->sa[i] = vals[1 + 2 * u->k + i]; v->sb[i] = vals[1 + 2 * u->k + s + i]; }
-    v->d = r->has_d ? vals[nf - 1] : 0;
+    v->d = r->has_d ? vals[nd] : 0;
+    v->flags = r->has_flags ? (unsigned)vals[nd + 1] : 0;
     return 1;
 }
 
