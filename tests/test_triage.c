@@ -201,7 +201,7 @@ START_TEST(triage_tile)
     ck_assert_uint_eq(r.group[0].fit, r.group[0].n);
     ck_assert_uint_eq(r.group[0].n, 200);
     char *text = written(&ref, &o, &r, 4);
-    ck_assert_ptr_nonnull(strstr(text, "1 output element (1,2) behave as f=10 instead of 25 (200 of their 200 vectors)"));
+    ck_assert_ptr_nonnull(strstr(text, "1 output element (1,2) behaves as f=10 instead of 25 (200 of its 200 vectors)"));
     free(text);
     mma_obs_free(&o);
 }
