@@ -3,7 +3,7 @@
 #  1. a copy of examples/ passes with the installed mmaref (examples/check.sh:
 #     the units match, each broken variant fails with its mismatch class;
 #     systolic4's broken processing element named by the triage, element
-#     (1,2) with f=16), and the installed probe of systolic4.dut gives the
+#     (1,2) with f=16; ieee_dot2's wrong inexact flag: flags only), and the installed probe of systolic4.dut gives the
 #     configuration the array computes;
 #  2. docs/dpi.md's minimal testbench, built as printed in another directory
 #     against the installed kit: the right unit passes (status 0), a unit with
@@ -28,6 +28,11 @@ cat "$T/check.log"
 grep -q '^== systolic4/systolic4 .*0 mismatches  \[exit 0\]' "$T/check.log" || { echo "FAIL: the installed mmaref does not pass systolic4"; fail=1; }
 grep -q '^== systolic4/broken .*\[exit 1\]' "$T/check.log" && grep -q '1 output element (1,2) behaves as f=16 instead of 24' "$T/check.log" \
     || { echo "FAIL: the installed mmaref does not diagnose systolic4's broken processing element"; fail=1; }
+# the IEEE unit with a rounding-mode input and flags passes; its broken
+# variant (inexact without the sticky bits) fails on the flags alone
+grep -q '^== ieee_dot2/ieee_dot2 .*0 mismatches  \[exit 0\]' "$T/check.log" || { echo "FAIL: the installed mmaref does not pass ieee_dot2"; fail=1; }
+grep -q '^== ieee_dot2/broken .*\[exit 1\]' "$T/check.log" && grep -q 'flags only [0-9]*, other 0' "$T/check.log" \
+    || { echo "FAIL: the installed mmaref does not find ieee_dot2's wrong inexact flag"; fail=1; }
 # the probe through the unit, installed: the configuration the array computes
 (cd "$T/examples/systolic4" && mmaref probe systolic4.dut --workdir "$T/probe" --count 300) > "$T/probe.log" 2>&1 \
     && grep -qx 'config: fused,a=e4m3,b=e4m3,c=fp32,d=fp32,k=4,l=1,f=24,align=rz,round=rz,p=23,ezero=none,nan=canon,zero=pos' "$T/probe.log" \
