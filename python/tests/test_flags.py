@@ -81,6 +81,8 @@ def test_flag_names():
     assert [int(f) for f in (mmaref.FLAG_INEXACT, mmaref.FLAG_UNDERFLOW, mmaref.FLAG_OVERFLOW,
                              mmaref.FLAG_INFINITE, mmaref.FLAG_INVALID)] == [1, 2, 4, 8, 16]
     assert mmaref.Flag(5) == mmaref.Flag.OVERFLOW | mmaref.Flag.INEXACT
+    f = mmaref.Unit("ieee,a=fp16,c=fp32,k=2,round=rmm").fields
+    assert (f["tree"], f["round"], f["has_flags"]) == ("ieee", "rmm", 1)
 
 
 def test_flags_refused_without_them():
