@@ -128,12 +128,18 @@ module tb;
   end
 endmodule
 SV
-(cd "$T/len" && verilator --binary --top-module tb "$(pkg-config --variable=svpkg mmaref)" tb.sv \
-    -LDFLAGS "$(pkg-config --variable=dpilib mmaref) -lm -lpthread" > build.log 2>&1 && obj_dir/Vtb > run.log 2>&1; exit $?) 2>/dev/null; rc=$?
-echo "== an array of 31 elements for K=32: exit $rc, $(grep -o 'mmaref_dot: operand array a has 31 elements, the unit has K=32' "$T/len/run.log")"
-if [ $rc = 0 ] || grep -q "not stopped" "$T/len/run.log" || ! grep -q "mmaref_dot: operand array a has 31 elements, the unit has K=32" "$T/len/run.log"; then
-    cat "$T/len/build.log" "$T/len/run.log" | tail -15; echo "FAIL: a wrong array length did not stop the simulation"; fail=1
-fi
+# must_stop <dir> <what> <message>: dir/tb.sv, built against the installed
+# kit, stops the simulation (non-zero exit) with the message
+must_stop() {
+    (cd "$1" && verilator --binary --top-module tb "$(pkg-config --variable=svpkg mmaref)" tb.sv \
+        -LDFLAGS "$(pkg-config --variable=dpilib mmaref) -lm -lpthread" > build.log 2>&1 && obj_dir/Vtb > run.log 2>&1; exit $?) 2>/dev/null
+    rc=$?
+    echo "== $2: exit $rc, $(grep -o "$3" "$1/run.log")"
+    if [ $rc = 0 ] || grep -q "not stopped" "$1/run.log" || ! grep -q "$3" "$1/run.log"; then
+        cat "$1/build.log" "$1/run.log" | tail -15; echo "FAIL: $2 did not stop the simulation"; fail=1
+    fi
+}
+must_stop "$T/len" "an array of 31 elements for K=32" 'mmaref_dot: operand array a has 31 elements, the unit has K=32'
 # ... and so does a flags check on a unit that defines no flags
 mkdir -p "$T/noflags"
 cat > "$T/noflags/tb.sv" <<'SV'
@@ -152,11 +158,6 @@ module tb;
   end
 endmodule
 SV
-(cd "$T/noflags" && verilator --binary --top-module tb "$(pkg-config --variable=svpkg mmaref)" tb.sv \
-    -LDFLAGS "$(pkg-config --variable=dpilib mmaref) -lm -lpthread" > build.log 2>&1 && obj_dir/Vtb > run.log 2>&1; exit $?) 2>/dev/null; rc=$?
-echo "== flags compared on a unit without them: exit $rc, $(grep -o 'mmaref_sb_check_flags: unit [^ ]* defines no exception flags' "$T/noflags/run.log")"
-if [ $rc = 0 ] || grep -q "not stopped" "$T/noflags/run.log" || ! grep -q "mmaref_sb_check_flags: unit .* defines no exception flags" "$T/noflags/run.log"; then
-    cat "$T/noflags/build.log" "$T/noflags/run.log" | tail -15; echo "FAIL: flags on a unit without flags did not stop the simulation"; fail=1
-fi
+must_stop "$T/noflags" "flags compared on a unit without them" 'mmaref_sb_check_flags: unit [^ ]* defines no exception flags'
 [ $fail = 0 ] && echo "PASS: the installed kit, from outside the repository"
 exit $fail
