@@ -6,12 +6,14 @@
 #include <string.h>
 
 #define DEFAULT_SUITES "random normal cancel order precision rounding specials ezero"
+#define IEEE_SUITES "ieee-zero ieee-overflow ieee-tiny ieee-sticky ieee-nan"
 
 const char cli_verify_help[] =
     "usage: mmaref verify <unit.dut> [options]      check a unit's RTL against the model\n"
     "       mmaref verify --merge <workdir|results>...   add up the results of shards\n"
     "  --suites S1,S2      the suites of mmaref gen to run (default: the description's [run] suites,\n"
-    "                      else " DEFAULT_SUITES ")\n"
+    "                      else " DEFAULT_SUITES ",\n"
+    "                      and " IEEE_SUITES " for units with flags)\n"
     "  --count N           vectors per suite            --random N   constrained-random vectors per mode\n"
     "  --seed S            the campaign's seed          --shard i/n  run part i (0-based) of n\n"
     "  --vec FILE          replay a vector file (a mismatch file of an earlier run), repeatable\n"
@@ -64,6 +66,7 @@ static int verify_main(int argc, char **argv, int probe)
     o.gaps = o.backpressure = -1;
     o.shard_n = 1;
     o.default_suites = DEFAULT_SUITES;
+    o.ieee_suites = IEEE_SUITES;
     o.make_suite = make_suite;
     const char **vec = calloc((size_t)argc + 1, sizeof *vec);
     int merge = 0, nfiles = 0, rc = 2;

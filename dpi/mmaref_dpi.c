@@ -158,6 +158,36 @@ unsigned long long mmaref_dot(int h, unsigned long long c, const svOpenArrayHand
     return mma_dot(u, c, pa, pb, NULL, NULL);
 }
 
+int mmaref_has_flags(int h) { const mma_unit *u = unit_of(h); return u ? mma_unit_has_flags(u) : 0; }
+
+/* the unit h by the name of the function that needs its exception flags;
+ * stops the simulation when the unit defines none */
+static const mma_unit *flags_unit(const char *fn, int h)
+{
+    const mma_unit *u = unit_of(h);
+    if (u && !mma_unit_has_flags(u)) {
+        dpi_fatal("%s: unit %s defines no exception flags (the ieee units do)", fn, configs[h]);
+        return NULL;
+    }
+    return u;
+}
+
+unsigned long long mmaref_dot_flags(int h, unsigned long long c, const svOpenArrayHandle a,
+                                    const svOpenArrayHandle b, int *flags)
+{
+    const mma_unit *u = flags_unit("mmaref_dot_flags", h);
+    uint64_t ta[MMA_MAX_K], tb[MMA_MAX_K];
+    *flags = 0;
+    if (!u) return 0;
+    const uint64_t *pa = arr_in("mmaref_dot_flags", "a", a, u->k, ta);
+    const uint64_t *pb = pa ? arr_in("mmaref_dot_flags", "b", b, u->k, tb) : NULL;
+    if (!pa || !pb) return 0;
+    unsigned fl = 0;
+    uint64_t d = mma_dot_flags(u, c, pa, pb, NULL, NULL, &fl);
+    *flags = (int)fl;
+    return d;
+}
+
 /* The value of mma_dpa parameter name that realizes unit h (the mapping of
  * mmaparams), or fallback when the RTL does not realize the unit. */
 long long mmaref_rtl_param(int h, const char *name, long long fallback)
@@ -319,6 +349,7 @@ void mmaref_file_close(void *fp)
 typedef struct {
     uint64_t c, d, ref;
     int has_ref;
+    unsigned flags;         /* the model's exception flags (units with flags) */
     uint64_t a[MMA_MAX_K], b[MMA_MAX_K];
 } sbq_item;
 
@@ -355,7 +386,8 @@ static sbq_item *sbq_tail(sb_h *p)
 /* completes the entry sbq_tail gave: the model's d, the reference, queued */
 static void sbq_push(sb_h *p, sbq_item *it, int has_ref, uint64_t ref)
 {
-    it->d = mma_dot(&units[p->h], it->c, it->a, it->b, NULL, NULL);
+    it->flags = 0;
+    it->d = mma_dot_flags(&units[p->h], it->c, it->a, it->b, NULL, NULL, &it->flags);
     it->has_ref = has_ref;
     it->ref = ref;
     p->n++;
@@ -399,18 +431,37 @@ int mmaref_file_push_pk(void *fp, void *sp, unsigned long long *c, svBitVecVal *
 
 /* checks the DUT's d (and coverage word, or -1) against the oldest queued
  * vector; 1 on mismatch, -1 when nothing is queued */
-int mmaref_sb_pop_check(void *sp, unsigned long long got, long long cov)
+/* the oldest queued vector, dequeued; NULL when nothing is queued */
+static const sbq_item *sbq_pop(sb_h *p)
 {
-    sb_h *p = (sb_h *)sp;
     if (p->n == 0) {
         fprintf(stderr, "mmaref_dpi: a result with no vector queued\n");
-        return -1;
+        return NULL;
     }
-    sbq_item *it = &p->q[p->head];
+    const sbq_item *it = &p->q[p->head];
     p->last = p->head;
     p->head = (p->head + 1) % SBQ_CAP;
     p->n--;
+    return it;
+}
+
+int mmaref_sb_pop_check(void *sp, unsigned long long got, long long cov)
+{
+    sb_h *p = (sb_h *)sp;
+    const sbq_item *it = sbq_pop(p);
+    if (!it) return -1;
     return mmaref_tbk_sb_record(p->s, it->c, it->a, it->b, it->d, got, it->has_ref, it->ref, cov);
+}
+
+/* the same with the DUT's exception flags (MMA_FLAG_* bits) compared too */
+int mmaref_sb_pop_check_flags(void *sp, unsigned long long got, int flags, long long cov)
+{
+    sb_h *p = (sb_h *)sp;
+    if (!flags_unit("mmaref_sb_pop_check_flags", p->h)) return 1;
+    const sbq_item *it = sbq_pop(p);
+    if (!it) return -1;
+    return mmaref_tbk_sb_record_flags(p->s, it->c, it->a, it->b, it->d, it->flags, got, (unsigned)flags,
+                                      it->has_ref, it->ref, cov);
 }
 
 /* the vector popped last, packed (to replay a mismatch); 0 if none */
@@ -436,6 +487,21 @@ int mmaref_sb_check(void *sp, unsigned long long c, const svOpenArrayHandle a,
     if (!pa || !pb) return 1;
     uint64_t expect = mma_dot(u, c, pa, pb, NULL, NULL);
     return mmaref_tbk_sb_record(p->s, c, pa, pb, expect, got, has_ref, ref, cov);
+}
+
+int mmaref_sb_check_flags(void *sp, unsigned long long c, const svOpenArrayHandle a,
+                          const svOpenArrayHandle b, unsigned long long got, int flags, long long cov)
+{
+    sb_h *p = (sb_h *)sp;
+    const mma_unit *u = flags_unit("mmaref_sb_check_flags", p->h);
+    if (!u) return 1;
+    uint64_t ta[MMA_MAX_K], tb[MMA_MAX_K];
+    const uint64_t *pa = arr_in("mmaref_sb_check_flags", "a", a, u->k, ta);
+    const uint64_t *pb = pa ? arr_in("mmaref_sb_check_flags", "b", b, u->k, tb) : NULL;
+    if (!pa || !pb) return 1;
+    unsigned fl = 0;
+    uint64_t expect = mma_dot_flags(u, c, pa, pb, NULL, NULL, &fl);
+    return mmaref_tbk_sb_record_flags(p->s, c, pa, pb, expect, fl, got, (unsigned)flags, 0, 0, cov);
 }
 
 int mmaref_sb_check_pk(void *sp, unsigned long long c, const svBitVecVal *a,

@@ -50,6 +50,7 @@ typedef struct {
     uint64_t value;                 /* of the mode ports */
     oplay a, b;
     int cbox, dbox, wc, wd;
+    int has_flags;                  /* the unit defines exception flags */
     mmaref_tbk_sb *sb;              /* coverage */
     mmaref_tbk_gen *gen;            /* random stimulus, created on first use */
     FILE *mism;                     /* mismatching vectors, opened on the first */
@@ -270,6 +271,7 @@ static int read_plan(harness *h, const char *path)
                 return -1;
             }
             if (ok) {
+                m->has_flags = mma_unit_has_flags(&m->u);
                 m->wc = mma_format(m->u.c)->width;
                 m->wd = mma_format(m->u.d)->width;
                 m->sb = mmaref_tbk_sb_create(&m->u, m->name);
@@ -406,8 +408,9 @@ static int item_next(harness *h, vitem *it, ventry *e)
 /* the model's result (and, where the unit defines them, its flags) */
 static void model(const vmode *m, ventry *e)
 {
-    e->d = mma_dot(&m->u, e->c, e->a, e->b, NULL, NULL);
     e->fl = 0;
+    e->d = m->has_flags ? mma_dot_flags(&m->u, e->c, e->a, e->b, NULL, NULL, &e->fl)
+                        : mma_dot(&m->u, e->c, e->a, e->b, NULL, NULL);
 }
 
 /* ---- tiles --------------------------------------------------------------------- */
@@ -606,13 +609,16 @@ static int classify(const vmode *m, uint64_t expect, uint64_t got, int d_ok)
     return MMAREF_CLS_OTHER;
 }
 
-static void vec_line(FILE *f, const vmode *m, const ventry *e, uint64_t d)
+/* a vector line with the unit's d (and flags, for a unit with flags: the
+ * model's where the unit has no flags port) */
+static void vec_line(FILE *f, const vmode *m, const ventry *e, uint64_t d, unsigned flags)
 {
     static mma_vec v;
     v.c = e->c;
     memcpy(v.a, e->a, (size_t)m->u.k * sizeof v.a[0]);
     memcpy(v.b, e->b, (size_t)m->u.k * sizeof v.b[0]);
     v.d = d;
+    v.flags = flags;
     mma_vec_write(f, &m->u, &v);
 }
 
@@ -635,6 +641,10 @@ static void record(harness *h, vmode *m, const ventry *e, uint64_t got, unsigned
         if (h->res->nfiles < MMAREF_RES_MAX_LINES)
             fmt(h->res->files[h->res->nfiles++], sizeof h->res->files[0], "%s", m->mism_path);
     }
+    int checked = h->fw && h->flagmask && m->has_flags;
+    /* the flags field: the unit's, in the bits its port reports, the
+     * model's in the others */
+    unsigned fl = checked ? (fgot & h->flagmask) | (e->fl & ~h->flagmask) : e->fl;
     if (e->elem >= 0) {
         if (!m->mism_el) {
             char p[1200];
@@ -647,10 +657,9 @@ static void record(harness *h, vmode *m, const ventry *e, uint64_t got, unsigned
     } else {
         fprintf(m->mism, "# %s vector %ld: model d=%0*llx", it->label, e->index, dd, (unsigned long long)e->d);
     }
-    if (h->fw && h->flagmask)
-        fprintf(m->mism, ", flags model %02x unit %02x", e->fl & h->flagmask, fgot);
+    if (checked) fprintf(m->mism, ", flags model %02x unit %02x", e->fl & h->flagmask, fgot);
     fprintf(m->mism, " (%s)\n", mmaref_cls_names[cls]);
-    vec_line(m->mism, m, e, got);
+    vec_line(m->mism, m, e, got, fl);
     if (!h->res->has_first) {
         mmaref_results *r = h->res;
         r->has_first = 1;
@@ -663,7 +672,7 @@ static void record(harness *h, vmode *m, const ventry *e, uint64_t got, unsigned
             vec_header(f, m);
             fprintf(f, "# %s vector %ld: model d=%0*llx (%s)\n", it->label, e->index, dd,
                     (unsigned long long)e->d, mmaref_cls_names[cls]);
-            vec_line(f, m, e, got);
+            vec_line(f, m, e, got, fl);
             fclose(f);
         }
     }
@@ -709,7 +718,7 @@ static void sample(harness *h, vmode *m, const ventry *e)
         }
     }
     m->nsample++;
-    vec_line(m->sample, m, e, e->d);
+    vec_line(m->sample, m, e, e->d, e->fl);
     if (m->sample_el) fprintf(m->sample_el, "%d\n", e->elem);
 }
 
@@ -773,7 +782,7 @@ int mmaref_vfy_pop(void *hp, const svBitVecVal *d, const svBitVecVal *flags, con
     int d_ok = box_ok(raw, m->wd, h->dw, m->dbox) && mma_result_equal(&m->u, e->d, got);
     unsigned fgot = 0;
     int f_ok = 1;
-    if (h->fw && h->flagmask) {
+    if (h->fw && h->flagmask && m->has_flags) {
         uint64_t fr = mmaref_get_bits(flags, 0, h->fw);
         for (int i = 0; i < h->fw; i++)
             if (h->flagbit[i] >= 0 && ((fr >> i) & 1)) fgot |= 1u << h->flagbit[i];

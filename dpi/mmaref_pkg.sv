@@ -30,6 +30,16 @@ package mmaref_pkg;
   import "DPI-C" function longint unsigned mmaref_dot(input int h, input longint unsigned c,
                                                       input longint unsigned a[],
                                                       input longint unsigned b[]);
+  // exception flags, for units that define them (the ieee units:
+  // mmaref_has_flags(h) == 1): bit 0 inexact, 1 underflow, 2 overflow,
+  // 3 divide by zero (never raised), 4 invalid, the RISC-V fflags and
+  // TestFloat order; the _flags functions stop the simulation on a unit
+  // without flags
+  import "DPI-C" function int    mmaref_has_flags(input int h);
+  import "DPI-C" function longint unsigned mmaref_dot_flags(input int h, input longint unsigned c,
+                                                            input longint unsigned a[],
+                                                            input longint unsigned b[],
+                                                            output int flags);
   // 1 when two d encodings match under the unit's rules (NaN payloads)
   import "DPI-C" function int    mmaref_equal(input int h, input longint unsigned x,
                                               input longint unsigned y);
@@ -73,6 +83,16 @@ package mmaref_pkg;
   // nothing is queued
   import "DPI-C" function int    mmaref_sb_pop_check(input chandle sb, input longint unsigned got,
                                                      input longint cov);
+  // the same two with the DUT's exception flags (bits as mmaref_dot_flags)
+  // compared with the model's: a vector whose flags differ is a mismatch
+  import "DPI-C" function int    mmaref_sb_check_flags(input chandle sb, input longint unsigned c,
+                                                       input longint unsigned a[],
+                                                       input longint unsigned b[],
+                                                       input longint unsigned got, input int flags,
+                                                       input longint cov);
+  import "DPI-C" function int    mmaref_sb_pop_check_flags(input chandle sb,
+                                                           input longint unsigned got,
+                                                           input int flags, input longint cov);
   import "DPI-C" function longint mmaref_sb_count(input chandle sb);
   import "DPI-C" function longint mmaref_sb_mismatches(input chandle sb);
   // prints "<N> vectors, <M> mismatches", first mismatches, coverage table;

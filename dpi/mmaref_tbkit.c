@@ -523,6 +523,7 @@ struct mmaref_tbk_sb {
     mma_unit u;
     char label[128];
     long n, mism, ref_mism, model_ref_mism, nref;
+    long nflags, flags_mism;        /* vectors whose flags were compared, wrong */
     int has_cov;
     int impossible[B_COUNT];
     fmtx fa, fb, fc, fd;
@@ -745,28 +746,45 @@ static void sb_bins(const mmaref_tbk_sb *s, long *hits)
     for (int i = 0; i < 7; i++) hits[B_LD0 + i] = s->h_ld[i];
 }
 
-int mmaref_tbk_sb_record(mmaref_tbk_sb *s, uint64_t c, const uint64_t *a, const uint64_t *b,
-                     uint64_t expect, uint64_t got, int has_ref, uint64_t ref, int64_t cov)
+/* got_flags < 0: the DUT's flags not compared */
+static int sb_record(mmaref_tbk_sb *s, uint64_t c, const uint64_t *a, const uint64_t *b, uint64_t expect,
+                     unsigned expect_flags, uint64_t got, int got_flags, int has_ref, uint64_t ref, int64_t cov)
 {
     const mma_unit *u = &s->u;
     int bad = !mma_result_equal(u, expect, got);
     int rbad = has_ref && !mma_result_equal(u, ref, got);
+    int fbad = got_flags >= 0 && (unsigned)got_flags != expect_flags;
     s->n++;
+    if (got_flags >= 0) {
+        s->nflags++;
+        if (fbad) s->flags_mism++;
+    }
     if (has_ref) {
         s->nref++;
         if (rbad) s->ref_mism++;
         if (!mma_result_equal(u, ref, expect)) s->model_ref_mism++;
     }
-    if (bad || rbad) {
+    if (bad || rbad || fbad) {
         s->mism++;
         if (s->nkeep < SB_KEEP) {
             char line[1200];
             mmaref_tbk_format_vector(u, c, a, b, got, line, sizeof line);
             int dd = mma_format(u->d)->hexdigits;
-            char refs[64] = "";
+            char refs[64] = "", fls[200] = "";
             if (has_ref) snprintf(refs, sizeof refs, " file d=%0*llx", dd, (unsigned long long)ref);
-            snprintf(s->keep[s->nkeep++], sizeof s->keep[0], "  vector %ld: %s\n    dut d=%0*llx model d=%0*llx%s\n",
-                     s->n, line, dd, (unsigned long long)got, dd, (unsigned long long)expect, refs);
+            if (got_flags >= 0) {
+                char gn[64], en[64];
+                mma_flags_describe((unsigned)got_flags, gn, sizeof gn);
+                mma_flags_describe(expect_flags, en, sizeof en);
+                snprintf(fls, sizeof fls, "\n    dut flags=%02x (%s) model flags=%02x (%s)", (unsigned)got_flags, gn,
+                         expect_flags, en);
+            }
+            /* a line longer than the entry is cut (the return value
+             * looked at: GCC's truncation warning is then quiet) */
+            char *k = s->keep[s->nkeep++];
+            if (snprintf(k, sizeof s->keep[0], "  vector %ld: %s\n    dut d=%0*llx model d=%0*llx%s%s\n", s->n, line, dd,
+                         (unsigned long long)got, dd, (unsigned long long)expect, refs, fls) >= (int)sizeof s->keep[0])
+                memcpy(k + sizeof s->keep[0] - 5, "...\n", 5);
         }
     }
     /* coverage: operands */
@@ -791,7 +809,20 @@ int mmaref_tbk_sb_record(mmaref_tbk_sb *s, uint64_t c, const uint64_t *a, const 
             }
         }
     }
-    return bad || rbad;
+    return bad || rbad || fbad;
+}
+
+int mmaref_tbk_sb_record(mmaref_tbk_sb *s, uint64_t c, const uint64_t *a, const uint64_t *b,
+                     uint64_t expect, uint64_t got, int has_ref, uint64_t ref, int64_t cov)
+{
+    return sb_record(s, c, a, b, expect, 0, got, -1, has_ref, ref, cov);
+}
+
+int mmaref_tbk_sb_record_flags(mmaref_tbk_sb *s, uint64_t c, const uint64_t *a, const uint64_t *b,
+                               uint64_t expect, unsigned expect_flags, uint64_t got, unsigned got_flags,
+                               int has_ref, uint64_t ref, int64_t cov)
+{
+    return sb_record(s, c, a, b, expect, expect_flags, got, (int)(got_flags & 0xffu), has_ref, ref, cov);
 }
 
 /* the bins that count (reachable, and the DUT's only when it reports a
@@ -825,6 +856,8 @@ void mmaref_tbk_sb_report(const mmaref_tbk_sb *s, FILE *f, int quiet)
     if (s->nref)
         fprintf(f, "  with the file's d on %ld vectors: the DUT differs on %ld, the model on %ld\n",
                 s->nref, s->ref_mism, s->model_ref_mism);
+    if (s->nflags)
+        fprintf(f, "  exception flags compared on %ld vectors: wrong on %ld\n", s->nflags, s->flags_mism);
     for (int i = 0; i < s->nkeep; i++) fputs(s->keep[i], f);
     if (quiet) return;
     long hits[B_COUNT];

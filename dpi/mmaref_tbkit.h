@@ -56,6 +56,12 @@ mmaref_tbk_sb *mmaref_tbk_sb_create(const mma_unit *u, const char *label);
 int  mmaref_tbk_sb_record(mmaref_tbk_sb *s, uint64_t c, const uint64_t *a, const uint64_t *b,
                       uint64_t expect, uint64_t got, int has_ref, uint64_t ref,
                       int64_t cov);
+/* The same with the exception flags (MMA_FLAG_*: nx bit 0, uf 1, of 2,
+ * dz 3, nv 4) compared too: expect_flags from mma_dot_flags, got_flags the
+ * DUT's.  A vector whose flags differ is a mismatch. */
+int  mmaref_tbk_sb_record_flags(mmaref_tbk_sb *s, uint64_t c, const uint64_t *a, const uint64_t *b,
+                                uint64_t expect, unsigned expect_flags, uint64_t got, unsigned got_flags,
+                                int has_ref, uint64_t ref, int64_t cov);
 long mmaref_tbk_sb_count(const mmaref_tbk_sb *s);
 long mmaref_tbk_sb_mismatches(const mmaref_tbk_sb *s);
 /* Prints "<N> vectors, <M> mismatches" (the first line; scripts grep it),

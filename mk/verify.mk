@@ -67,7 +67,9 @@ test-verify-san:
 	  > $(VERIFY_SAN_B)/dual.out 2>&1 || { tail -20 $(VERIFY_SAN_B)/dual.out; exit 1; }
 	@CXX=g++ MMAREF_VERIFY_LDFLAGS="$(SAN)" $(VERIFY_SAN_B)/mmaref verify examples/systolic4/broken.dut --workdir $(VERIFY_SAN_B)/verify-s4 --count 300 --random 4000 --no-fst \
 	  > $(VERIFY_SAN_B)/s4.out 2>&1; test $$? = 1 && grep -q '(1,2) behaves as f=16 instead of 24' $(VERIFY_SAN_B)/s4.out || { tail -20 $(VERIFY_SAN_B)/s4.out; exit 1; }
-	@echo "== sanitized mmaref verify: bad descriptions (exit 2), two modes: $$(tail -1 $(VERIFY_SAN_B)/dual.out); a matrix unit with a broken element: $$(tail -1 $(VERIFY_SAN_B)/s4.out)"
+	@CXX=g++ MMAREF_VERIFY_LDFLAGS="$(SAN)" $(VERIFY_SAN_B)/mmaref verify examples/ieee_dot2/broken.dut --workdir $(VERIFY_SAN_B)/verify-ieee --count 200 --random 3000 --no-fst \
+	  > $(VERIFY_SAN_B)/ieee.out 2>&1; test $$? = 1 && grep -q 'unit flags 00 (none), model flags 01 (inexact)' $(VERIFY_SAN_B)/ieee.out || { tail -20 $(VERIFY_SAN_B)/ieee.out; exit 1; }
+	@echo "== sanitized mmaref verify: bad descriptions (exit 2), two modes: $$(tail -1 $(VERIFY_SAN_B)/dual.out); a matrix unit with a broken element: $$(tail -1 $(VERIFY_SAN_B)/s4.out); wrong inexact flags: $$(tail -1 $(VERIFY_SAN_B)/ieee.out)"
 
 verify-valgrind:
 	@$(MAKE) --no-print-directory B=$(VERIFY_VG_B) KIT_CFLAGS="-O1 -gdwarf-4" $(VERIFY_VG_B)/mmaref $(VERIFY_VG_B)/libmmaref_dpi.a > /dev/null

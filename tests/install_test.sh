@@ -3,13 +3,17 @@
 #  1. a copy of examples/ passes with the installed mmaref (examples/check.sh:
 #     the units match, each broken variant fails with its mismatch class;
 #     systolic4's broken processing element named by the triage, element
-#     (1,2) with f=16), and the installed probe of systolic4.dut gives the
+#     (1,2) with f=16; ieee_dot2's wrong inexact flag: flags only), and the
+#     installed probe of systolic4.dut gives the
 #     configuration the array computes;
 #  2. docs/dpi.md's minimal testbench, built as printed in another directory
 #     against the installed kit: the right unit passes (status 0), a unit with
 #     F one short fails the simulation; the same through the shared library;
+#     docs/dpi.md's flags testbench on examples/ieee_dot2: passes, and its
+#     broken variant (a wrong inexact flag) fails;
 #  3. an operand array of the wrong length stops the simulation with a
-#     message naming the function and the lengths.
+#     message naming the function and the lengths; so does a flags check on
+#     a unit without flags.
 # usage: tests/install_test.sh PREFIX MMAPARAMS   (PREFIX: a fresh make install)
 set -u
 P=$(cd "$1" && pwd); params=$(cd "$(dirname "$2")" && pwd)/$(basename "$2")
@@ -28,6 +32,11 @@ cat "$T/check.log"
 grep -q '^== systolic4/systolic4 .*0 mismatches  \[exit 0\]' "$T/check.log" || { echo "FAIL: the installed mmaref does not pass systolic4"; fail=1; }
 grep -q '^== systolic4/broken .*\[exit 1\]' "$T/check.log" && grep -q '1 output element (1,2) behaves as f=16 instead of 24' "$T/check.log" \
     || { echo "FAIL: the installed mmaref does not diagnose systolic4's broken processing element"; fail=1; }
+# the IEEE unit with a rounding-mode input and flags passes; its broken
+# variant (inexact without the sticky bits) fails on the flags alone
+grep -q '^== ieee_dot2/ieee_dot2 .*0 mismatches  \[exit 0\]' "$T/check.log" || { echo "FAIL: the installed mmaref does not pass ieee_dot2"; fail=1; }
+grep -q '^== ieee_dot2/broken .*\[exit 1\]' "$T/check.log" && grep -q 'flags only [0-9]*, other 0' "$T/check.log" \
+    || { echo "FAIL: the installed mmaref does not find ieee_dot2's wrong inexact flag"; fail=1; }
 # the probe through the unit, installed: the configuration the array computes
 (cd "$T/examples/systolic4" && mmaref probe systolic4.dut --workdir "$T/probe" --count 300) > "$T/probe.log" 2>&1 \
     && grep -qx 'config: fused,a=e4m3,b=e4m3,c=fp32,d=fp32,k=4,l=1,f=24,align=rz,round=rz,p=23,ezero=none,nan=canon,zero=pos' "$T/probe.log" \
@@ -82,6 +91,27 @@ if [ $rc = 0 ] || ! grep -q "my_dot_unit does not match the model" "$T/doc-broke
     tail -15 "$T/doc-broken/so.log"; echo "FAIL: the shared library"; fail=1
 fi
 
+# ---- 2b. docs/dpi.md's flags testbench: examples/ieee_dot2, right and broken -------
+flags_tb() {   # flags_tb <dir> [verilator options]: built and run as the document says
+    mkdir -p "$1"; d=$1; shift
+    awk '/^## Exception flags/ { f = 1 } f && $0 == "```systemverilog" { g = 1; next } g && /^```/ { exit } g' "$R/docs/dpi.md" > "$d/tb_flags.sv"
+    (cd "$d" && verilator --binary --top-module tb_flags "$(pkg-config --variable=svpkg mmaref)" tb_flags.sv \
+        "$T/examples/ieee_dot2/ieee_dot2.sv" "$@" -LDFLAGS "$(pkg-config --variable=dpilib mmaref) -lm -lpthread" > build.log 2>&1 \
+        && obj_dir/Vtb_flags > run.log 2>&1; exit $?) 2>/dev/null
+}
+flags_tb "$T/flags"; rc=$?
+echo "== docs/dpi.md flags testbench, ieee_dot2: $(grep -E '^[0-9]+ vectors' "$T/flags/run.log"); $(grep -o 'exception flags compared.*' "$T/flags/run.log") (exit $rc)"
+if [ $rc != 0 ] || ! grep -q '^20000 vectors, 0 mismatches' "$T/flags/run.log" \
+   || ! grep -q 'exception flags compared on 20000 vectors: wrong on 0' "$T/flags/run.log" || grep -q '%Warning' "$T/flags/build.log"; then
+    cat "$T/flags/build.log" "$T/flags/run.log" 2>/dev/null | tail -15; echo "FAIL: the docs/dpi.md flags testbench"; fail=1
+fi
+flags_tb "$T/flags-broken" +define+BROKEN_INEXACT; rc=$?
+echo "== the same, inexact without the sticky bits: $(grep -o 'exception flags compared.*' "$T/flags-broken/run.log") (exit $rc)"
+if [ $rc = 0 ] || ! grep -q 'dut flags=00 (none) model flags=01 (inexact)' "$T/flags-broken/run.log" \
+   || ! grep -q 'ieee_dot2 does not match the model' "$T/flags-broken/run.log"; then
+    tail -15 "$T/flags-broken/run.log"; echo "FAIL: a wrong inexact flag passed the scoreboard"; fail=1
+fi
+
 # ---- 3. an operand array of the wrong length stops the simulation ----------------
 mkdir -p "$T/len"
 cat > "$T/len/tb.sv" <<'SV'
@@ -98,11 +128,36 @@ module tb;
   end
 endmodule
 SV
-(cd "$T/len" && verilator --binary --top-module tb "$(pkg-config --variable=svpkg mmaref)" tb.sv \
-    -LDFLAGS "$(pkg-config --variable=dpilib mmaref) -lm -lpthread" > build.log 2>&1 && obj_dir/Vtb > run.log 2>&1; exit $?) 2>/dev/null; rc=$?
-echo "== an array of 31 elements for K=32: exit $rc, $(grep -o 'mmaref_dot: operand array a has 31 elements, the unit has K=32' "$T/len/run.log")"
-if [ $rc = 0 ] || grep -q "not stopped" "$T/len/run.log" || ! grep -q "mmaref_dot: operand array a has 31 elements, the unit has K=32" "$T/len/run.log"; then
-    cat "$T/len/build.log" "$T/len/run.log" | tail -15; echo "FAIL: a wrong array length did not stop the simulation"; fail=1
-fi
+# must_stop <dir> <what> <message>: dir/tb.sv, built against the installed
+# kit, stops the simulation (non-zero exit) with the message
+must_stop() {
+    (cd "$1" && verilator --binary --top-module tb "$(pkg-config --variable=svpkg mmaref)" tb.sv \
+        -LDFLAGS "$(pkg-config --variable=dpilib mmaref) -lm -lpthread" > build.log 2>&1 && obj_dir/Vtb > run.log 2>&1; exit $?) 2>/dev/null
+    rc=$?
+    echo "== $2: exit $rc, $(grep -o "$3" "$1/run.log")"
+    if [ $rc = 0 ] || grep -q "not stopped" "$1/run.log" || ! grep -q "$3" "$1/run.log"; then
+        cat "$1/build.log" "$1/run.log" | tail -15; echo "FAIL: $2 did not stop the simulation"; fail=1
+    fi
+}
+must_stop "$T/len" "an array of 31 elements for K=32" 'mmaref_dot: operand array a has 31 elements, the unit has K=32'
+# ... and so does a flags check on a unit that defines no flags
+mkdir -p "$T/noflags"
+cat > "$T/noflags/tb.sv" <<'SV'
+module tb;
+  import mmaref_pkg::*;
+  initial begin
+    longint unsigned a[32], b[32];
+    int h, bad;
+    chandle sb;
+    h = mmaref_open("hopper:wgmma.m64n8k32.f32.e4m3.e4m3");
+    sb = mmaref_sb_open(h, "no flags");
+    foreach (a[k]) begin a[k] = 64'h38; b[k] = 64'h38; end
+    bad = mmaref_sb_check_flags(sb, 0, a, b, 64'h42000000, 0, -1);
+    $display("mmaref_sb_check_flags returned %0d on a unit without flags: not stopped", bad);
+    $finish;
+  end
+endmodule
+SV
+must_stop "$T/noflags" "flags compared on a unit without them" 'mmaref_sb_check_flags: unit [^ ]* defines no exception flags'
 [ $fail = 0 ] && echo "PASS: the installed kit, from outside the repository"
 exit $fail

@@ -10,6 +10,7 @@
 
 #include "mmaref.h"
 #include "mmaref_triage.h"
+#include "mmaref_vec.h"
 
 static mma_unit U(const char *name)
 {
@@ -246,6 +247,61 @@ START_TEST(obs_files)
 }
 END_TEST
 
+/* Exception flags: an IEEE unit that loses inexact on a third of the
+ * inexact results, seen through a vector file with the flags field as
+ * mmaref verify writes it.  Exactly those vectors are mismatches, all
+ * "flags only", with no nearest configuration asked for (d is right);
+ * reading mismatches keeps them all beside the keep_matching ones whose
+ * flags match too. */
+START_TEST(triage_flags)
+{
+    mma_unit u = U("ieee,a=fp16,c=fp32,k=2,round=rz");
+    char dir[] = "/tmp/mmaref_triage_XXXXXX", path[256], err[512];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/flags.vec", dir);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    mma_vec_write_header(f, &u);
+    unsigned seed = 11;
+    size_t lost = 0, n = 3000;
+    mma_vec v;
+    memset(&v, 0, sizeof v);
+    for (size_t i = 0; i < n; i++) {
+        for (int k = 0; k < 2; k++) {
+            v.a[k] = rnd_enc(MMA_FMT_FP16, &seed);
+            v.b[k] = rnd_enc(MMA_FMT_FP16, &seed);
+        }
+        v.c = rnd_enc(MMA_FMT_FP32, &seed);
+        unsigned fl = 0;
+        v.d = mma_dot_flags(&u, v.c, v.a, v.b, NULL, NULL, &fl);
+        if ((fl & MMA_FLAG_INEXACT) && i % 3 == 0) { fl &= ~MMA_FLAG_INEXACT; lost++; }
+        v.flags = fl;
+        mma_vec_write(f, &u, &v);
+    }
+    fclose(f);
+    mma_obs o;
+    memset(&o, 0, sizeof o);
+    ck_assert_int_eq(mma_obs_read_mismatches(&o, path, NULL, 5, NULL, err, sizeof err), 0);
+    ck_assert_int_eq(o.has_flags, 1);
+    ck_assert_uint_eq(o.n, lost + 5);
+    mma_triage_report r;
+    ck_assert_int_eq(mma_triage(&u, &o, NULL, &r, err, sizeof err), 0);
+    ck_assert_uint_gt(lost, 500);
+    ck_assert_uint_eq(r.count[MMA_MM_FLAGS_ONLY], lost);
+    ck_assert_uint_eq(r.mismatches, lost);
+    ck_assert_int_eq(r.have_nearest, 0);
+    char *text = written(&u, &o, &r, 0);
+    char want[128];
+    snprintf(want, sizeof want, "  flags only %*s %8zu   e.g. line ", 31, "", lost);
+    ck_assert_msg(strstr(text, want) != NULL, "%s", text);
+    ck_assert_ptr_nonnull(strstr(text, "unit flags 00 (none), model flags 01 (inexact)"));
+    free(text);
+    mma_obs_free(&o);
+    unlink(path);
+    rmdir(dir);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("triage");
@@ -257,6 +313,7 @@ static Suite *suite(void)
     tcase_add_test(t, triage_f12);
     tcase_add_test(t, triage_tile);
     tcase_add_test(t, obs_files);
+    tcase_add_test(t, triage_flags);
     suite_add_tcase(s, t);
     return s;
 }

@@ -52,6 +52,8 @@ variant slot 's/^match volta.*/match hopper:wgmma.m64n8k32.f32.e4m3.e4m3/'
 expect 2 "key 'a': elements of 2 bits cannot hold e4m3 (8 bits; mode unit)" "$W/slot.dut" --workdir "$W/bad"
 variant width 's/^match volta.*/match fused,a=fp16,k=3,f=23/'
 expect 2 "key 'a': port a has 64 bits, not a multiple of K=3 (mode unit); give the bits per element with 'slot'" "$W/width.dut" --workdir "$W/bad"
+variant flags 's/^d   d/d   d\nflags out_tag order nv of uf nx/'
+expect 2 "key 'flags': the unit to match defines no exception flags" "$W/flags.dut" --workdir "$W/bad"
 variant reset 's/^reset     rst_n low/reset rst_n sideways/'
 expect 2 "key 'reset': active level 'sideways'" "$W/reset.dut" --workdir "$W/bad"
 printf 'module broken_syntax (input logic clk\nendmodule\n' > "$W/syntax.sv"

@@ -281,6 +281,13 @@ int vfy_design_make(const dut_desc *d, const vfy_ports *ps, vfy_design *g, char 
         goto out;
     }
     if (d->flags.line) {
+        int any = 0;
+        for (int m = 0; m < d->nmodes; m++) any |= mma_unit_has_flags(&d->modes[m].u);
+        if (!any) {
+            dut_err(d, d->flags.line, "flags", err, len, "the unit%s to match define%s no exception flags (the ieee tree does: docs/algorithms.md)",
+                    d->nmodes > 1 ? "s" : "", d->nmodes > 1 ? "" : "s");
+            goto out;
+        }
         NEED(p, d->flags, "flags", VP_OUT, 0);
         g->fw = p->width;
         if (g->fw > 64) { dut_err(d, d->flags.line, "flags", err, len, "port %s has %d bits; at most 64", p->name, g->fw); goto out; }

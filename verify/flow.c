@@ -243,8 +243,10 @@ static int plan_items(const dut_desc *d, const mma_verify_opts *o, const char *w
         char cfg[512];
         mma_unit_config(&md->u, cfg, sizeof cfg);
         if (count > 0 && suites) {
-            char list[512];
-            snprintf(list, sizeof list, "%s", suites);
+            char list[1024];
+            /* the default suites, and the IEEE ones for a unit with flags */
+            int dflt = suites == o->default_suites && o->ieee_suites && mma_unit_has_flags(&md->u);
+            snprintf(list, sizeof list, "%s%s%s", suites, dflt ? " " : "", dflt ? o->ieee_suites : "");
             char *save = NULL;
             for (char *s = strtok_r(list, " ,", &save); s; s = strtok_r(NULL, " ,", &save)) {
                 char f[PATHLEN];

@@ -31,6 +31,7 @@ typedef struct {
     const char *workdir;            /* NULL: <name>.verify in the current directory */
     const char *suites;             /* NULL: the description's [run] suites, else these */
     const char *default_suites;     /* when neither names any */
+    const char *ieee_suites;        /* added to those for units with IEEE flags */
     long count, random;             /* -1: the description's */
     int have_seed;
     uint64_t seed;

@@ -101,10 +101,8 @@ static int read_file(mma_obs *o, const char *path, const char *instr, long keep_
         mma_vec_close(r);
         return -1;
     }
-    int has_flags = 0;
-#ifdef MMA_FLAG_INEXACT
-    has_flags = mma_vec_has_flags(r);
-#endif
+    /* the file's flags count in the comparison only where the unit defines them */
+    int has_flags = mma_vec_has_flags(r), cmp_flags = has_flags && mma_unit_has_flags(u);
     mma_vec *v = malloc(sizeof *v);
     size_t n0 = o->n;
     int rc = v ? 0 : -1;
@@ -113,20 +111,17 @@ static int read_file(mma_obs *o, const char *path, const char *instr, long keep_
     long seen = 0;
     while (v && (rc = mma_vec_next(r, v, err, len)) == 1) {
         if (keep_matching >= 0) {
-            uint64_t d = mma_dot(u, v->c, v->a, v->b, ns ? v->sa : NULL, ns ? v->sb : NULL);
-            if (mma_result_equal(u, d, v->d) && seen++ >= keep_matching) continue;
+            unsigned fl = 0;
+            uint64_t d = mma_dot_flags(u, v->c, v->a, v->b, ns ? v->sa : NULL, ns ? v->sb : NULL, &fl);
+            if (mma_result_equal(u, d, v->d) && (!cmp_flags || fl == v->flags) && seen++ >= keep_matching)
+                continue;
         }
-        int fl = -1;
-#ifdef MMA_FLAG_INEXACT
-        if (has_flags) fl = (int)v->flags;
-#endif
-        if (mma_obs_add(o, v->c, v->a, v->b, v->sa, v->sb, v->d, fl, v->line)) {
+        if (mma_obs_add(o, v->c, v->a, v->b, v->sa, v->sb, v->d, has_flags ? (int)v->flags : -1, v->line)) {
             snprintf(err, len, "%s:%ld: out of memory", path, v->line);
             rc = -1;
             break;
         }
     }
-    (void)has_flags;
     if (matching) *matching = seen;
     free(v);
     mma_vec_close(r);

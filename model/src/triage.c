@@ -212,14 +212,12 @@ int mma_triage(const mma_unit *u, const mma_obs *o, const mma_triage_opts *opt,
     size_t k = (size_t)sh->k, ns = (size_t)o->ns, numeric = 0;
     for (size_t v = 0; v < o->n; v++) {
         int flags_bad = 0;
-#ifdef MMA_FLAG_INEXACT
         if (o->has_flags && mma_unit_has_flags(u)) {
             unsigned fl = 0;
             mma_dot_flags(u, o->c[v], o->a + v * k, o->b + v * k, ns ? o->sa + v * ns : NULL,
                           ns ? o->sb + v * ns : NULL, &fl);
             flags_bad = fl != o->flags[v];
         }
-#endif
         if (mma_result_equal(u, want[v], o->d[v]) && !flags_bad) continue;
         mma_mismatch_class c = mma_mismatch_classify(u, o->c[v], o->a + v * k, o->b + v * k,
                                                      ns ? o->sa + v * ns : NULL, ns ? o->sb + v * ns : NULL,
@@ -264,6 +262,20 @@ static void where(FILE *f, const mma_obs *o, size_t v, long tile_cols)
     else fprintf(f, "line %ld", o->tag[v]);
 }
 
+/* the flags-only example: d and both flag bytes, with their names */
+static void flags_example(FILE *f, const mma_unit *u, const mma_obs *o, size_t v, int hd)
+{
+    size_t k = (size_t)o->shape.k, ns = (size_t)o->ns;
+    unsigned fl = 0;
+    mma_dot_flags(u, o->c[v], o->a + v * k, o->b + v * k, ns ? o->sa + v * ns : NULL, ns ? o->sb + v * ns : NULL,
+                  &fl);
+    char un[64], mn[64];
+    mma_flags_describe(o->flags[v], un, sizeof un);
+    mma_flags_describe(fl, mn, sizeof mn);
+    fprintf(f, ": d=%0*llx, unit flags %02x (%s), model flags %02x (%s)\n", hd, (unsigned long long)o->d[v],
+            o->flags[v], un, fl, mn);
+}
+
 void mma_triage_write(FILE *f, const mma_unit *u, const mma_obs *o, const mma_triage_report *r,
                       long tile_cols)
 {
@@ -274,6 +286,10 @@ void mma_triage_write(FILE *f, const mma_unit *u, const mma_obs *o, const mma_tr
         size_t v = r->example[c];
         fprintf(f, "  %-42s %8zu   e.g. ", class_names[c], r->count[c]);
         where(f, o, v, tile_cols);
+        if (c == MMA_MM_FLAGS_ONLY && o->has_flags) {
+            flags_example(f, u, o, v, hd);
+            continue;
+        }
         fprintf(f, ": unit d=%0*llx, model d=%0*llx\n", hd, (unsigned long long)o->d[v], hd,
                 (unsigned long long)r->example_want[c]);
     }

@@ -30,6 +30,8 @@ The pieces:
 * ``metrics`` / ``gemm_metrics``: the error statistics of ``mmaref metrics``
   and ``mmaref gemm``, as dicts.
 * ``read_vectors`` / ``write_vectors`` / ``check_vectors``: vector files.
+* ``Flag`` (``FLAG_INEXACT`` ... ``FLAG_INVALID``): the IEEE 754 exception
+  flags of the ``ieee,...`` units, from ``unit.dot(..., flags=True)``.
 
 Errors: a wrong argument raises TypeError or ValueError naming the argument
 and what was expected; what the C library rejects (unknown instruction, bad
@@ -39,6 +41,7 @@ library's message; a vector file that does not match raises
 """
 from __future__ import annotations
 
+import enum
 import gzip
 import lzma
 import os
@@ -56,6 +59,7 @@ __all__ = [
     "Error", "MismatchError", "Format", "FORMATS", "get_format", "Unit", "units",
     "encode", "decode", "matmul", "metrics", "gemm_metrics",
     "VectorFile", "CheckResult", "read_vectors", "write_vectors", "check_vectors",
+    "Flag", "FLAG_INEXACT", "FLAG_UNDERFLOW", "FLAG_OVERFLOW", "FLAG_INFINITE", "FLAG_INVALID",
 ]
 
 ArrayLike = Any
@@ -69,6 +73,27 @@ class MismatchError(AssertionError):
     def __init__(self, message: str, result: "CheckResult"):
         super().__init__(message)
         self.result = result
+
+
+# ---- exception flags -------------------------------------------------------
+class Flag(enum.IntFlag):
+    """The IEEE 754 exception flags of a dot product, one bit each as in
+    TestFloat's flag byte and RISC-V's fflags (the ``flags`` field of vector
+    files, ``mmaref eval --flags``).  Only the ``ieee,...`` units define
+    them; a dot product never raises INFINITE (divide by zero)."""
+
+    INEXACT = _core.FLAG_INEXACT
+    UNDERFLOW = _core.FLAG_UNDERFLOW
+    OVERFLOW = _core.FLAG_OVERFLOW
+    INFINITE = _core.FLAG_INFINITE
+    INVALID = _core.FLAG_INVALID
+
+
+FLAG_INEXACT = Flag.INEXACT
+FLAG_UNDERFLOW = Flag.UNDERFLOW
+FLAG_OVERFLOW = Flag.OVERFLOW
+FLAG_INFINITE = Flag.INFINITE
+FLAG_INVALID = Flag.INVALID
 
 
 # ---- formats ---------------------------------------------------------------
@@ -105,7 +130,7 @@ FORMATS: Dict[str, Format] = {f["name"]: Format(**f) for f in _core.formats()}
 # NumPy and ml_dtypes dtype names that hold the same bits as an mmaref format
 _DTYPE_FORMAT = {
     "float64": "fp64", "float32": "fp32", "float16": "fp16", "bfloat16": "bf16",
-    "float8_e4m3fn": "e4m3", "float8_e5m2": "e5m2", "float8_e4m3fnuz": "e4m3fnuz",
+    "float8_e4m3fn": "e4m3", "float8_e4m3": "e4m3ieee", "float8_e5m2": "e5m2", "float8_e4m3fnuz": "e4m3fnuz",
     "float8_e5m2fnuz": "e5m2fnuz", "float6_e2m3fn": "e2m3", "float6_e3m2fn": "e3m2",
     "float4_e2m1fn": "e2m1", "float8_e8m0fnu": "ue8m0",
 }
@@ -282,6 +307,12 @@ class Unit:
         return self._info["nscales"]
 
     @property
+    def has_flags(self) -> bool:
+        """Whether the unit defines IEEE exception flags (the ``ieee,...``
+        units): ``dot(..., flags=True)`` returns them."""
+        return bool(self._info["has_flags"])
+
+    @property
     def explain(self) -> str:
         """A paragraph on what the unit computes."""
         return self._info["explain"]
@@ -342,7 +373,7 @@ class Unit:
         return _c_array(cc), _c_array(a), _c_array(b), sa, sb, lead
 
     def dot(self, c: ArrayLike, a: ArrayLike, b: ArrayLike, sa: ArrayLike = None, sb: ArrayLike = None,
-            *, threads: Optional[int] = None) -> np.ndarray:
+            *, flags: bool = False, threads: Optional[int] = None) -> Union[np.ndarray, Tuple[np.ndarray, np.ndarray]]:
         """Dot products ``d = c + sum_k a[..., k] * b[..., k]`` as the unit
         computes them, bit for bit.
 
@@ -352,12 +383,19 @@ class Unit:
         block-scaled units (leading shape + nscales).  Returns the encodings
         of d (dtype of the output format), leading shape.  The loop runs in C
         without the GIL on ``threads`` threads (all cores by default); the
-        result does not depend on the thread count."""
+        result does not depend on the thread count.
+
+        ``flags=True`` (units with ``has_flags``): returns ``(d, flags)``,
+        flags a uint8 array of the same shape holding each dot product's
+        IEEE exception flags (``Flag`` bits, as ``mmaref eval --flags``)."""
+        if flags and not self.has_flags:
+            raise ValueError(f"flags: {self} defines no exception flags (the ieee units do: ieee,a=...,k=...)")
         c, a, b, sa, sb, lead = self._operands(c, a, b, sa, sb, False)
         d = np.empty(lead, dtype=self.formats["d"].dtype)
+        fl = np.empty(lead, dtype=np.uint8) if flags else None
         _core.dot(self._u, c.reshape(-1), a.reshape(-1), b.reshape(-1), _flat(sa), _flat(sb), d.reshape(-1),
-                  _threads(threads), False)
-        return d
+                  _threads(threads), False, _flat(fl))
+        return (d, fl) if flags else d
 
     def exact(self, c: ArrayLike, a: ArrayLike, b: ArrayLike, sa: ArrayLike = None, sb: ArrayLike = None,
               *, threads: Optional[int] = None) -> np.ndarray:
@@ -625,6 +663,9 @@ class VectorFile:
     """the line number of each vector"""
     headers: List[str] = field(default_factory=list)
     """header lines other than the standard ones, verbatim"""
+    flags: Optional[np.ndarray] = None
+    """the exception flags of each vector (uint8, ``Flag`` bits); None when
+    the file has no flags field"""
 
     def __len__(self) -> int:
         return len(self.c)
@@ -642,7 +683,8 @@ def read_vectors(path: Union[str, os.PathLike], instr: Optional[str] = None) -> 
         return np.frombuffer(r[key], dtype=np.uint64).reshape(shape).copy()
 
     return VectorFile(u, arr("c", n), arr("a", n, k), arr("b", n, k), arr("sa", n, ns), arr("sb", n, ns),
-                      arr("d", n) if r["has_d"] else None, arr("line", n), r["headers"])
+                      arr("d", n) if r["has_d"] else None, arr("line", n), r["headers"],
+                      arr("flags", n).astype(np.uint8) if r["has_flags"] else None)
 
 
 def _open_out(tmp: str, path: str):
@@ -655,18 +697,38 @@ def _open_out(tmp: str, path: str):
 
 
 def write_vectors(path: Union[str, os.PathLike], unit: UnitLike, c: ArrayLike, a: ArrayLike, b: ArrayLike,
-                  sa: ArrayLike = None, sb: ArrayLike = None, d: ArrayLike = None,
+                  sa: ArrayLike = None, sb: ArrayLike = None, d: ArrayLike = None, flags: ArrayLike = None,
                   *, threads: Optional[int] = None) -> int:
     """Write vectors to a file (.xz and .gz compressed by name), d computed
-    by the unit when not given.  The file appears whole or not at all (a
+    by the unit when not given.  For a unit with exception flags the file
+    carries the flags field: the model's with d when neither is given, else
+    ``flags`` must come with ``d``.  The file appears whole or not at all (a
     temporary file renamed into place).  Returns the number of vectors."""
     u = _unit(unit)
     cc, aa, bb, ssa, ssb, lead = u._operands(c, a, b, sa, sb, False)
+    if flags is not None and not u.has_flags:
+        raise ValueError(f"flags: {u} defines no exception flags")
     if d is None:
-        d = u.dot(cc, aa, bb, ssa, ssb, threads=threads)
+        if flags is not None:
+            raise ValueError("flags: given without d (give both, or neither to have the model compute them)")
+        d = u.dot(cc, aa, bb, ssa, ssb, threads=threads, flags=True) if u.has_flags else \
+            u.dot(cc, aa, bb, ssa, ssb, threads=threads)
+        if u.has_flags:
+            d, flags = d
+    elif u.has_flags and flags is None:
+        raise ValueError(f"flags: {u} defines exception flags: give each vector's flags with d")
     de = np.broadcast_to(_as_encodings(d, u.formats["d"], "d"), lead)
+    fe = None
+    if flags is not None:
+        fa = np.asarray(flags)
+        if fa.dtype.kind not in "ui" or (fa.size and (fa.min() < 0 or fa.max() > 0x1f)):
+            raise ValueError("flags: expected integers of Flag bits (0 to 0x1f)")
+        try:
+            fe = np.broadcast_to(fa, lead)
+        except ValueError:
+            raise ValueError(f"flags: shape {fa.shape} does not broadcast to the vectors' shape {lead}") from None
     u64 = lambda x: None if x is None else _c_array(x, np.uint64).reshape(-1)
-    text = _core.format_vectors(u._u, u64(cc), u64(aa), u64(bb), u64(ssa), u64(ssb), u64(de))
+    text = _core.format_vectors(u._u, u64(cc), u64(aa), u64(bb), u64(ssa), u64(ssb), u64(de), u64(fe))
     path = os.fspath(path)
     tmp = f"{path}.tmp{os.getpid()}"
     try:
@@ -682,11 +744,14 @@ def write_vectors(path: Union[str, os.PathLike], unit: UnitLike, c: ArrayLike, a
 @dataclass
 class CheckResult:
     """What check_vectors found: ``count`` vectors, and per mismatch its line,
-    the file's d and the model's d."""
+    the file's d and the model's d (a vector whose flags alone differ is a
+    mismatch too); ``flag_mismatches``: per vector whose flags differ, its
+    line, the file's flags and the model's."""
 
     path: str
     count: int
     mismatches: List[Tuple[int, int, int]]
+    flag_mismatches: List[Tuple[int, int, int]] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -706,12 +771,23 @@ def check_vectors(path: Union[str, os.PathLike], instr: Optional[str] = None, *,
     if vf.d is None:
         raise Error(f"{os.fspath(path)}: field d: the file has no d column to check")
     u = vf.unit
-    d = u.dot(vf.c, vf.a, vf.b, vf.sa if u.nscales else None, vf.sb if u.nscales else None, threads=threads)
-    ok = u.result_equal(d, vf.d.astype(d.dtype))
+    sab = (vf.sa, vf.sb) if u.nscales else (None, None)
+    cmp_flags = vf.flags is not None and u.has_flags
+    if cmp_flags:
+        d, fl = u.dot(vf.c, vf.a, vf.b, *sab, flags=True, threads=threads)
+        fbad = fl != vf.flags
+    else:
+        d = u.dot(vf.c, vf.a, vf.b, *sab, threads=threads)
+        fbad = np.zeros(len(vf), dtype=bool)
+    ok = u.result_equal(d, vf.d.astype(d.dtype)) & ~fbad
     bad = np.flatnonzero(~ok)
-    res = CheckResult(os.fspath(path), len(vf), [(int(vf.line[i]), int(vf.d[i]), int(d[i])) for i in bad])
+    res = CheckResult(os.fspath(path), len(vf), [(int(vf.line[i]), int(vf.d[i]), int(d[i])) for i in bad],
+                      [(int(vf.line[i]), int(vf.flags[i]), int(fl[i])) for i in np.flatnonzero(fbad)] if cmp_flags else [])
     if bad.size and raise_on_mismatch:
         hd = u.formats["d"].hexdigits
-        lines = "\n".join(f"  {res.path}:{ln}: file d={fd:0{hd}x} model d={md:0{hd}x}" for ln, fd, md in res.mismatches[:10])
+        fls = {ln: (ff, mf) for ln, ff, mf in res.flag_mismatches}
+        lines = "\n".join(f"  {res.path}:{ln}: file d={fd:0{hd}x} model d={md:0{hd}x}"
+                          + (f", file flags={fls[ln][0]:02x} model flags={fls[ln][1]:02x}" if ln in fls else "")
+                          for ln, fd, md in res.mismatches[:10])
         raise MismatchError(f"{res}\n{lines}", res)
     return res

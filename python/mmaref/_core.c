@@ -46,8 +46,8 @@ static PyObject *fmt_name(mma_fmt f)
     return PyUnicode_FromString(mma_format(f)->name);
 }
 
-static const char *tree_names[] = {"fused", "evenodd", "groups", "pairwise", "fma", "exact"};
-static const char *rnd_names[] = {"rz", "rne", "rd", "ru"};
+static const char *tree_names[] = {"fused", "evenodd", "groups", "pairwise", "fma", "exact", "ieee"};
+static const char *rnd_names[] = {"rz", "rne", "rd", "ru", "rmm", "rodd"};
 
 static PyObject *unit_info(UnitObject *self, PyObject *noargs)
 {
@@ -56,7 +56,7 @@ static PyObject *unit_info(UnitObject *self, PyObject *noargs)
     char cfg[1024], ex[4096];
     mma_unit_config(u, cfg, sizeof cfg);
     mma_unit_explain(u, ex, sizeof ex);
-    return Py_BuildValue("{s:s,s:s,s:s,s:s,s:N,s:N,s:N,s:N,s:N,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:s,s:s,s:s,s:i,s:i}",
+    return Py_BuildValue("{s:s,s:s,s:s,s:s,s:N,s:N,s:N,s:N,s:N,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:s,s:s,s:s,s:i,s:i,s:i}",
                          "name", u->name, "config", cfg, "explain", ex,
                          "algorithm", mma_unit_algorithm(u),
                          "a", fmt_name(u->a), "b", fmt_name(u->b), "c", fmt_name(u->c), "d", fmt_name(u->d),
@@ -64,7 +64,8 @@ static PyObject *unit_info(UnitObject *self, PyObject *noargs)
                          "k", u->k, "block", u->block, "nscales", mma_unit_nscales(u),
                          "lmax", u->lmax, "f", u->f, "p", u->p, "g", u->g,
                          "tree", tree_names[u->tree], "align", rnd_names[u->align], "round", rnd_names[u->rho],
-                         "ezero", u->ezero, "nan_any", (u->flags & MMA_F_NAN_ANY) != 0);
+                         "ezero", u->ezero, "nan_any", (u->flags & MMA_F_NAN_ANY) != 0,
+                         "has_flags", mma_unit_has_flags(u));
 }
 
 static PyMethodDef unit_methods[] = {
@@ -251,6 +252,7 @@ typedef struct {
     size_t k, ns;
     const buf *c, *a, *b, *sa, *sb;
     buf *d;
+    buf *fl;               /* the exception flags too, when not NULL */
     uint64_t *scratch;     /* per thread: a, b, sa, sb, 32-byte aligned */
     int exact;             /* 1: exact values (d is float64), chained over k */
     mma_acc *acc;
@@ -273,6 +275,10 @@ typedef struct {
             mma_acc_reset(acc);                                                                     \
             mma_acc_chain(acc, x->u, c, a, b, sa, sb, (int)k);                                      \
             ((double *)x->d->v.buf)[s] = mma_xval_double(mma_acc_value(acc));                       \
+        } else if (x->fl) {                                                                         \
+            unsigned fl = 0;                                                                        \
+            store(x->d, s, mma_dot_flags(x->u, c, a, b, sa, sb, &fl));                              \
+            store(x->fl, s, fl);                                                                    \
         } else {                                                                                    \
             store(x->d, s, mma_dot(x->u, c, a, b, sa, sb));                                         \
         }                                                                                           \
@@ -310,25 +316,28 @@ NARROW_CHUNK(dot_chunk_u16_avx2, uint16_t, _mm256_cvtepu16_epi64, load4_u16)
 #endif
 #undef DOT_CHUNK_BODY
 
-/* dot(unit, c, a, b, sa, sb, d, threads, exact): n = len(c) vectors of
- * len(a)/n products; d gets the encodings (or, exact, the exact values) */
+/* dot(unit, c, a, b, sa, sb, d, threads, exact[, flags]): n = len(c)
+ * vectors of len(a)/n products; d gets the encodings (or, exact, the exact
+ * values), flags (when given, not None) the exception flags of each */
 static PyObject *py_dot(PyObject *self, PyObject *args)
 {
     (void)self;
-    PyObject *uo, *co, *ao, *bo, *sao, *sbo, *dout;
+    PyObject *uo, *co, *ao, *bo, *sao, *sbo, *dout, *flo = Py_None;
     int threads, exact;
-    if (!PyArg_ParseTuple(args, "OOOOOOOip", &uo, &co, &ao, &bo, &sao, &sbo, &dout, &threads, &exact)) return NULL;
+    if (!PyArg_ParseTuple(args, "OOOOOOOip|O", &uo, &co, &ao, &bo, &sao, &sbo, &dout, &threads, &exact, &flo))
+        return NULL;
     const mma_unit *u = as_unit(uo);
     if (!u) return NULL;
-    buf c, a, b, sa, sb, d;
+    buf c, a, b, sa, sb, d, fl;
     memset(&c, 0, sizeof c); memset(&a, 0, sizeof a); memset(&b, 0, sizeof b);
-    memset(&sa, 0, sizeof sa); memset(&sb, 0, sizeof sb); memset(&d, 0, sizeof d);
+    memset(&sa, 0, sizeof sa); memset(&sb, 0, sizeof sb); memset(&d, 0, sizeof d); memset(&fl, 0, sizeof fl);
     PyObject *ret = NULL;
     if (get_buf(co, &c, 'u', 0, 0, "c") || get_buf(ao, &a, 'u', 0, 0, "a") || get_buf(bo, &b, 'u', 0, 0, "b") ||
         get_buf(sao, &sa, 'u', 0, 1, "sa") || get_buf(sbo, &sb, 'u', 0, 1, "sb") ||
-        get_buf(dout, &d, exact ? 'd' : 'u', 1, 0, "d")) goto out;
+        get_buf(dout, &d, exact ? 'd' : 'u', 1, 0, "d") || get_buf(flo, &fl, 'u', 1, 1, "flags")) goto out;
     size_t n = c.n, ns = (size_t)mma_unit_nscales(u), k = n ? a.n / n : (size_t)u->k;
-    if (d.n != n || a.n != n * k || b.n != a.n || (!exact && k != (size_t)u->k) || (exact && (k == 0 || k % (size_t)u->k)) ||
+    if ((fl.held && (exact || fl.n != n)) ||
+        d.n != n || a.n != n * k || b.n != a.n || (!exact && k != (size_t)u->k) || (exact && (k == 0 || k % (size_t)u->k)) ||
         (ns && (sa.n != n * ns * (k / (size_t)u->k) || sb.n != sa.n)) || (!ns && (sa.held || sb.held))) {
         PyErr_SetString(PyExc_ValueError, "dot: array sizes do not agree with the unit");
         goto out;
@@ -337,13 +346,13 @@ static PyObject *py_dot(PyObject *self, PyObject *args)
     if (check_fit(&c, u->c, "c") || check_fit(&a, u->a, "a") || check_fit(&b, u->b, "b") ||
         (ns && (check_fit(&sa, u->scale, "sa") || check_fit(&sb, u->scale, "sb")))) goto out;
     if (!n) { ret = Py_None; Py_INCREF(ret); goto out; }
-    if (!exact && c.isz == 8 && a.isz == 8 && b.isz == 8 && d.isz == 8 && (!ns || (sa.isz == 8 && sb.isz == 8))) {
+    if (!exact && !fl.held && c.isz == 8 && a.isz == 8 && b.isz == 8 && d.isz == 8 && (!ns || (sa.isz == 8 && sb.isz == 8))) {
         Py_BEGIN_ALLOW_THREADS
         mma_dot_batch(u, n, c.v.buf, a.v.buf, b.v.buf, ns ? sa.v.buf : NULL, ns ? sb.v.buf : NULL, d.v.buf, threads);
         Py_END_ALLOW_THREADS
     } else {
         int t = threads > 0 ? threads : mma_default_threads();
-        dot_ctx x = {u, k, ns, &c, &a, &b, &sa, &sb, &d, NULL, exact, NULL};
+        dot_ctx x = {u, k, ns, &c, &a, &b, &sa, &sb, &d, fl.held ? &fl : NULL, NULL, exact, NULL};
         size_t per = 2 * ((k + 3) & ~(size_t)3) + 2 * ((ns + 3) & ~(size_t)3);
         x.scratch = aligned_alloc(32, sizeof(uint64_t) * ((size_t)t * per + 4));
         if (exact) x.acc = malloc(sizeof *x.acc * (size_t)t);
@@ -353,8 +362,8 @@ static PyObject *py_dot(PyObject *self, PyObject *args)
         /* 4096 vectors a chunk, as mma_dot_batch; exact chains are longer */
         mma_chunk_fn fn = use_avx2 ? dot_chunk_avx2 : dot_chunk;
 #if defined(__x86_64__)
-        if (use_avx2 && !exact && !ns && a.isz == 1 && b.isz == 1) fn = dot_chunk_u8_avx2;
-        if (use_avx2 && !exact && !ns && a.isz == 2 && b.isz == 2) fn = dot_chunk_u16_avx2;
+        if (use_avx2 && !exact && !ns && !fl.held && a.isz == 1 && b.isz == 1) fn = dot_chunk_u8_avx2;
+        if (use_avx2 && !exact && !ns && !fl.held && a.isz == 2 && b.isz == 2) fn = dot_chunk_u16_avx2;
 #endif
         mma_parallel_for((long)n, exact ? 256 : 4096, t, fn, &x, NULL, NULL);
         Py_END_ALLOW_THREADS
@@ -364,7 +373,7 @@ static PyObject *py_dot(PyObject *self, PyObject *args)
     ret = Py_None;
     Py_INCREF(ret);
 out:
-    rel(&c); rel(&a); rel(&b); rel(&sa); rel(&sb); rel(&d);
+    rel(&c); rel(&a); rel(&b); rel(&sa); rel(&sb); rel(&d); rel(&fl);
     return ret;
 }
 
@@ -670,15 +679,16 @@ static PyObject *py_read_vectors(PyObject *self, PyObject *args)
     if (!r) { PyErr_SetString(Error, err); return NULL; }
     const mma_unit *u = mma_vec_unit(r);
     int ns = mma_unit_nscales(u);
-    vec64 c = {0}, a = {0}, b = {0}, sa = {0}, sb = {0}, d = {0}, ln = {0};
+    vec64 c = {0}, a = {0}, b = {0}, sa = {0}, sb = {0}, d = {0}, ln = {0}, fl = {0};
     mma_vec *v = malloc(sizeof *v);
     int rc = v ? 0 : -1, oom = 0;
     size_t n = 0;
     Py_BEGIN_ALLOW_THREADS
     while (v && (rc = mma_vec_next(r, v, err, sizeof err)) == 1) {
-        uint64_t line = (uint64_t)v->line;
+        uint64_t line = (uint64_t)v->line, flags = v->flags;
         if (push(&c, &v->c, 1) || push(&a, v->a, (size_t)u->k) || push(&b, v->b, (size_t)u->k) ||
-            push(&sa, v->sa, (size_t)ns) || push(&sb, v->sb, (size_t)ns) || push(&d, &v->d, 1) || push(&ln, &line, 1)) {
+            push(&sa, v->sa, (size_t)ns) || push(&sb, v->sb, (size_t)ns) || push(&d, &v->d, 1) || push(&ln, &line, 1) ||
+            push(&fl, &flags, 1)) {
             oom = 1;
             break;
         }
@@ -698,37 +708,41 @@ static PyObject *py_read_vectors(PyObject *self, PyObject *args)
             PyObject *s = PyUnicode_FromString(extra[i]);
             if (s) { PyList_Append(hl, s); Py_DECREF(s); }
         }
-        ret = Py_BuildValue("{s:s,s:s,s:n,s:O,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N}", "name", u->name, "config", cfg,
+        ret = Py_BuildValue("{s:s,s:s,s:n,s:O,s:O,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N}", "name", u->name, "config", cfg,
                             "n", (Py_ssize_t)n, "has_d", mma_vec_has_d(r) ? Py_True : Py_False,
+                            "has_flags", mma_vec_has_flags(r) ? Py_True : Py_False,
                             "c", bytes_of(&c), "a", bytes_of(&a), "b", bytes_of(&b), "sa", bytes_of(&sa),
-                            "sb", bytes_of(&sb), "d", bytes_of(&d), "line", bytes_of(&ln), "headers", hl);
+                            "sb", bytes_of(&sb), "d", bytes_of(&d), "line", bytes_of(&ln), "flags", bytes_of(&fl),
+                            "headers", hl);
     }
     free(v);
-    free(c.p); free(a.p); free(b.p); free(sa.p); free(sb.p); free(d.p); free(ln.p);
+    free(c.p); free(a.p); free(b.p); free(sa.p); free(sb.p); free(d.p); free(ln.p); free(fl.p);
     mma_vec_close(r);
     return ret;
 }
 
-/* format_vectors(unit, c, a, b, sa, sb, d) -> str: the header and one line
- * per vector (uint64 arrays) */
+/* format_vectors(unit, c, a, b, sa, sb, d[, flags]) -> str: the header and
+ * one line per vector (uint64 arrays; flags for a unit with flags) */
 static PyObject *py_format_vectors(PyObject *self, PyObject *args)
 {
     (void)self;
-    PyObject *uo, *co, *ao, *bo, *sao, *sbo, *dout;
-    if (!PyArg_ParseTuple(args, "OOOOOOO", &uo, &co, &ao, &bo, &sao, &sbo, &dout)) return NULL;
+    PyObject *uo, *co, *ao, *bo, *sao, *sbo, *dout, *flo = Py_None;
+    if (!PyArg_ParseTuple(args, "OOOOOOO|O", &uo, &co, &ao, &bo, &sao, &sbo, &dout, &flo)) return NULL;
     const mma_unit *u = as_unit(uo);
     if (!u) return NULL;
-    buf c, a, b, sa, sb, d;
-    buf *all[] = {&c, &a, &b, &sa, &sb, &d};
-    for (int i = 0; i < 6; i++) memset(all[i], 0, sizeof *all[i]);
+    buf c, a, b, sa, sb, d, fl;
+    buf *all[] = {&c, &a, &b, &sa, &sb, &d, &fl};
+    for (int i = 0; i < 7; i++) memset(all[i], 0, sizeof *all[i]);
     PyObject *ret = NULL;
     char *text = NULL;
     size_t len = 0;
     int ns = mma_unit_nscales(u);
     if (get_buf(co, &c, 'u', 0, 0, "c") || get_buf(ao, &a, 'u', 0, 0, "a") || get_buf(bo, &b, 'u', 0, 0, "b") ||
-        get_buf(sao, &sa, 'u', 0, 1, "sa") || get_buf(sbo, &sb, 'u', 0, 1, "sb") || get_buf(dout, &d, 'u', 0, 0, "d")) goto out;
+        get_buf(sao, &sa, 'u', 0, 1, "sa") || get_buf(sbo, &sb, 'u', 0, 1, "sb") || get_buf(dout, &d, 'u', 0, 0, "d") ||
+        get_buf(flo, &fl, 'u', 0, 1, "flags")) goto out;
     size_t n = c.n, k = (size_t)u->k;
-    if (a.n != n * k || b.n != n * k || d.n != n || (ns && (sa.n != n * (size_t)ns || sb.n != sa.n))) {
+    if (a.n != n * k || b.n != n * k || d.n != n || (ns && (sa.n != n * (size_t)ns || sb.n != sa.n)) ||
+        (mma_unit_has_flags(u) ? fl.n != n : fl.held)) {
         PyErr_SetString(PyExc_ValueError, "format_vectors: sizes do not agree with the unit");
         goto out;
     }
@@ -743,6 +757,7 @@ static PyObject *py_format_vectors(PyObject *self, PyObject *args)
         v->d = load(&d, i);
         for (size_t j = 0; j < k; j++) { v->a[j] = load(&a, i * k + j); v->b[j] = load(&b, i * k + j); }
         for (int j = 0; j < ns; j++) { v->sa[j] = load(&sa, i * (size_t)ns + (size_t)j); v->sb[j] = load(&sb, i * (size_t)ns + (size_t)j); }
+        if (fl.held) v->flags = (unsigned)load(&fl, i);
         mma_vec_write(f, u, v);
     }
     int bad = !v;
@@ -752,7 +767,7 @@ static PyObject *py_format_vectors(PyObject *self, PyObject *args)
     else ret = PyUnicode_FromStringAndSize(text, (Py_ssize_t)len);
 out:
     free(text);
-    for (int i = 0; i < 6; i++) rel(all[i]);
+    for (int i = 0; i < 7; i++) rel(all[i]);
     return ret;
 }
 
@@ -813,7 +828,12 @@ PyMODINIT_FUNC PyInit__core(void)
         PyModule_AddObject(m, "METRICS_FIGURES", figure_names(mma_metrics_figure, MMA_METRICS_NFIG)) ||
         PyModule_AddObject(m, "GEMM_FIGURES", figure_names(mma_gemm_figure, MMA_GEMM_NFIG)) ||
         PyModule_AddIntConstant(m, "OVF_INF", MMA_OVF_INF) || PyModule_AddIntConstant(m, "OVF_SATURATE", MMA_OVF_SATURATE) ||
-        PyModule_AddIntConstant(m, "OVF_NAN", MMA_OVF_NAN)) {
+        PyModule_AddIntConstant(m, "OVF_NAN", MMA_OVF_NAN) ||
+        PyModule_AddIntConstant(m, "FLAG_INEXACT", MMA_FLAG_INEXACT) ||
+        PyModule_AddIntConstant(m, "FLAG_UNDERFLOW", MMA_FLAG_UNDERFLOW) ||
+        PyModule_AddIntConstant(m, "FLAG_OVERFLOW", MMA_FLAG_OVERFLOW) ||
+        PyModule_AddIntConstant(m, "FLAG_INFINITE", MMA_FLAG_INFINITE) ||
+        PyModule_AddIntConstant(m, "FLAG_INVALID", MMA_FLAG_INVALID)) {
         Py_DECREF(m);
         return NULL;
     }

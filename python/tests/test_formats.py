@@ -13,7 +13,7 @@ import mmaref
 
 ml = pytest.importorskip("ml_dtypes")
 
-PAIRS = [("e4m3", "float8_e4m3fn"), ("e5m2", "float8_e5m2"), ("e4m3fnuz", "float8_e4m3fnuz"),
+PAIRS = [("e4m3", "float8_e4m3fn"), ("e4m3ieee", "float8_e4m3"), ("e5m2", "float8_e5m2"), ("e4m3fnuz", "float8_e4m3fnuz"),
          ("e5m2fnuz", "float8_e5m2fnuz"), ("bf16", "bfloat16"), ("e2m3", "float6_e2m3fn"),
          ("e3m2", "float6_e3m2fn"), ("e2m1", "float4_e2m1fn"), ("fp16", "float16"), ("fp32", "float32")]
 
