@@ -41,7 +41,7 @@ static const char check_help[] =
     "  --explain        sort the mismatches into classes (one example each) and name the\n"
     "                   configuration nearest to what the unit computes (docs/triage.md)\n";
 static const char version_help[] =
-    "usage: mmaref version\n"
+    "usage: mmaref version      (or mmaref --version)\n"
     "  the tool's version\n";
 
 static int usage(FILE *f);

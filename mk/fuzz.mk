@@ -12,8 +12,14 @@
 #   make fuzz        the long run: FUZZ_TIME seconds per target (default 600),
 #                    new inputs kept in build/fuzz/corpus/<name>/, findings
 #                    (crash-*, leak-*, timeout-*) in build/fuzz/findings/
-#   make fuzz-merge  the long run's corpus minimized into fuzz/corpus/ (commit)
+#   make fuzz-merge  the long run's new inputs that add coverage, into
+#                    fuzz/corpus-found.tar.xz (commit)
 #   make fuzz-repro FUZZ_INPUT=file FUZZ_TARGET=name   replays one input
+#
+# fuzz/corpus-found.tar.xz: the inputs that long runs found and that add
+# coverage to the seed corpus, one folder a target (one file in git rather
+# than a thousand small ones); unpacked into $(FUZZ_B)/found/ and given to
+# every run as a second corpus.
 FUZZ_TARGETS := config vecfile vecfile_xz vecfile_gz dut
 FUZZ_SRC_dut := verify/dut.c
 
@@ -31,6 +37,7 @@ FUZZ_ENV   := ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_s
 fuzz_dict   = $(if $(wildcard fuzz/$(1).dict),-dict=fuzz/$(1).dict)
 
 FUZZ_BINS  := $(addprefix $(FUZZ_B)/,$(FUZZ_TARGETS))
+FUZZ_FOUND := $(FUZZ_B)/found/.unpacked
 
 .PHONY: test-fuzz fuzz fuzz-merge fuzz-repro
 
@@ -39,6 +46,11 @@ $(FUZZ_B)/libmmaref.a: $(MODEL_SRC) $(MODEL_HDR) fuzz/coverage-ignore.txt
 	@$(MAKE) --no-print-directory B=$(FUZZ_B) CC=$(FUZZ_CC) \
 	  CFLAGS="-O1 -g -fsanitize=fuzzer-no-link -fsanitize-coverage-ignorelist=$(abspath fuzz/coverage-ignore.txt) $(FUZZ_SAN)" $(FUZZ_B)/libmmaref.a
 
+
+$(FUZZ_FOUND): fuzz/corpus-found.tar.xz
+	@rm -rf $(FUZZ_B)/found; mkdir -p $(FUZZ_B)/found
+	tar -C $(FUZZ_B)/found -xJf fuzz/corpus-found.tar.xz
+	@for t in $(FUZZ_TARGETS); do mkdir -p $(FUZZ_B)/found/$$t; done; touch $@
 
 # $(1) target, $(2) the run's directory under $(FUZZ_B), $(3) libFuzzer
 # options, $(4) corpus directories (new inputs go to the first)
@@ -56,23 +68,27 @@ $(FUZZ_B)/$(1): fuzz/$(1).c fuzz/fuzz.h $(FUZZ_B)/libmmaref.a $(FUZZ_SRC_$(1)) $
 	$(FUZZ_CC) -O1 -g -fsanitize=fuzzer $(FUZZ_SAN) $(WARN) -Imodel/include $(addprefix -I,$(sort $(dir $(FUZZ_SRC_$(1))))) \
 	  fuzz/$(1).c $(FUZZ_SRC_$(1)) $(FUZZ_B)/libmmaref.a -lm -o $$@
 
-test-fuzz-$(1): $(FUZZ_B)/$(1)
+test-fuzz-$(1): $(FUZZ_B)/$(1) $(FUZZ_FOUND)
 	@rm -rf $(FUZZ_B)/test/$(1)
-$(call FUZZ_RUN,$(1),test,-runs=$(or $(FUZZ_RUNS_$(1)),$(FUZZ_RUNS)) -seed=1,$(FUZZ_B)/test/$(1) fuzz/corpus/$(1))
+$(call FUZZ_RUN,$(1),test,-runs=$(or $(FUZZ_RUNS_$(1)),$(FUZZ_RUNS)) -seed=1,$(FUZZ_B)/test/$(1) fuzz/corpus/$(1) $(FUZZ_B)/found/$(1))
 
-fuzz-$(1): $(FUZZ_B)/$(1)
-$(call FUZZ_RUN,$(1),findings,-max_total_time=$(FUZZ_TIME),$(FUZZ_B)/corpus/$(1) fuzz/corpus/$(1))
+fuzz-$(1): $(FUZZ_B)/$(1) $(FUZZ_FOUND)
+$(call FUZZ_RUN,$(1),findings,-max_total_time=$(FUZZ_TIME),$(FUZZ_B)/corpus/$(1) fuzz/corpus/$(1) $(FUZZ_B)/found/$(1))
 endef
 $(foreach t,$(FUZZ_TARGETS),$(eval $(call FUZZ_TARGET_RULES,$(t))))
 
 test-fuzz: $(foreach t,$(FUZZ_TARGETS),test-fuzz-$(t))
 fuzz: $(foreach t,$(FUZZ_TARGETS),fuzz-$(t))
 
-fuzz-merge: $(FUZZ_BINS)
-	@for t in $(FUZZ_TARGETS); do mkdir -p fuzz/corpus/$$t $(FUZZ_B)/corpus/$$t; \
-	  $(FUZZ_B)/$$t -merge=1 fuzz/corpus/$$t $(FUZZ_B)/corpus/$$t > $(FUZZ_B)/merge-$$t.log 2>&1 \
+fuzz-merge: $(FUZZ_BINS) $(FUZZ_FOUND)
+	@rm -rf $(FUZZ_B)/merge; for t in $(FUZZ_TARGETS); do m=$(FUZZ_B)/merge/$$t; mkdir -p $$m $(FUZZ_B)/corpus/$$t; \
+	  cp fuzz/corpus/$$t/* $(FUZZ_B)/found/$$t/* $$m/ 2>/dev/null; \
+	  $(FUZZ_ENV) $(FUZZ_B)/$$t -merge=1 -use_counters=0 $$m $(FUZZ_B)/corpus/$$t > $(FUZZ_B)/merge-$$t.log 2>&1 \
 	    || { tail -20 $(FUZZ_B)/merge-$$t.log; exit 1; }; \
-	  echo "fuzz-merge $$t: $$(ls fuzz/corpus/$$t | wc -l) inputs"; done
+	  for f in fuzz/corpus/$$t/*; do rm -f $$m/$${f##*/}; done; \
+	  echo "fuzz-merge $$t: $$(ls $$m | wc -l) inputs beside the $$(ls fuzz/corpus/$$t | wc -l) of fuzz/corpus/$$t"; done
+	tar -C $(FUZZ_B)/merge --sort=name --owner=0 --group=0 --numeric-owner --mtime=@0 -cf - $(sort $(FUZZ_TARGETS)) \
+	  | xz -9e > fuzz/corpus-found.tar.xz
 
 fuzz-repro: $(FUZZ_B)/$(FUZZ_TARGET)
 	$(FUZZ_ENV) $(FUZZ_B)/$(FUZZ_TARGET) $(FUZZ_INPUT)

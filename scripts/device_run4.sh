@@ -1,5 +1,5 @@
 #!/bin/sh
-# Fourth device run (session 3; docs/hardware.md): the self-test of all 51
+# Fourth device run (docs/hardware.md): the self-test of all 51
 # harness instructions, the directed NaN vectors of the fp64 instructions,
 # the wmma captures, the accumulator-truncation experiment, and a million
 # vectors per instruction judged on the device (scripts/hw_million.sh).

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Fifth device run (session 3; docs/hardware.md): 2.1 million vectors per
+# Fifth device run (docs/hardware.md): 2.1 million vectors per
 # instruction judged on the device with the final model (the DMMA NaN rule
 # and via=fp16 found by the fourth run, scripts/device_run4.sh), the fp64
 # NaN vectors captured a second time (the same bytes as the fourth run's,

@@ -336,6 +336,12 @@ static void canon_shape(char *q, size_t len, int cta2, int ws)
     char *p = strchr(q, '.') + (is_tc ? 5 : 1);     /* at the shape */
     int m, n, k, used = 0;
     if (sscanf(p, "m%dn%dk%d%n", &m, &n, &k, &used) != 3) return;
+    /* only the shape as PTX writes it: sscanf also takes blanks, signs and
+     * leading zeros ("k  32"), and a name kept with them did not read back
+     * from a vector file's header (found by fuzzing) */
+    char shape[48];
+    snprintf(shape, sizeof shape, "m%dn%dk%d", m, n, k);
+    if (strlen(shape) != (size_t)used || strncmp(shape, p, (size_t)used)) return;
     if (n < 8 || n > 256 || n % 8) return;
     if (is_tc && !(m == 64 || m == 128 || (m == 256 && !ws) || (m == 32 && !cta2))) return;
     if (is_wg && m != 64) return;

@@ -3,7 +3,7 @@
  * its exact value, each unit's result and its error, in fixed chunks (the
  * same bytes for any thread count).  docs/accuracy.md says what is measured
  * and why; the DeepSeek-V3 promotion and the two-stage kernel are the
- * experiments of its "Seed 001" and "Seed 003" sections. */
+ * experiments of its "DeepSeek-V3" and "two-stage post" sections. */
 #include "metrics_internal.h"
 
 #include <math.h>
