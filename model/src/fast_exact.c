@@ -37,7 +37,8 @@ static int small_op(mma_fmt f) { return fast_tab[f] && mma_format(f)->width <= 1
 
 static int exact_ok(const mma_unit *u)
 {
-    const unsigned known = MMA_F_NAN_CANON | MMA_F_NAN_ANY | MMA_F_ZERO_POS | MMA_F_OVF_MASK;
+    /* (no_ezero: an exact sum has no emax) */
+    const unsigned known = MMA_F_NAN_CANON | MMA_F_NAN_ANY | MMA_F_ZERO_POS | MMA_F_NO_EZERO | MMA_F_OVF_MASK;
     return u->tree == MMA_TREE_EXACT && u->scale == MMA_FMT_NONE && !(u->flags & ~known) && small_op(u->a) &&
            small_op(u->b) && (u->c == MMA_FMT_FP32 || small_op(u->c)) &&
            (u->d == MMA_FMT_FP32 || u->d == MMA_FMT_FP16 || u->d == MMA_FMT_BF16) && u->lmax >= 1 &&
