@@ -11,10 +11,13 @@
  * Its magnitude, cut to 63 bits with the rest folded into a sticky bit far
  * below the output's precision, is rounded once by the shared rounding
  * (fast_round, which is mma_round_pack's steps).  So the result is the
- * reference's bit for bit.  A step whose terms spread wider (rare outside
- * random bit patterns), an Inf or NaN operand, or an Inf carried into the
- * next step send the whole call to the reference, which decides the
- * special values and NaN payloads. */
+ * reference's bit for bit.  A step whose terms spread wider (bf16's
+ * exponent range is fp32's) is summed in a carry-save accumulator of
+ * 32-bit digits held in 64-bit words (wide_sum), exact as well.  An Inf or
+ * NaN operand or c sends the whole call to the reference, which decides
+ * the special values and NaN payloads; an Inf that a step's rounding made
+ * (bf16 products reach 2^256) stays to the end when the operands after it
+ * are finite. */
 #include "fast.h"
 
 #include <stdlib.h>
@@ -64,6 +67,59 @@ static __attribute__((noinline)) uint64_t zero_sum(const exact_plan *P, const fa
     return mma_round_to(&P->r, 0, 0, 0, mma_zero_sign(allzero, anypos, anyneg, P->r.rho), NULL);
 }
 
+/* The exact sum of n terms (-1)^neg sig 2^lsb spread over hi - lo bits:
+ * digit i holds bits 32i.. above lo, each term added to two digits; with
+ * at most MMA_MAX_K + 1 terms below 2^32 per digit nothing overflows
+ * before the one carry pass.  Returns 0 for an exact zero, else 1 with the
+ * magnitude's leading 63 bits and a sticky bit below them (*mag * 2^*ml),
+ * -1 when the spread passes WIDE_DIGITS (no format of 16 bits or fewer
+ * comes near). */
+#define WIDE_DIGITS 48
+static __attribute__((noinline)) int wide_sum(const uint32_t *sig, const int32_t *lsb, const uint64_t *neg, int n,
+                                              int32_t lo, int32_t hi, int *sn, uint64_t *mag, int32_t *ml)
+{
+    int64_t d[WIDE_DIGITS] = {0};
+    int nd = ((hi - lo) >> 5) + 2;
+    if (nd > WIDE_DIGITS) return -1;
+    for (int j = 0; j < n; j++) {
+        if (!sig[j]) continue;
+        int32_t o = lsb[j] - lo;
+        uint64_t v = (uint64_t)sig[j] << (o & 31);
+        int64_t l32 = (int64_t)(v & 0xffffffffu), h32 = (int64_t)(v >> 32);
+        if (neg[j]) { d[o >> 5] -= l32; d[(o >> 5) + 1] -= h32; }
+        else { d[o >> 5] += l32; d[(o >> 5) + 1] += h32; }
+    }
+    int64_t carry = 0;                        /* the sum is below 2^(32 nd - 24) */
+    for (int i = 0; i < nd; i++) {
+        int64_t x = d[i] + carry;
+        carry = x >> 32;
+        d[i] = x & 0xffffffff;
+    }
+    *sn = carry < 0;
+    if (*sn) {                                /* magnitude: two's complement */
+        uint64_t b = 1;
+        for (int i = 0; i < nd; i++) {
+            uint64_t x = (~(uint64_t)d[i] & 0xffffffffu) + b;
+            d[i] = (int64_t)(x & 0xffffffffu);
+            b = x >> 32;
+        }
+    }
+    int t = nd - 1;
+    while (t >= 0 && d[t] == 0) t--;
+    if (t < 0) return 0;
+    unsigned __int128 w = (unsigned __int128)(uint64_t)d[t] << 64 |
+                          (unsigned __int128)(uint64_t)(t >= 1 ? d[t - 1] : 0) << 32 |
+                          (uint64_t)(t >= 2 ? d[t - 2] : 0);
+    uint64_t sticky = 0;
+    for (int i = 0; i < t - 2; i++) sticky |= (uint64_t)d[i];
+    uint64_t wh = (uint64_t)(w >> 64);        /* nonzero: w has 65 to 96 bits */
+    int s = 65 - __builtin_clzll(wh);
+    sticky |= (uint64_t)(w & (((unsigned __int128)1 << s) - 1));
+    *mag = (uint64_t)(w >> s) | (sticky != 0);
+    *ml = lo + 32 * (t - 2) + s;
+    return 1;
+}
+
 static inline __attribute__((always_inline)) uint64_t exact_body(const fast_hdr *h, uint64_t c, const uint64_t *a,
                                                                  const uint64_t *b, const uint64_t *sa,
                                                                  const uint64_t *sb, const int out)
@@ -75,7 +131,15 @@ static inline __attribute__((always_inline)) uint64_t exact_body(const fast_hdr 
     int cfb = P->c0.fb;
     uint64_t d = c;
     for (int k0 = 0; k0 < P->k; k0 += l) {
-        if (__builtin_expect(cc.spec, 0)) return reference(h, c, a, b, sa, sb);
+        if (__builtin_expect(cc.spec, 0)) {
+            /* c special: the input's goes to the reference; a later step's
+             * is an Inf that the last rounding made (a NaN needs a special
+             * operand), and finite products leave it as it is */
+            if (k0 == 0) return reference(h, c, a, b, sa, sb);
+            uint64_t spec = 0;
+            for (int j = k0; j < P->k; j++) spec |= ta[a[j] & P->amask] | tb[b[j] & P->bmask];
+            return spec & T_SPEC ? reference(h, c, a, b, sa, sb) : d;
+        }
         uint32_t sig[MMA_MAX_K + 1];
         int32_t lsb[MMA_MAX_K + 1];
         uint64_t neg[MMA_MAX_K + 1], spec = 0;
@@ -103,27 +167,35 @@ static inline __attribute__((always_inline)) uint64_t exact_body(const fast_hdr 
             cfb = P->cd.fb;
             continue;
         }
-        if (__builtin_expect(hi - lo > SPREAD, 0)) return reference(h, c, a, b, sa, sb);
-        __int128 sum = 0;
-        for (int j = 0; j <= l; j++) {
-            __int128 t = (__int128)((unsigned __int128)sig[j] << (sig[j] ? lsb[j] - lo : 0));
-            sum += neg[j] ? -t : t;
-        }
-        int sn = sum < 0;
-        unsigned __int128 m = sn ? -(unsigned __int128)sum : (unsigned __int128)sum;
+        int sn;
+        uint64_t m;
         int32_t ml = lo;
-        if (__builtin_expect((m >> 63) != 0, 0)) {      /* keep 63 bits, the rest sticky */
-            uint64_t mh = (uint64_t)(m >> 64);
-            int s = mh ? 65 - __builtin_clzll(mh) : 1;
-            uint64_t st = (m & (((unsigned __int128)1 << s) - 1)) != 0;
-            m = (m >> s) | st;
-            ml += s;
+        if (__builtin_expect(hi - lo > SPREAD, 0)) {
+            int r = wide_sum(sig, lsb, neg, l + 1, lo, hi, &sn, &m, &ml);
+            if (r < 0) return reference(h, c, a, b, sa, sb);
+            if (r == 0) m = 0;
+        } else {
+            __int128 sum = 0;
+            for (int j = 0; j <= l; j++) {
+                __int128 t = (__int128)((unsigned __int128)sig[j] << (sig[j] ? lsb[j] - lo : 0));
+                sum += neg[j] ? -t : t;
+            }
+            sn = sum < 0;
+            unsigned __int128 mw = sn ? -(unsigned __int128)sum : (unsigned __int128)sum;
+            if (__builtin_expect((mw >> 63) != 0, 0)) {      /* keep 63 bits, the rest sticky */
+                uint64_t mh = (uint64_t)(mw >> 64);
+                int s = mh ? 65 - __builtin_clzll(mh) : 1;
+                uint64_t st = (mw & (((unsigned __int128)1 << s) - 1)) != 0;
+                mw = (mw >> s) | st;
+                ml += s;
+            }
+            m = (uint64_t)mw;
         }
         if (__builtin_expect(m == 0, 0)) {
             d = zero_sum(P, &cc, a + k0, b + k0);
             cc = c_decode(&P->cd, d);
         } else {
-            d = fast_round(&P->o, sn, (uint64_t)m, ml, out, &cc);
+            d = fast_round(&P->o, sn, m, ml, out, &cc);
             if (cc.spec) cc = c_decode(&P->cd, d);
         }
         cfb = P->cd.fb;
