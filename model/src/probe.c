@@ -100,7 +100,7 @@ static int spec_unit(const probe *P, const spec *s, mma_unit *u)
         else if (s->nan != NAN_IEEE) return -1;
     } else {
         APPEND(",l=%d,round=%s,p=%d,nan=%s,zero=%s", s->l, rnd_name[s->rho], s->p, nan_name[s->nan],
-               s->zero_pos ? "pos" : "ieee");
+               s->zero_pos ? "pos" : "fixed");   /* (fixed: the sign rule zero=ieee meant before IEEE 754 6.3 semantics came) */
         if (s->tree != MMA_TREE_EXACT) APPEND(",f=%d,align=%s", s->f, rnd_name[s->align]);
         if (s->tree != MMA_TREE_EXACT && s->cadd != MMA_CADD_FUSED) APPEND(",cadd=%s", cadd_name[s->cadd]);
         if (s->cadd == MMA_CADD_RD || s->cadd == MMA_CADD_RDZ) APPEND(",f2=%d", s->f2);
