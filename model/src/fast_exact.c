@@ -10,7 +10,8 @@
  * addition holds it exactly, as the reference's Kulisch accumulator does.
  * Its magnitude, cut to 63 bits with the rest folded into a sticky bit far
  * below the output's precision, is rounded once by the shared rounding
- * (fast_round, which is mma_round_pack's steps).  So the result is the
+ * (fast_round, which is mma_round_pack's steps); within 54 bits one 64-bit
+ * integer holds the sum.  So the result is the
  * reference's bit for bit.  A step whose terms spread wider (bf16's
  * exponent range is fp32's) is summed in a carry-save accumulator of
  * 32-bit digits held in 64-bit words (wide_sum), exact as well.  An Inf or
@@ -34,6 +35,7 @@ typedef struct {
 #define PLAN(h) ((const exact_plan *)(h))
 
 #define SPREAD 117
+#define SPREAD64 54                /* (MMA_MAX_K + 1) * 2^54 < 2^63: a signed 64-bit sum */
 _Static_assert(MMA_MAX_K < 512, "MMA_MAX_K + 1 terms below 2^117 each sum below 2^126");
 
 static int small_op(mma_fmt f) { return fast_tab[f] && mma_format(f)->width <= 16; }
@@ -174,6 +176,14 @@ static inline __attribute__((always_inline)) uint64_t exact_body(const fast_hdr 
             int r = wide_sum(sig, lsb, neg, l + 1, lo, hi, &sn, &m, &ml);
             if (r < 0) return reference(h, c, a, b, sa, sb);
             if (r == 0) m = 0;
+        } else if (hi - lo <= SPREAD64) {               /* the common case: one word */
+            int64_t sum = 0;
+            for (int j = 0; j <= l; j++) {
+                int64_t t = (int64_t)((uint64_t)sig[j] << (sig[j] ? lsb[j] - lo : 0));
+                sum += neg[j] ? -t : t;
+            }
+            sn = sum < 0;
+            m = sn ? -(uint64_t)sum : (uint64_t)sum;
         } else {
             __int128 sum = 0;
             for (int j = 0; j <= l; j++) {
