@@ -432,7 +432,8 @@ int main(int argc, char **argv)
      * unsigned operand format, c in another format than d, IEEE NaNs with
      * fp16 and bf16 outputs, block scales (ue8m0 and ue4m3, blocks shorter
      * than a step), interleaved steps with the closing addition, the AMD
-     * forms, groups, pairwise, fma */
+     * forms, groups, pairwise, fma, exact sums (steps of 1 to 256 products,
+     * every rounding, outputs fp16, bf16, fp32) */
     static const char *odd[] = {
         "fused,a=fp16,b=e4m3,c=fp32,d=fp32,k=16,l=8,f=24",
         "fused,a=bf16,b=e5m2,c=bf16,d=bf16,k=8,l=4,f=20,round=rne,nan=ieee",
@@ -470,7 +471,14 @@ int main(int argc, char **argv)
         "pairwise,a=fp16,b=fp16,c=fp32,k=4,g=4",
         "fma,a=fp32,b=fp32,c=fp32,d=fp32,k=8",
         "fma,a=fp64,b=fp64,c=fp64,d=fp64,k=16,nan=any",
-        "fma,a=fp64,b=fp64,c=fp64,d=fp64,k=1"};
+        "fma,a=fp64,b=fp64,c=fp64,d=fp64,k=1",
+        "exact,a=bf16,b=bf16,c=fp32,d=fp32,k=16,l=4,round=rz",
+        "exact,a=fp16,b=fp16,c=fp16,d=fp16,k=8,l=2,round=rne,p=10",
+        "exact,a=e4m3,b=e5m2,c=bf16,d=bf16,k=32,l=8,round=rd",
+        "exact,a=fp16,b=bf16,c=fp32,d=fp32,k=64,l=64,round=ru,zero=pos",
+        "exact,a=e2m1,b=ue8m0,c=fp32,d=fp32,k=8,l=1,round=rne,p=13",
+        "exact,a=bf16,b=bf16,c=fp32,d=fp16,k=256,l=256,round=rne,nan=canon+any,zero=fixed",
+        "exact,a=fp16,b=fp16,c=fp32,d=fp32,k=16,l=8,round=rne,nan=default,zero=fixed"};
     for (size_t i = 0; i < sizeof odd / sizeof odd[0]; i++)
         if (check_unit(odd[i], count, seed + 104729u * (unsigned)(i + 1)) == 0) {
             fprintf(stderr, "FAIL: '%s' is not on the fast path\n", odd[i]);

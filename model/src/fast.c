@@ -1,6 +1,7 @@
 /* The fast path's shared pieces (fast.h): operand tables, pair tables,
  * the rounding's general case, and the cache of plans with the dispatch
- * to the families (fast_fused.c, fast_amd.c, fast_groups.c, fast_ieee.c). */
+ * to the families (fast_fused.c, fast_amd.c, fast_groups.c, fast_ieee.c,
+ * fast_exact.c). */
 #include "fast.h"
 
 #include <pthread.h>
@@ -265,7 +266,7 @@ int fast_avx2_usable(void)
 /* ---- plans: made once per unit content, cached ------------------------- */
 
 static const fast_family *const families[] = {&fast_fused_family, &fast_amd_family, &fast_groups_family,
-                                              &fast_ieee_family};
+                                              &fast_ieee_family, &fast_exact_family};
 #define NFAMILIES (sizeof families / sizeof families[0])
 
 /* The semantics every family's kernels implement (the GPUs'): RZ, RNE, RD

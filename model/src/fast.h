@@ -400,7 +400,8 @@ typedef struct {
     int (*ok)(const mma_unit *u);
     fast_hdr *(*build)(const mma_unit *u, int mode);
 } fast_family;
-extern const fast_family fast_fused_family, fast_amd_family, fast_groups_family, fast_ieee_family;
+extern const fast_family fast_fused_family, fast_amd_family, fast_groups_family, fast_ieee_family,
+    fast_exact_family;
 
 /* ---- AVX2 --------------------------------------------------------------- */
 

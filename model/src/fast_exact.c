@@ -1,0 +1,253 @@
+/* The fast path of the exact-sum trees (alg_exact.c: E-FDPA, AMD CDNA1),
+ * for operands of 16 bits or fewer and no block scales.
+ *
+ * Each step's terms (c and l products) are exact integers times powers of
+ * two: a product of two such operands has at most 22 significand bits
+ * (fp16 x fp16), c at most 24 (fp32).  When every nonzero term of a step
+ * lies within 117 bits (from the lowest term's last bit to the highest
+ * term's leading bit), their sum, with those terms aligned at the lowest
+ * term's last bit, is an integer below (MMA_MAX_K + 1) * 2^117 < 2^127: a signed 128-bit
+ * addition holds it exactly, as the reference's Kulisch accumulator does.
+ * Its magnitude, cut to 63 bits with the rest folded into a sticky bit far
+ * below the output's precision, is rounded once by the shared rounding
+ * (fast_round, which is mma_round_pack's steps); within 54 bits one 64-bit
+ * integer holds the sum.  So the result is the
+ * reference's bit for bit.  A step whose terms spread wider (bf16's
+ * exponent range is fp32's) is summed in a carry-save accumulator of
+ * 32-bit digits held in 64-bit words (wide_sum), exact as well.  An Inf or
+ * NaN operand or c sends the whole call to the reference, which decides
+ * the special values and NaN payloads; an Inf that a step's rounding made
+ * (bf16 products reach 2^256) stays to the end when the operands after it
+ * are finite. */
+#include "fast.h"
+
+#include <stdlib.h>
+
+typedef struct {
+    fast_hdr h;
+    int k, l, fbp, out;            /* fbp: fraction bits of a product   */
+    const uint64_t *ta, *tb;
+    uint64_t amask, bmask;
+    fast_cfmt c0, cd;              /* c of the first step; of the others */
+    fast_out o;
+    mma_rspec r;
+} exact_plan;
+#define PLAN(h) ((const exact_plan *)(h))
+
+#define SPREAD 117
+#define SPREAD64 54                /* (MMA_MAX_K + 1) * 2^54 < 2^63: a signed 64-bit sum */
+_Static_assert(MMA_MAX_K < 512, "MMA_MAX_K + 1 terms below 2^117 each sum below 2^126");
+
+static int small_op(mma_fmt f) { return fast_tab[f] && mma_format(f)->width <= 16; }
+
+static int exact_ok(const mma_unit *u)
+{
+    /* (no_ezero: an exact sum has no emax) */
+    const unsigned known = MMA_F_NAN_CANON | MMA_F_NAN_ANY | MMA_F_ZERO_POS | MMA_F_NO_EZERO | MMA_F_OVF_MASK;
+    return u->tree == MMA_TREE_EXACT && u->scale == MMA_FMT_NONE && !(u->flags & ~known) && small_op(u->a) &&
+           small_op(u->b) && (u->c == MMA_FMT_FP32 || small_op(u->c)) &&
+           (u->d == MMA_FMT_FP32 || u->d == MMA_FMT_FP16 || u->d == MMA_FMT_BF16) && u->lmax >= 1 &&
+           u->k % u->lmax == 0 && u->p >= 1 && u->p <= mma_format(u->d)->mbits;
+}
+
+static __attribute__((noinline)) uint64_t reference(const fast_hdr *h, uint64_t c, const uint64_t *a,
+                                                    const uint64_t *b, const uint64_t *sa, const uint64_t *sb)
+{
+    return mma_dot(&h->u, c, a, b, sa, sb);      /* (h->u: impl 1) */
+}
+
+/* the sign of an exactly zero step sum, as alg_exact.c decides it */
+static __attribute__((noinline)) uint64_t zero_sum(const exact_plan *P, const fast_c *cc, const uint64_t *a,
+                                                   const uint64_t *b)
+{
+    int allzero = cc->sig == 0, anyneg = cc->neg, anypos = !cc->neg;
+    for (int j = 0; j < P->l; j++) {
+        uint64_t x = P->ta[a[j] & P->amask], y = P->tb[b[j] & P->bmask];
+        allzero &= (uint32_t)x == 0 || (uint32_t)y == 0;
+        if ((x ^ y) & T_NEG) anyneg = 1; else anypos = 1;
+    }
+    return mma_round_to(&P->r, 0, 0, 0, mma_zero_sign(allzero, anypos, anyneg, P->r.rho), NULL);
+}
+
+/* The exact sum of n terms (-1)^neg sig 2^lsb spread over hi - lo bits:
+ * digit i holds bits 32i.. above lo, each term added to two digits; with
+ * at most MMA_MAX_K + 1 terms below 2^32 per digit nothing overflows
+ * before the one carry pass.  Returns 0 for an exact zero, else 1 with the
+ * magnitude's leading 63 bits and a sticky bit below them (*mag * 2^*ml),
+ * -1 when the spread passes WIDE_DIGITS (no format of 16 bits or fewer
+ * comes near). */
+#define WIDE_DIGITS 48
+static __attribute__((noinline)) int wide_sum(const uint32_t *sig, const int32_t *lsb, const uint64_t *neg, int n,
+                                              int32_t lo, int32_t hi, int *sn, uint64_t *mag, int32_t *ml)
+{
+    int64_t d[WIDE_DIGITS] = {0};
+    int nd = ((hi - lo) >> 5) + 2;
+    if (nd > WIDE_DIGITS) return -1;
+    for (int j = 0; j < n; j++) {
+        if (!sig[j]) continue;
+        int32_t o = lsb[j] - lo;
+        uint64_t v = (uint64_t)sig[j] << (o & 31);
+        int64_t l32 = (int64_t)(v & 0xffffffffu), h32 = (int64_t)(v >> 32);
+        if (neg[j]) { d[o >> 5] -= l32; d[(o >> 5) + 1] -= h32; }
+        else { d[o >> 5] += l32; d[(o >> 5) + 1] += h32; }
+    }
+    int64_t carry = 0;                        /* the sum is below 2^(32 nd - 24) */
+    for (int i = 0; i < nd; i++) {
+        int64_t x = d[i] + carry;
+        carry = x >> 32;
+        d[i] = x & 0xffffffff;
+    }
+    *sn = carry < 0;
+    if (*sn) {                                /* magnitude: two's complement */
+        uint64_t b = 1;
+        for (int i = 0; i < nd; i++) {
+            uint64_t x = (~(uint64_t)d[i] & 0xffffffffu) + b;
+            d[i] = (int64_t)(x & 0xffffffffu);
+            b = x >> 32;
+        }
+    }
+    int t = nd - 1;
+    while (t >= 0 && d[t] == 0) t--;
+    if (t < 0) return 0;
+    unsigned __int128 w = (unsigned __int128)(uint64_t)d[t] << 64 |
+                          (unsigned __int128)(uint64_t)(t >= 1 ? d[t - 1] : 0) << 32 |
+                          (uint64_t)(t >= 2 ? d[t - 2] : 0);
+    uint64_t sticky = 0;
+    for (int i = 0; i < t - 2; i++) sticky |= (uint64_t)d[i];
+    uint64_t wh = (uint64_t)(w >> 64);        /* nonzero: w has 65 to 96 bits */
+    int s = 65 - __builtin_clzll(wh);
+    sticky |= (uint64_t)(w & (((unsigned __int128)1 << s) - 1));
+    *mag = (uint64_t)(w >> s) | (sticky != 0);
+    *ml = lo + 32 * (t - 2) + s;
+    return 1;
+}
+
+static inline __attribute__((always_inline)) uint64_t exact_body(const fast_hdr *h, uint64_t c, const uint64_t *a,
+                                                                 const uint64_t *b, const uint64_t *sa,
+                                                                 const uint64_t *sb, const int out)
+{
+    const exact_plan *P = PLAN(h);
+    const uint64_t *ta = P->ta, *tb = P->tb;
+    const int l = P->l, fbp = P->fbp;
+    fast_c cc = c_decode(&P->c0, c);
+    int cfb = P->c0.fb;
+    uint64_t d = c;
+    for (int k0 = 0; k0 < P->k; k0 += l) {
+        if (__builtin_expect(cc.spec, 0)) {
+            /* c special: the input's goes to the reference; a later step's
+             * is an Inf that the last rounding made (a NaN needs a special
+             * operand), and finite products leave it as it is */
+            if (k0 == 0) return reference(h, c, a, b, sa, sb);
+            uint64_t spec = 0;
+            for (int j = k0; j < P->k; j++) spec |= ta[a[j] & P->amask] | tb[b[j] & P->bmask];
+            return spec & T_SPEC ? reference(h, c, a, b, sa, sb) : d;
+        }
+        uint32_t sig[MMA_MAX_K + 1];
+        int32_t lsb[MMA_MAX_K + 1];
+        uint64_t neg[MMA_MAX_K + 1], spec = 0;
+        int32_t lo = INT32_MAX, hi = INT32_MIN;
+        sig[0] = (uint32_t)cc.sig;
+        lsb[0] = cc.e - cfb;
+        neg[0] = cc.neg ? T_NEG : 0;
+        for (int j = 0; j < l; j++) {
+            uint64_t x = ta[a[k0 + j] & P->amask], y = tb[b[k0 + j] & P->bmask];
+            spec |= x | y;
+            sig[j + 1] = (uint32_t)x * (uint32_t)y;
+            lsb[j + 1] = ent_e(x) + ent_e(y) - fbp;
+            neg[j + 1] = (x ^ y) & T_NEG;
+        }
+        if (__builtin_expect(spec & T_SPEC, 0)) return reference(h, c, a, b, sa, sb);
+        for (int j = 0; j <= l; j++) {
+            if (!sig[j]) continue;
+            int32_t top = lsb[j] + 32 - __builtin_clz(sig[j]);
+            lo = lsb[j] < lo ? lsb[j] : lo;
+            hi = top > hi ? top : hi;
+        }
+        if (__builtin_expect(lo == INT32_MAX, 0)) {
+            d = zero_sum(P, &cc, a + k0, b + k0);
+            cc = c_decode(&P->cd, d);
+            cfb = P->cd.fb;
+            continue;
+        }
+        int sn;
+        uint64_t m;
+        int32_t ml = lo;
+        if (__builtin_expect(hi - lo > SPREAD, 0)) {
+            int r = wide_sum(sig, lsb, neg, l + 1, lo, hi, &sn, &m, &ml);
+            if (r < 0) return reference(h, c, a, b, sa, sb);
+            if (r == 0) m = 0;
+        } else if (hi - lo <= SPREAD64) {               /* the common case: one word */
+            int64_t sum = 0;
+            for (int j = 0; j <= l; j++) {
+                int64_t t = (int64_t)((uint64_t)sig[j] << (sig[j] ? lsb[j] - lo : 0));
+                sum += neg[j] ? -t : t;
+            }
+            sn = sum < 0;
+            m = sn ? -(uint64_t)sum : (uint64_t)sum;
+        } else {
+            __int128 sum = 0;
+            for (int j = 0; j <= l; j++) {
+                __int128 t = (__int128)((unsigned __int128)sig[j] << (sig[j] ? lsb[j] - lo : 0));
+                sum += neg[j] ? -t : t;
+            }
+            sn = sum < 0;
+            unsigned __int128 mw = sn ? -(unsigned __int128)sum : (unsigned __int128)sum;
+            if (__builtin_expect((mw >> 63) != 0, 0)) {      /* keep 63 bits, the rest sticky */
+                uint64_t mh = (uint64_t)(mw >> 64);
+                int s = mh ? 65 - __builtin_clzll(mh) : 1;
+                uint64_t st = (mw & (((unsigned __int128)1 << s) - 1)) != 0;
+                mw = (mw >> s) | st;
+                ml += s;
+            }
+            m = (uint64_t)mw;
+        }
+        if (__builtin_expect(m == 0, 0)) {
+            d = zero_sum(P, &cc, a + k0, b + k0);
+            cc = c_decode(&P->cd, d);
+        } else {
+            d = fast_round(&P->o, sn, m, ml, out, &cc);
+            if (cc.spec) cc = c_decode(&P->cd, d);
+        }
+        cfb = P->cd.fb;
+    }
+    return d;
+}
+
+static uint64_t exact_dot(const fast_hdr *h, uint64_t c, const uint64_t *a, const uint64_t *b,
+                          const uint64_t *sa, const uint64_t *sb)
+{
+    return exact_body(h, c, a, b, sa, sb, 0);
+}
+
+/* CDNA1's output: fp32, round to nearest even */
+static uint64_t exact_dot_f32rne(const fast_hdr *h, uint64_t c, const uint64_t *a, const uint64_t *b,
+                                 const uint64_t *sa, const uint64_t *sb)
+{
+    return exact_body(h, c, a, b, sa, sb, OUT_F32RNE);
+}
+
+static fast_hdr *exact_build(const mma_unit *u, int mode)
+{
+    exact_plan *P = calloc(1, sizeof *P);
+    if (!P) return NULL;
+    P->k = u->k;
+    P->l = u->lmax;
+    P->fbp = mma_format(u->a)->mbits + mma_format(u->b)->mbits;
+    P->ta = fast_tab[u->a];
+    P->tb = fast_tab[u->b];
+    P->amask = mma_format(u->a)->width <= 8 ? 0xff : 0xffff;   /* (the 8-bit tables repeat narrower formats) */
+    P->bmask = mma_format(u->b)->width <= 8 ? 0xff : 0xffff;
+    fast_cfmt_init(&P->c0, u->c, 0);
+    fast_cfmt_init(&P->cd, u->d, 0);
+    fast_out_init(&P->o, u);
+    P->r = mma_unit_rspec(u);
+    P->h.kernel = FAST_K_SCALAR;
+    P->h.fn = exact_dot;
+    if (mode != FAST_MODE_SCALAR && u->d == MMA_FMT_FP32 && u->p == 23 && u->rho == MMA_RNE) {
+        P->h.fn = exact_dot_f32rne;
+        P->h.kernel = FAST_K_SPECIAL;
+    }
+    return &P->h;
+}
+
+const fast_family fast_exact_family = {exact_ok, exact_build};
