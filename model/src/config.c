@@ -157,21 +157,10 @@ int mma_unit_finish(mma_unit *u, unsigned given, char *err, size_t len)
             return errf(err, len, "configuration: field 'g' must divide k and the block size");
         if (mma_format(u->a)->width > 8 || mma_format(u->b)->width > 8)
             return errf(err, len, "configuration: tree 'groups' takes 8-bit or narrower inputs");
-        /* a group sum is not renormalized (alg_groups.c): its exact sum, and
-         * that sum times the scales aligned at F bits, must fit the model's
-         * 64-bit fixed point (found by fuzzing: e5m2fnuz x e4m3fnuz in groups
-         * of 16 overflowed it) */
-        const mma_format_info *fa = mma_format(u->a), *fb = mma_format(u->b), *fs = mma_format(u->scale);
-        int ta = (1 << fa->ebits) - (fa->has_inf ? 2 : 1) - fa->bias + 1;   /* above the top bit */
-        int tb = (1 << fb->ebits) - (fb->has_inf ? 2 : 1) - fb->bias + 1;
-        int lg = 0, lk = 0;
-        while ((1 << lg) < u->g) lg++;
-        while ((1 << lk) < u->k / u->g + 1) lk++;
-        int gbits = ta + tb - (fa->emin - fa->mbits + fb->emin - fb->mbits) + lg;
-        int tbits = ta + tb + lg + (u->scale == MMA_FMT_UE4M3 ? 8 : 0) + u->f - 2 * fs->mbits + 1;
-        if (gbits + 8 > 62 || tbits + lk > 61)
+        if (!mma_groups_sums_fit(u))
             return errf(err, len, "configuration: tree 'groups' with a=%s, b=%s, g=%d, f=%d: a group's sum needs more "
-                        "than the model's 64-bit fixed point (narrower inputs, a smaller g or f)", fa->name, fb->name, u->g, u->f);
+                        "than the model's 64-bit fixed point (narrower inputs, a smaller g or f)",
+                        mma_format(u->a)->name, mma_format(u->b)->name, u->g, u->f);
     }
     if (u->tree == MMA_TREE_EVENODD && (u->cadd == MMA_CADD_FUSED || u->cadd == MMA_CADD_AFTER))
         return errf(err, len, "configuration: tree 'evenodd' needs cadd=rd or cadd=rdz");

@@ -25,24 +25,6 @@ typedef struct {
 } groups_plan;
 #define PLAN(h) ((const groups_plan *)(h))
 
-static int lg2(int x) { int l = 0; while ((1 << l) < x) l++; return l; }
-
-/* the largest exponent a finite value of f reaches (of its leading bit) */
-static int top_exp(mma_fmt f)
-{
-    int top = -10000;
-    for (uint64_t x = 0; x < ((uint64_t)1 << mma_format(f)->width); x++) {
-        mma_value v = mma_decode(f, x);
-        if (v.cls == MMA_FINITE) { int t = 63 - mma_clz64(v.sig) + v.exp; top = t > top ? t : top; }
-    }
-    return top;
-}
-
-static int32_t lsb0_of(mma_fmt a, mma_fmt b)
-{
-    const mma_format_info *fa = mma_format(a), *fb = mma_format(b);
-    return fa->emin - fa->mbits + fb->emin - fb->mbits;
-}
 
 static int groups_ok(const mma_unit *u)
 {
@@ -54,14 +36,7 @@ static int groups_ok(const mma_unit *u)
     if (!(u->d == MMA_FMT_FP32 || u->d == MMA_FMT_FP16 || u->d == MMA_FMT_BF16) || u->p < 1 ||
         u->p > mma_format(u->d)->mbits || u->f < 1 || u->f > 48)
         return 0;
-    /* bits of a group sum (in units of 2^lsb0, with 8 bits of count
-     * below), and of a group term aligned at F bits (the scale's
-     * significand bits included), and of the sum of all terms */
-    int ta = top_exp(u->a) + 1, tb = top_exp(u->b) + 1, lg = lg2(u->g);
-    int ssb = u->scale == MMA_FMT_UE4M3 ? 8 : 0, fbs = 2 * mma_format(u->scale)->mbits;
-    int gbits = ta + tb - lsb0_of(u->a, u->b) + lg;
-    int tbits = ta + tb + lg + ssb + u->f - fbs + 1;
-    return gbits + 8 <= 62 && tbits + lg2(u->k / u->g + 1) <= 61 && u->f + 2 <= 61;
+    return mma_groups_sums_fit(u);
 }
 
 /* v * 2^from in units of 2^to, cut toward zero or -inf */
@@ -190,7 +165,7 @@ static const int64_t *value_table(mma_fmt fa, mma_fmt fb)
     int64_t *t = __atomic_load_n(&vtab[fa][fb], __ATOMIC_ACQUIRE);
     if (t) return t;
     int wa = mma_format(fa)->width, wb = mma_format(fb)->width;
-    int32_t lsb0 = lsb0_of(fa, fb);
+    int32_t lsb0 = mma_groups_lsb0(fa, fb);
     t = malloc(sizeof(int64_t) << (wa + wb));
     if (!t) return NULL;
     for (uint64_t x = 0; x < ((uint64_t)1 << wa); x++)
@@ -225,7 +200,7 @@ static fast_hdr *groups_build(const mma_unit *u, int mode)
     P->zeros_part = !(u->flags & MMA_F_NO_EZERO);
     P->ezero = u->ezero;
     P->fbs = 2 * mma_format(u->scale)->mbits;
-    P->lsb0 = lsb0_of(u->a, u->b);
+    P->lsb0 = mma_groups_lsb0(u->a, u->b);
     P->wb = mma_format(u->b)->width;
     P->ma = ((uint64_t)1 << mma_format(u->a)->width) - 1;
     P->mb = ((uint64_t)1 << P->wb) - 1;

@@ -131,6 +131,10 @@ uint64_t mma_alg_amd(const mma_unit *u, uint64_t c, const uint64_t *a,
                      const uint64_t *b);
 uint64_t mma_alg_groups(const mma_unit *u, uint64_t c, const uint64_t *a,
                         const uint64_t *b, const uint64_t *sa, const uint64_t *sb);
+/* whether a groups unit's sums fit the 64-bit fixed point (config.c refuses
+ * those that do not), and the LSB weight of a product of a and b */
+int mma_groups_sums_fit(const mma_unit *u);
+int32_t mma_groups_lsb0(mma_fmt a, mma_fmt b);
 uint64_t mma_alg_pairwise(const mma_unit *u, uint64_t c, const uint64_t *a,
                           const uint64_t *b);
 uint64_t mma_alg_fma(const mma_unit *u, uint64_t c, const uint64_t *a,
