@@ -83,6 +83,9 @@ struct fast_plan {
     const fast_hdr *via_scalar;
     fast_fn via_vec;
     uint64_t sub_e[2], sub_m[2];         /* a, b: exponent field and fraction masks */
+    /* how far fp16 normalizes a subnormal significand (by its value, 0
+     * for others): s_step's via=fp16 */
+    unsigned char lz_a[32], lz_b[32];
     fast_out oadd;
     unsigned char perm[MMA_MAX_K];       /* k of the j-th product in step order */
     /* vector kernel */
@@ -223,7 +226,7 @@ static inline __attribute__((always_inline)) uint64_t finish_k(const fast_plan *
             sum += v >> sh;
         }
     }
-    if (out == OUT_F32) return round_f32rz(&P->o, sum, emax - P->f, 23, cn);
+    if (out == OUT_F32 || out == OUT_E8M13) return round_f32rz(&P->o, sum, emax - P->f, O_P(&P->o, out), cn);
     /* |sum| and its sign without a branch (the sign is data, a coin toss) */
     uint64_t sg = (uint64_t)(sum >> 63);
     uint64_t mag = ((uint64_t)sum ^ sg) - sg;
@@ -488,7 +491,7 @@ V_FN uint64_t v_step(const fast_plan *P, const mma_unit *u, const int first, int
 #define SPK_NONE 2
 V_FN uint64_t s_step(const fast_plan *P, const mma_unit *u, const int first, int s, uint64_t acc, fast_c *xcp,
                      const uint64_t *a, const uint64_t *b, const uint64_t *psa, const uint64_t *psb, const int G,
-                     const int out, const int ck, const int spk, const int sc)
+                     const int out, const int ck, const int spk, const int sc, const int via)
 {
     __m256i SP[4], EP[4], SG[4], SO[4];
     const __m256i zero = _mm256_setzero_si256();
@@ -522,8 +525,16 @@ V_FN uint64_t s_step(const fast_plan *P, const mma_unit *u, const int first, int
             smaxa = _mm256_max_epi32(smaxa, _mm256_and_si256(xa, V_LD(ka->sm)));
             smaxb = _mm256_max_epi32(smaxb, _mm256_and_si256(xb, V_LD(kb->sm)));
         }
+        __m256i lz = zero;
+        if (via) {                       /* a subnormal converted to fp16: the same value, normalized */
+            __m256i la = _mm256_shuffle_epi8(V_LD(P->lz_a), sa), lb = _mm256_shuffle_epi8(V_LD(P->lz_b), sb);
+            sa = _mm256_sllv_epi32(sa, la);
+            sb = _mm256_sllv_epi32(sb, lb);
+            lz = _mm256_add_epi32(la, lb);
+        }
         __m256i sp = _mm256_mullo_epi32(sa, sb);
         __m256i ep = _mm256_add_epi32(_mm256_max_epi32(ra, V_LD(P->one)), _mm256_max_epi32(rb, V_LD(P->one)));
+        if (via) ep = _mm256_sub_epi32(ep, lz);
         if (sc == 1) ep = _mm256_add_epi32(ep, SO[g]);
         ep = _mm256_blendv_epi8(ep, V_LD(P->ezv), _mm256_cmpeq_epi32(sp, zero));
         /* the product's sign (a zero product's does not matter with RZ) */
@@ -577,13 +588,13 @@ V_FN uint64_t s_step(const fast_plan *P, const mma_unit *u, const int first, int
         const mma_unit *u = &h->u;                                                                 \
         fast_c xc;                                                                                 \
         xc.spec = 1;                                                                               \
-        uint64_t acc = s_step(P, u, 1, 0, c, &xc, a, b, sa, sb, G, OUT, CK, SPK, SC);              \
+        uint64_t acc = s_step(P, u, 1, 0, c, &xc, a, b, sa, sb, G, OUT, CK, SPK, SC, 0);              \
         if (P->steps == 2) /* (the common chain, straight) */                                      \
-            return s_step(P, u, 0, 1, acc, &xc, a + 8 * G, b + 8 * G, sa, sb, G, OUT, CK, SPK, SC); \
+            return s_step(P, u, 0, 1, acc, &xc, a + 8 * G, b + 8 * G, sa, sb, G, OUT, CK, SPK, SC, 0); \
         for (int s = 1; s < P->steps; s++) {                                                       \
             a += 8 * G;                                                                            \
             b += 8 * G;                                                                            \
-            acc = s_step(P, u, 0, s, acc, &xc, a, b, sa, sb, G, OUT, CK, SPK, SC);                 \
+            acc = s_step(P, u, 0, s, acc, &xc, a, b, sa, sb, G, OUT, CK, SPK, SC, 0);                 \
         }                                                                                          \
         return acc;                                                                                \
     }
@@ -603,8 +614,9 @@ static const fast_fn s_kernels_mx[3][3] = {   /* fp32 RZ p = 23, MX scales: [spk
     S_ROW(1, 0, 1), S_ROW(1, 1, 1), S_ROW(1, 2, 1)};
 #undef S_ROW
 
-/* Hopper's fp8 mma.sync: two interleaved steps from +0, then c added */
-#define S_KERNEL_IL2(NAME, G, OUT, CK, SPK)                                                        \
+/* Hopper's fp8 mma.sync: two interleaved steps from +0, then c added.
+ * VIA: the operands converted to fp16 (s_step normalizes subnormals). */
+#define S_KERNEL_IL2(NAME, G, OUT, CK, SPK, VIA)                                                   \
     static V_TARGET uint64_t NAME(const fast_hdr *h, uint64_t c, const uint64_t *a, const uint64_t *b, \
                                   const uint64_t *sa, const uint64_t *sb)                          \
     {                                                                                              \
@@ -612,19 +624,22 @@ static const fast_fn s_kernels_mx[3][3] = {   /* fp32 RZ p = 23, MX scales: [spk
         const mma_unit *u = &h->u;                                                                 \
         fast_c xc;                                                                                 \
         xc.spec = 1;                                                                               \
-        uint64_t acc = s_step(P, u, 1, 0, 0, &xc, a, b, sa, sb, G, OUT, CK, SPK, 2);               \
-        acc = s_step(P, u, 0, 1, acc, &xc, a, b, sa, sb, G, OUT, CK, SPK, 2);                      \
+        uint64_t acc = s_step(P, u, 1, 0, 0, &xc, a, b, sa, sb, G, OUT, CK, SPK, 2, VIA);          \
+        acc = s_step(P, u, 0, 1, acc, &xc, a, b, sa, sb, G, OUT, CK, SPK, 2, VIA);                 \
         return ieee_add(P, u, c, acc);                                                             \
     }
-#define S_KERNELS_IL2(OUT, CK, SPK) S_KERNEL_IL2(fast_il2_1_##OUT##_##SPK, 1, OUT, CK, SPK) \
-    S_KERNEL_IL2(fast_il2_2_##OUT##_##SPK, 2, OUT, CK, SPK)
-S_KERNELS_IL2(1, CK_F32, 0) S_KERNELS_IL2(1, CK_F32, 1) S_KERNELS_IL2(1, CK_F32, 2)
-S_KERNELS_IL2(3, CK_F16, 0) S_KERNELS_IL2(3, CK_F16, 1) S_KERNELS_IL2(3, CK_F16, 2)
+#define S_KERNELS_IL2(OUT, CK, SPK, VIA) S_KERNEL_IL2(fast_il2_1_##OUT##_##SPK##_##VIA, 1, OUT, CK, SPK, VIA) \
+    S_KERNEL_IL2(fast_il2_2_##OUT##_##SPK##_##VIA, 2, OUT, CK, SPK, VIA)
+S_KERNELS_IL2(1, CK_F32, 0, 0) S_KERNELS_IL2(1, CK_F32, 1, 0) S_KERNELS_IL2(1, CK_F32, 2, 0)
+S_KERNELS_IL2(3, CK_F16, 0, 0) S_KERNELS_IL2(3, CK_F16, 1, 0) S_KERNELS_IL2(3, CK_F16, 2, 0)
+S_KERNELS_IL2(1, CK_F32, 0, 1) S_KERNELS_IL2(1, CK_F32, 1, 1) S_KERNELS_IL2(1, CK_F32, 2, 1)
+S_KERNELS_IL2(3, CK_F16, 0, 1) S_KERNELS_IL2(3, CK_F16, 1, 1) S_KERNELS_IL2(3, CK_F16, 2, 1)
 #undef S_KERNELS_IL2
 #undef S_KERNEL_IL2
-#define S_ROW(OUT, SPK) {fast_il2_1_##OUT##_##SPK, fast_il2_2_##OUT##_##SPK}
-static const fast_fn s_kernels_il2[2][3][2] = {   /* [f32, f16][spk][G: 1 2] */
-    {S_ROW(1, 0), S_ROW(1, 1), S_ROW(1, 2)}, {S_ROW(3, 0), S_ROW(3, 1), S_ROW(3, 2)}};
+#define S_ROW(OUT, SPK, VIA) {fast_il2_1_##OUT##_##SPK##_##VIA, fast_il2_2_##OUT##_##SPK##_##VIA}
+static const fast_fn s_kernels_il2[2][2][3][2] = {   /* [via][f32, f16][spk][G: 1 2] */
+    {{S_ROW(1, 0, 0), S_ROW(1, 1, 0), S_ROW(1, 2, 0)}, {S_ROW(3, 0, 0), S_ROW(3, 1, 0), S_ROW(3, 2, 0)}},
+    {{S_ROW(1, 0, 1), S_ROW(1, 1, 1), S_ROW(1, 2, 1)}, {S_ROW(3, 0, 1), S_ROW(3, 1, 1), S_ROW(3, 2, 1)}}};
 #undef S_ROW
 
 #define V_KERNEL(NAME, G, TAIL, TF, SC)                                                            \
@@ -706,6 +721,21 @@ static fast_hdr *via_build(const mma_unit *u, int mode)
     P->sub_e[1] = (((uint64_t)1 << fb->ebits) - 1) << fb->mbits;
     P->sub_m[1] = ((uint64_t)1 << fb->mbits) - 1;
     V->fn = via_dot;
+    /* a subnormal significand i (1 <= i < hidden) is shifted left until it
+     * is normal, or until the exponent reaches fp16's minimum (alg_fused.c:
+     * via_fp16); the tables' 16 entries, by the significand's value */
+    for (int t = 0; t < 2; t++) {
+        const mma_format_info *fi = t ? fb : fa;
+        unsigned char *lz = t ? P->lz_b : P->lz_a;
+        for (int i = 0; i < 32; i++) {
+            int v = i % 16, n = 0;
+            if (v && v < (1 << fi->mbits) && fi->mbits < 4)
+                while (!((v << n) >> fi->mbits) && fi->emin - n > -14) n++;
+            lz[i] = (unsigned char)n;
+        }
+    }
+    for (int i = 0; i < 2 * 3 * 2; i++)    /* the interleaved kernels convert themselves */
+        if (P->via_vec == (&s_kernels_il2[0][0][0][0])[i]) V->fn = (&s_kernels_il2[1][0][0][0])[i];
     return V;
 }
 #endif
@@ -805,7 +835,7 @@ static fast_hdr *fused_build(const mma_unit *u, int mode)
             if (P->permute || P->after) {
                 if (P->after && u->interleave == 2 && P->steps == 2 && gi < 2 && out != OUT_E8M13) {
                     P->h.kernel = FAST_K_SPECIAL;
-                    P->h.fn = s_kernels_il2[out == OUT_F16][spk][gi];
+                    P->h.fn = s_kernels_il2[0][out == OUT_F16][spk][gi];
                     return &P->h;
                 }
                 kernel = FAST_K_VECTOR;       /* (the wrapped kernel below) */
