@@ -21,6 +21,7 @@
  * addition wrap any of them (fused_wrap). */
 #include "fast.h"
 
+#include <math.h>
 #include <stdlib.h>
 
 static int pre_shift(const mma_unit *u, int fbs)
@@ -306,13 +307,47 @@ static uint64_t fast_scalar(const fast_hdr *h, uint64_t c, const uint64_t *a,
 
 /* ---- interleaved steps and the closing addition ------------------------------ */
 
+/* a finite fp16 encoding as a double (exact) */
+static inline double f16_double(uint32_t w)
+{
+    uint32_t ef = (w >> 10) & 0x1f, sig = (w & 0x3ff) | (ef ? 0x400u : 0);
+    uint64_t pb = (uint64_t)((int64_t)(ef ? ef : 1) - 25 + 1023) << 52;   /* 2^(e - 10) */
+    double sc, v = (double)(int32_t)sig;
+    memcpy(&sc, &pb, 8);
+    v *= sc;
+    return (w >> 15) ? -v : v;
+}
+
+/* x + y for two finite fp16 encodings: the host's binary64 sum is exact
+ * (both lie on 2^-24's grid below 2^16: at most 41 bits), and IEEE's zero
+ * (+0 unless both are -0) under round to nearest; then rounded to nearest
+ * even in fp16, an overflow to Inf. */
+static inline uint64_t add_f16(uint64_t x, uint64_t y)
+{
+    double sd = f16_double((uint32_t)x & 0xffff) + f16_double((uint32_t)y & 0xffff);
+    uint64_t db;
+    memcpy(&db, &sd, 8);
+    uint64_t sign = (db >> 63) << 15, frac = db & (((uint64_t)1 << 52) - 1);
+    int32_t e = (int32_t)((db >> 52) & 0x7ff) - 1023;
+    if (e >= -14) {                      /* normal: 10 of 52 fraction bits kept */
+        uint64_t h = ((uint64_t)(e + 15) << 10) + (frac >> 42), rem = frac & (((uint64_t)1 << 42) - 1);
+        h += rem > ((uint64_t)1 << 41) || (rem == ((uint64_t)1 << 41) && (h & 1));
+        return sign | (h >= 0x7c00 ? 0x7c00 : h);
+    }
+    /* subnormal or zero: a whole number of 2^-24, to nearest even by the
+     * host's addition at 2^52 (the result 0x400 is the smallest normal) */
+    double q = (fabs(sd) * 16777216.0 + 4503599627370496.0) - 4503599627370496.0;
+    return sign | (uint64_t)q;
+}
+
 /* IEEE addition x + y of two finite or zero encodings of d, to nearest
  * even, as alg_fused.c's ieee_add computes it (exact sum, one rounding; an
  * exact zero is +0 unless both are -0).  fp32 through the host's binary32
- * addition (IEEE, round to nearest even: the same result); others through
- * an integer sum with a sticky bit. */
+ * addition (IEEE, round to nearest even: the same result); fp16 through
+ * binary64 (add_f16); others through an integer sum with a sticky bit. */
 static uint64_t add_finite(const fast_plan *P, const mma_unit *u, uint64_t x, uint64_t y)
 {
+    if (u->d == MMA_FMT_FP16) return add_f16(x, y);
     if (u->d == MMA_FMT_FP32) {
         float fx, fy, fr;
         uint32_t wx = (uint32_t)x, wy = (uint32_t)y, wr;
@@ -344,6 +379,8 @@ static uint64_t add_finite(const fast_plan *P, const mma_unit *u, uint64_t x, ui
 
 static uint64_t ieee_add(const fast_plan *P, const mma_unit *u, uint64_t x, uint64_t y)
 {
+    if (u->d == MMA_FMT_FP16 && ((x & 0x7c00) != 0x7c00) & ((y & 0x7c00) != 0x7c00))
+        return add_f16(x, y);            /* (the common case: no Inf or NaN) */
     uint64_t cx = c_class(&P->cd, x), cy = c_class(&P->cd, y);
     if (__builtin_expect((cx | cy) & P_SPEC, 0)) {    /* specials.c: canonical NaN */
         if ((cx | cy) & P_NAN) return mma_canonical_nan(u->d);
