@@ -87,6 +87,8 @@ struct fast_plan {
     /* how far fp16 normalizes a subnormal significand (by its value, 0
      * for others): s_step's via=fp16 */
     unsigned char lz_a[32], lz_b[32];
+    int32_t mag_a[8], mag_b[8];          /* the magnitude bits of a, b: s_special */
+    uint64_t cnan;                       /* d's canonical NaN: ieee_add */
     fast_out oadd;
     unsigned char perm[MMA_MAX_K];       /* k of the j-th product in step order */
     /* vector kernel */
@@ -383,8 +385,8 @@ static uint64_t ieee_add(const fast_plan *P, const mma_unit *u, uint64_t x, uint
         return add_f16(x, y);            /* (the common case: no Inf or NaN) */
     uint64_t cx = c_class(&P->cd, x), cy = c_class(&P->cd, y);
     if (__builtin_expect((cx | cy) & P_SPEC, 0)) {    /* specials.c: canonical NaN */
-        if ((cx | cy) & P_NAN) return mma_canonical_nan(u->d);
-        if ((cx & P_SPEC) && (cy & P_SPEC) && ((cx ^ cy) & P_NEG)) return mma_canonical_nan(u->d);
+        if ((cx | cy) & P_NAN) return P->cnan;
+        if ((cx & P_SPEC) && (cy & P_SPEC) && ((cx ^ cy) & P_NEG)) return P->cnan;
         return P->o.inf | (((cx & P_SPEC) ? cx : cy) & P_NEG ? P->o.sign : 0);
     }
     return add_finite(P, u, x, y);
@@ -526,6 +528,65 @@ V_FN uint64_t v_step(const fast_plan *P, const mma_unit *u, const int first, int
 #define SPK_EXP 0
 #define SPK_AND 1
 #define SPK_NONE 2
+/* group g of a step's operands (sc 2: the interleaved runs of two) */
+V_FN void s_load(const uint64_t *a, const uint64_t *b, int g, int s, const int sc, __m256i *xa, __m256i *xb)
+{
+    if (sc == 2) {
+        __m256i a0 = v_load8(a + 16 * g), a1 = v_load8(a + 16 * g + 8);
+        __m256i b0 = v_load8(b + 16 * g), b1 = v_load8(b + 16 * g + 8);
+        *xa = s ? _mm256_permute2x128_si256(a0, a1, 0x31) : _mm256_permute2x128_si256(a0, a1, 0x20);
+        *xb = s ? _mm256_permute2x128_si256(b0, b1, 0x31) : _mm256_permute2x128_si256(b0, b1, 0x20);
+    } else {
+        *xa = v_load8(a + 8 * g);
+        *xb = v_load8(b + 8 * g);
+    }
+}
+
+/* special_step's decision for s_step's operands (no block scales), eight
+ * products a vector: a lane is Inf or NaN where x & smask is sval, NaN
+ * where its fraction is also nonzero (e4m3's S.1111.111 included), zero
+ * where its magnitude bits are; then the rules of special_step. */
+static V_TARGET __attribute__((noinline)) uint64_t s_special(const fast_plan *P, const mma_unit *u, int first, int s,
+                                                            uint64_t acc, const uint64_t *a, const uint64_t *b,
+                                                            const int G, const int sc)
+{
+    const fast_vop *ka = &P->ka, *kb = &P->kb;
+    const __m256i zero = _mm256_setzero_si256();
+    const __m128i ssh = V_CNT(ka->ssh);
+    __m256i nan = zero, infp = zero, infn = zero;
+    for (int g = 0; g < G; g++) {
+        __m256i xa, xb;
+        s_load(a, b, g, s, sc, &xa, &xb);
+        __m256i spa = _mm256_cmpeq_epi32(_mm256_and_si256(xa, V_LD(ka->sm)), V_LD(ka->sv));
+        __m256i spb = _mm256_cmpeq_epi32(_mm256_and_si256(xb, V_LD(kb->sm)), V_LD(kb->sv));
+        __m256i fza = _mm256_cmpeq_epi32(_mm256_and_si256(xa, V_LD(ka->mm)), zero);
+        __m256i fzb = _mm256_cmpeq_epi32(_mm256_and_si256(xb, V_LD(kb->mm)), zero);
+        __m256i za = _mm256_cmpeq_epi32(_mm256_and_si256(xa, V_LD(P->mag_a)), zero);
+        __m256i zb = _mm256_cmpeq_epi32(_mm256_and_si256(xb, V_LD(P->mag_b)), zero);
+        __m256i ia = _mm256_and_si256(spa, fza), ib = _mm256_and_si256(spb, fzb);
+        nan = _mm256_or_si256(nan, _mm256_or_si256(_mm256_andnot_si256(fza, spa), _mm256_andnot_si256(fzb, spb)));
+        nan = _mm256_or_si256(nan, _mm256_or_si256(_mm256_and_si256(ia, zb), _mm256_and_si256(ib, za)));
+        __m256i inf = _mm256_or_si256(ia, ib);
+        __m256i sg = _mm256_srai_epi32(_mm256_xor_si256(_mm256_sll_epi32(xa, ssh), _mm256_sll_epi32(xb, V_CNT(kb->ssh))), 31);
+        infp = _mm256_or_si256(infp, _mm256_andnot_si256(sg, inf));
+        infn = _mm256_or_si256(infn, _mm256_and_si256(sg, inf));
+    }
+    if (!_mm256_testz_si256(nan, nan)) return P->o.nan;
+    unsigned inf = (_mm256_testz_si256(infp, infp) ? 0 : 1) | (_mm256_testz_si256(infn, infn) ? 0 : 2);
+    uint64_t x = c_class(first ? &P->c1 : &P->cd, acc);
+    if (x & P_NAN) return P->o.nan;
+    if (x & P_SPEC) inf |= (x & P_NEG) ? 2 : 1;
+    if (inf == 3) return P->o.nan;
+    if (inf) return P->o.inf | (inf == 2 ? P->o.sign : 0);
+    if (sc != 2) return special_step(P, u, first, s, acc, a, b, NULL, NULL);
+    uint64_t pa[64], pb[64];             /* (no Inf or NaN after all: special_step's reference, the */
+    for (int j = 0; j < P->L; j++) {     /* step's products in step order; a, b: the whole dot's) */
+        pa[j] = a[P->perm[s * P->L + j]];
+        pb[j] = b[P->perm[s * P->L + j]];
+    }
+    return special_step(P, u, first, s, acc, pa, pb, NULL, NULL);
+}
+
 V_FN uint64_t s_step(const fast_plan *P, const mma_unit *u, const int first, int s, uint64_t acc, fast_c *xcp,
                      const uint64_t *a, const uint64_t *b, const uint64_t *psa, const uint64_t *psb, const int G,
                      const int out, const int ck, const int spk, const int sc, const int via)
@@ -539,15 +600,7 @@ V_FN uint64_t s_step(const fast_plan *P, const mma_unit *u, const int first, int
 #pragma GCC unroll 4
     for (int g = 0; g < G; g++) {
         __m256i xa, xb;
-        if (sc == 2) {
-            __m256i a0 = v_load8(a + 16 * g), a1 = v_load8(a + 16 * g + 8);
-            __m256i b0 = v_load8(b + 16 * g), b1 = v_load8(b + 16 * g + 8);
-            xa = s ? _mm256_permute2x128_si256(a0, a1, 0x31) : _mm256_permute2x128_si256(a0, a1, 0x20);
-            xb = s ? _mm256_permute2x128_si256(b0, b1, 0x31) : _mm256_permute2x128_si256(b0, b1, 0x20);
-        } else {
-            xa = v_load8(a + 8 * g);
-            xb = v_load8(b + 8 * g);
-        }
+        s_load(a, b, g, s, sc, &xa, &xb);
         __m256i ra = _mm256_and_si256(_mm256_srl_epi32(xa, mba), V_LD(ka->em));
         __m256i rb = _mm256_and_si256(_mm256_srl_epi32(xb, mbb), V_LD(kb->em));
         __m256i sa = _mm256_or_si256(_mm256_and_si256(xa, V_LD(ka->mm)),
@@ -590,14 +643,7 @@ V_FN uint64_t s_step(const fast_plan *P, const mma_unit *u, const int first, int
     }
     if (__builtin_expect(pspec | xc.spec, 0)) {
         xcp->spec = 1;
-        if (sc == 2) {                   /* the step's products in step order */
-            uint64_t pa[64], pb[64];
-            for (int j = 0; j < P->L; j++) {
-                pa[j] = a[P->perm[s * P->L + j]];
-                pb[j] = b[P->perm[s * P->L + j]];
-            }
-            return special_step(P, u, first, s, acc, pa, pb, psa, psb);
-        }
+        if (sc != 1) return s_special(P, u, first, s, acc, a, b, G, sc);
         return special_step(P, u, first, s, acc, a, b, psa, psb);
     }
     int32_t er = v_hmax(emv);
@@ -662,6 +708,8 @@ static const fast_fn s_kernels_mx[3][3] = {   /* fp32 RZ p = 23, MX scales: [spk
         fast_c xc;                                                                                 \
         xc.spec = 1;                                                                               \
         uint64_t acc = s_step(P, u, 1, 0, 0, &xc, a, b, sa, sb, G, OUT, CK, SPK, 2, VIA);          \
+        if (OUT == OUT_F16 ? (acc & 0x7fff) > 0x7c00 : (acc & 0x7fffffff) > 0x7f800000)            \
+            return P->cnan;              /* a NaN stays one, and the addition makes it canonical */ \
         acc = s_step(P, u, 0, 1, acc, &xc, a, b, sa, sb, G, OUT, CK, SPK, 2, VIA);                 \
         return ieee_add(P, u, c, acc);                                                             \
     }
@@ -806,6 +854,7 @@ static fast_hdr *fused_build(const mma_unit *u, int mode)
     P->oadd.rho = MMA_RNE;
     P->oadd.zsigned = 0;
     P->oadd.maxf = P->oadd.inf - 1;
+    P->cnan = mma_canonical_nan(u->d);
     fast_src_init(&P->src, u->a, u->b);
     if (via) {                             /* the converted operands' tables */
         P->src.ta = fast_via_fp16_table(u->a);
@@ -843,6 +892,8 @@ static fast_hdr *fused_build(const mma_unit *u, int mode)
         fast_vop_init(&P->ka, &P->va);
         fast_vop_init(&P->kb, &P->vb);
         for (int i = 0; i < 8; i++) {
+            P->mag_a[i] = (int32_t)(((uint32_t)1 << (fa->width - 1)) - 1);
+            P->mag_b[i] = (int32_t)(((uint32_t)1 << (fb->width - 1)) - 1);
             P->one[i] = 1;
             P->ezv[i] = P->ez_rel;
             P->low[i] = V_LOW;
