@@ -697,6 +697,108 @@ static const fast_fn s_kernels_mx[3][3] = {   /* fp32 RZ p = 23, MX scales: [spk
     S_ROW(1, 0, 1), S_ROW(1, 1, 1), S_ROW(1, 2, 1)};
 #undef S_ROW
 
+/* Steps of four products (Volta's f16, the tf32 units): two steps
+ * decoded together in one vector (step s in the low half, s + 1 in the
+ * high one), each then aligned, summed and rounded in 128 bits.  The
+ * specialized kernel's conditions otherwise; tf: tf32 operands. */
+V_FN void q_decode(const fast_plan *P, const uint64_t *a, const uint64_t *b, const int two, const int spk, const int tf,
+                   __m256i *SP, __m256i *EP, __m256i *SG, int *spec)
+{
+    const __m256i zero = _mm256_setzero_si256();
+    const fast_vop *ka = &P->ka, *kb = &P->kb;
+    __m256i xa, xb;
+    if (two) {                           /* operands 0..7 in order */
+        xa = _mm256_permute4x64_epi64(v_load8(a), 0xd8);
+        xb = _mm256_permute4x64_epi64(v_load8(b), 0xd8);
+    } else {                             /* 0..3, twice */
+        const __m256i idx = _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6);
+        xa = _mm256_permutevar8x32_epi32(V_LD(a), idx);
+        xb = _mm256_permutevar8x32_epi32(V_LD(b), idx);
+    }
+    if (tf) {
+        xa = _mm256_srl_epi32(xa, V_CNT(ka->shr));
+        xb = _mm256_srl_epi32(xb, V_CNT(kb->shr));
+    }
+    __m256i ra = _mm256_and_si256(_mm256_srl_epi32(xa, V_CNT(ka->mb)), V_LD(ka->em));
+    __m256i rb = _mm256_and_si256(_mm256_srl_epi32(xb, V_CNT(kb->mb)), V_LD(kb->em));
+    __m256i sa = _mm256_or_si256(_mm256_and_si256(xa, V_LD(ka->mm)),
+                                 _mm256_andnot_si256(_mm256_cmpeq_epi32(ra, zero), V_LD(ka->hid)));
+    __m256i sb = _mm256_or_si256(_mm256_and_si256(xb, V_LD(kb->mm)),
+                                 _mm256_andnot_si256(_mm256_cmpeq_epi32(rb, zero), V_LD(kb->hid)));
+    __m256i q = zero;
+    if (spk == SPK_EXP) q = _mm256_or_si256(_mm256_cmpeq_epi32(ra, V_LD(ka->em)), _mm256_cmpeq_epi32(rb, V_LD(kb->em)));
+    if (spk == SPK_AND)
+        q = _mm256_or_si256(_mm256_cmpeq_epi32(_mm256_and_si256(xa, V_LD(ka->sm)), V_LD(ka->sv)),
+                            _mm256_cmpeq_epi32(_mm256_and_si256(xb, V_LD(kb->sm)), V_LD(kb->sv)));
+    *spec = _mm256_movemask_ps(_mm256_castsi256_ps(q));
+    __m256i sp = _mm256_mullo_epi32(sa, sb);
+    __m256i ep = _mm256_add_epi32(_mm256_max_epi32(ra, V_LD(P->one)), _mm256_max_epi32(rb, V_LD(P->one)));
+    *EP = _mm256_blendv_epi8(ep, V_LD(P->ezv), _mm256_cmpeq_epi32(sp, zero));
+    *SG = _mm256_srai_epi32(_mm256_sll_epi32(_mm256_xor_si256(xa, xb), V_CNT(ka->ssh)), 31);
+    *SP = sp;
+}
+
+/* one step of four (a, b: its operands; spec: its Inf/NaN lanes) */
+V_FN uint64_t q_step(const fast_plan *P, const mma_unit *u, int first, int s, uint64_t acc, fast_c *xcp, __m128i sp,
+                     __m128i ep, __m128i sg, int spec, const uint64_t *a, const uint64_t *b, const int out, const int ck)
+{
+    const fast_cfmt *cf = first ? &P->c1 : &P->cd;
+    fast_c xc = xcp->spec ? c_decode_k(cf, acc, ck) : *xcp;
+    if (__builtin_expect(spec | xc.spec, 0)) {
+        xcp->spec = 1;
+        return special_step(P, u, first, s, acc, a, b, NULL, NULL);
+    }
+    __m128i m = _mm_max_epi32(ep, _mm_shuffle_epi32(ep, 0x4e));
+    m = _mm_max_epi32(m, _mm_shuffle_epi32(m, 0xb1));
+    int32_t er = _mm_cvtsi128_si32(m);
+    int32_t ecr = xc.sig ? xc.e + P->bab : P->ez_rel;
+    int32_t emr = ecr > er ? ecr : er;
+    __m128i t = _mm_srlv_epi32(_mm_sll_epi32(sp, V_CNT(P->prec)), _mm_sub_epi32(_mm_set1_epi32(emr + P->base), ep));
+    t = _mm_sub_epi32(_mm_xor_si128(t, sg), sg);
+    return finish_k(P, emr - P->bab, v_hsum64(_mm256_cvtepi32_epi64(t)), &xc, cf, out, xcp);
+}
+
+#define Q_KERNEL(NAME, OUT, CK, SPK, TF)                                                           \
+    static V_TARGET uint64_t NAME(const fast_hdr *h, uint64_t c, const uint64_t *a, const uint64_t *b, \
+                                  const uint64_t *sa, const uint64_t *sb)                          \
+    {                                                                                              \
+        const fast_plan *P = PLAN(h);                                                              \
+        const mma_unit *u = &h->u;                                                                 \
+        fast_c xc;                                                                                 \
+        xc.spec = 1;                                                                               \
+        uint64_t acc = c;                                                                          \
+        __m256i SP, EP, SG;                                                                        \
+        int s = 0, spec;                                                                           \
+        (void)sa;                                                                                  \
+        (void)sb;                                                                                  \
+        for (; s + 2 <= P->steps; s += 2, a += 8, b += 8) {                                        \
+            q_decode(P, a, b, 1, SPK, TF, &SP, &EP, &SG, &spec);                                   \
+            acc = q_step(P, u, s == 0, s, acc, &xc, _mm256_castsi256_si128(SP), _mm256_castsi256_si128(EP), \
+                         _mm256_castsi256_si128(SG), spec & 15, a, b, OUT, CK);                    \
+            acc = q_step(P, u, 0, s + 1, acc, &xc, _mm256_extracti128_si256(SP, 1),                \
+                         _mm256_extracti128_si256(EP, 1), _mm256_extracti128_si256(SG, 1), spec >> 4, \
+                         a + 4, b + 4, OUT, CK);                                                   \
+        }                                                                                          \
+        if (s < P->steps) {                                                                        \
+            q_decode(P, a, b, 0, SPK, TF, &SP, &EP, &SG, &spec);                                   \
+            acc = q_step(P, u, s == 0, s, acc, &xc, _mm256_castsi256_si128(SP), _mm256_castsi256_si128(EP), \
+                         _mm256_castsi256_si128(SG), spec & 15, a, b, OUT, CK);                    \
+        }                                                                                          \
+        return acc;                                                                                \
+    }
+#define Q_KERNELS(OUT, CK, SPK) Q_KERNEL(fast_q_##OUT##_##SPK##_0, OUT, CK, SPK, 0) \
+    Q_KERNEL(fast_q_##OUT##_##SPK##_1, OUT, CK, SPK, 1)
+Q_KERNELS(1, CK_F32, 0) Q_KERNELS(1, CK_F32, 1) Q_KERNELS(1, CK_F32, 2)
+Q_KERNELS(2, CK_F32, 0) Q_KERNELS(2, CK_F32, 1) Q_KERNELS(2, CK_F32, 2)
+Q_KERNELS(3, CK_F16, 0) Q_KERNELS(3, CK_F16, 1) Q_KERNELS(3, CK_F16, 2)
+#undef Q_KERNELS
+#undef Q_KERNEL
+#define Q_ROW(OUT, SPK) {fast_q_##OUT##_##SPK##_0, fast_q_##OUT##_##SPK##_1}
+static const fast_fn q_kernels[3][3][2] = {   /* [out - 1][spk][tf] */
+    {Q_ROW(1, 0), Q_ROW(1, 1), Q_ROW(1, 2)}, {Q_ROW(2, 0), Q_ROW(2, 1), Q_ROW(2, 2)},
+    {Q_ROW(3, 0), Q_ROW(3, 1), Q_ROW(3, 2)}};
+#undef Q_ROW
+
 /* Hopper's fp8 mma.sync: two interleaved steps from +0, then c added.
  * VIA: the operands converted to fp16 (s_step normalizes subnormals). */
 #define S_KERNEL_IL2(NAME, G, OUT, CK, SPK, VIA)                                                   \
@@ -928,6 +1030,10 @@ static fast_hdr *fused_build(const mma_unit *u, int mode)
                 }
                 kernel = FAST_K_VECTOR;       /* (the wrapped kernel below) */
             }
+        } else if (mode == FAST_MODE_BEST && out && spk >= 0 && P->L == 4 && P->va.sshift == P->vb.sshift &&
+                   P->va.shr == P->vb.shr && P->narrow && !P->rd && !P->scaled && !P->permute && !P->after) {
+            fn = q_kernels[out - 1][spk][P->tf];
+            kernel = FAST_K_SPECIAL;
         }
     }
 #endif
