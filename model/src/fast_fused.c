@@ -589,8 +589,9 @@ static V_TARGET __attribute__((noinline)) uint64_t s_special(const fast_plan *P,
 
 V_FN uint64_t s_step(const fast_plan *P, const mma_unit *u, const int first, int s, uint64_t acc, fast_c *xcp,
                      const uint64_t *a, const uint64_t *b, const uint64_t *psa, const uint64_t *psb, const int G,
-                     const int out, const int ck, const int spk, const int sc, const int via)
+                     const int out, const int ck, const int spk, const int scw, const int via)
 {
+    const int sc = scw & 3, mixw = scw >> 2;   /* scw 4 + sc: a and b of two widths */
     __m256i SP[4], EP[4], SG[4], SO[4];
     const __m256i zero = _mm256_setzero_si256();
     const fast_vop *ka = &P->ka, *kb = &P->kb;
@@ -628,7 +629,8 @@ V_FN uint64_t s_step(const fast_plan *P, const mma_unit *u, const int first, int
         if (sc == 1) ep = _mm256_add_epi32(ep, SO[g]);
         ep = _mm256_blendv_epi8(ep, V_LD(P->ezv), _mm256_cmpeq_epi32(sp, zero));
         /* the product's sign (a zero product's does not matter with RZ) */
-        SG[g] = _mm256_srai_epi32(_mm256_sll_epi32(_mm256_xor_si256(xa, xb), ssh), 31);
+        SG[g] = mixw ? _mm256_srai_epi32(_mm256_xor_si256(_mm256_sll_epi32(xa, ssh), _mm256_sll_epi32(xb, V_CNT(kb->ssh))), 31)
+                     : _mm256_srai_epi32(_mm256_sll_epi32(_mm256_xor_si256(xa, xb), ssh), 31);
         SP[g] = sp;
         EP[g] = ep;
         emv = _mm256_max_epi32(emv, ep);
@@ -643,7 +645,7 @@ V_FN uint64_t s_step(const fast_plan *P, const mma_unit *u, const int first, int
     }
     if (__builtin_expect(pspec | xc.spec, 0)) {
         xcp->spec = 1;
-        if (sc != 1) return s_special(P, u, first, s, acc, a, b, G, sc);
+        if (sc != 1) return s_special(P, u, first, s, acc, a, b, G, sc);   /* (both shifts: any widths) */
         return special_step(P, u, first, s, acc, a, b, psa, psb);
     }
     int32_t er = v_hmax(emv);
@@ -687,6 +689,10 @@ S_KERNELS(1, CK_F32, 0, 0) S_KERNELS(1, CK_F32, 1, 0) S_KERNELS(1, CK_F32, 2, 0)
 S_KERNELS(2, CK_F32, 0, 0) S_KERNELS(2, CK_F32, 1, 0) S_KERNELS(2, CK_F32, 2, 0)
 S_KERNELS(3, CK_F16, 0, 0) S_KERNELS(3, CK_F16, 1, 0) S_KERNELS(3, CK_F16, 2, 0)
 S_KERNELS(1, CK_F32, 0, 1) S_KERNELS(1, CK_F32, 1, 1) S_KERNELS(1, CK_F32, 2, 1)
+#define S_KERNELS_MIX(OUT, CK, SC) S_KERNEL(fast_s_4_##OUT##_0_##SC, 4, OUT, CK, 0, SC) \
+    S_KERNEL(fast_s_4_##OUT##_1_##SC, 4, OUT, CK, 1, SC) S_KERNEL(fast_s_4_##OUT##_2_##SC, 4, OUT, CK, 2, SC)
+S_KERNELS_MIX(1, CK_F32, 4) S_KERNELS_MIX(2, CK_F32, 4) S_KERNELS_MIX(3, CK_F16, 4) S_KERNELS_MIX(1, CK_F32, 5)
+#undef S_KERNELS_MIX
 #undef S_KERNELS
 #undef S_KERNEL
 #define S_ROW(OUT, SPK, SC) {fast_s_1_##OUT##_##SPK##_##SC, fast_s_2_##OUT##_##SPK##_##SC, fast_s_4_##OUT##_##SPK##_##SC}
@@ -695,6 +701,11 @@ static const fast_fn s_kernels[3][3][3] = {   /* [out - 1][spk][G: 1 2 4] */
     {S_ROW(3, 0, 0), S_ROW(3, 1, 0), S_ROW(3, 2, 0)}};
 static const fast_fn s_kernels_mx[3][3] = {   /* fp32 RZ p = 23, MX scales: [spk][G] */
     S_ROW(1, 0, 1), S_ROW(1, 1, 1), S_ROW(1, 2, 1)};
+#undef S_ROW
+/* a and b of two widths (Blackwell's f8f6f4 mixes: 32 products a step) */
+#define S_ROW(OUT, SC) {fast_s_4_##OUT##_0_##SC, fast_s_4_##OUT##_1_##SC, fast_s_4_##OUT##_2_##SC}
+static const fast_fn s_kernels_mix[4][3] = {   /* [out - 1, MX][spk] */
+    S_ROW(1, 4), S_ROW(2, 4), S_ROW(3, 4), S_ROW(1, 5)};
 #undef S_ROW
 
 /* Steps of four products (Volta's f16, the tf32 units): two steps
@@ -1030,6 +1041,10 @@ static fast_hdr *fused_build(const mma_unit *u, int mode)
                 }
                 kernel = FAST_K_VECTOR;       /* (the wrapped kernel below) */
             }
+        } else if (mode == FAST_MODE_BEST && out && spk >= 0 && gi == 2 && !P->tail && P->narrow && !P->rd &&
+                   !P->tf && (!P->scaled || out == OUT_F32) && !P->permute && !P->after) {
+            fn = s_kernels_mix[P->scaled ? 3 : out - 1][spk];   /* (widths differ) */
+            kernel = FAST_K_SPECIAL;
         } else if (mode == FAST_MODE_BEST && out && spk >= 0 && P->L == 4 && P->va.sshift == P->vb.sshift &&
                    P->va.shr == P->vb.shr && P->narrow && !P->rd && !P->scaled && !P->permute && !P->after) {
             fn = q_kernels[out - 1][spk][P->tf];
