@@ -542,14 +542,18 @@ V_FN void s_load(const uint64_t *a, const uint64_t *b, int g, int s, const int s
     }
 }
 
-/* special_step's decision for s_step's operands (no block scales), eight
- * products a vector: a lane is Inf or NaN where x & smask is sval, NaN
- * where its fraction is also nonzero (e4m3's S.1111.111 included), zero
- * where its magnitude bits are; then the rules of special_step. */
+/* special_step's decision for s_step's operands, eight products a
+ * vector: a lane is Inf or NaN where x & smask is sval, NaN where its
+ * fraction is also nonzero (e4m3's S.1111.111 included), zero where its
+ * magnitude bits are; then the rules of special_step.  MX scales (sc 1)
+ * have no zero and no Inf: a NaN one (snan) makes its block's products
+ * NaN, and the others change no class. */
 static V_TARGET __attribute__((noinline)) uint64_t s_special(const fast_plan *P, const mma_unit *u, int first, int s,
                                                             uint64_t acc, const uint64_t *a, const uint64_t *b,
+                                                            const uint64_t *psa, const uint64_t *psb, int snan,
                                                             const int G, const int sc)
 {
+    if (snan) return P->o.nan;
     const fast_vop *ka = &P->ka, *kb = &P->kb;
     const __m256i zero = _mm256_setzero_si256();
     const __m128i ssh = V_CNT(ka->ssh);
@@ -578,7 +582,7 @@ static V_TARGET __attribute__((noinline)) uint64_t s_special(const fast_plan *P,
     if (x & P_SPEC) inf |= (x & P_NEG) ? 2 : 1;
     if (inf == 3) return P->o.nan;
     if (inf) return P->o.inf | (inf == 2 ? P->o.sign : 0);
-    if (sc != 2) return special_step(P, u, first, s, acc, a, b, NULL, NULL);
+    if (sc != 2) return special_step(P, u, first, s, acc, a, b, psa, psb);
     uint64_t pa[64], pb[64];             /* (no Inf or NaN after all: special_step's reference, the */
     for (int j = 0; j < P->L; j++) {     /* step's products in step order; a, b: the whole dot's) */
         pa[j] = a[P->perm[s * P->L + j]];
@@ -645,8 +649,7 @@ V_FN uint64_t s_step(const fast_plan *P, const mma_unit *u, const int first, int
     }
     if (__builtin_expect(pspec | xc.spec, 0)) {
         xcp->spec = 1;
-        if (sc != 1) return s_special(P, u, first, s, acc, a, b, G, sc);   /* (both shifts: any widths) */
-        return special_step(P, u, first, s, acc, a, b, psa, psb);
+        return s_special(P, u, first, s, acc, a, b, psa, psb, snan, G, sc);   /* (both shifts: any widths) */
     }
     int32_t er = v_hmax(emv);
     int32_t ecr = xc.sig ? xc.e + P->bab : P->ez_rel;    /* c's exponent (a zero c's: ezero) */
