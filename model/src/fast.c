@@ -419,10 +419,60 @@ static __attribute__((noinline)) uint64_t fast_miss(const mma_unit *u, uint64_t 
 
 /* (mma_fast_force clears this thread's last plan, so that the mode needs
  * no check here) */
-uint64_t mma_fast_dot(const mma_unit *u, uint64_t c, const uint64_t *a, const uint64_t *b,
-                      const uint64_t *sa, const uint64_t *sb)
+static uint64_t fast_dot_sse(const mma_unit *u, uint64_t c, const uint64_t *a, const uint64_t *b,
+                             const uint64_t *sa, const uint64_t *sb)
 {
     const fast_hdr *P = tl_last;
     if (__builtin_expect(P && key_eq(P, u), 1)) return P->fn(P, c, a, b, sa, sb);
     return fast_miss(u, c, a, b, sa, sb);
+}
+
+typedef uint64_t (*fast_dot_fn)(const mma_unit *, uint64_t, const uint64_t *, const uint64_t *, const uint64_t *,
+                                const uint64_t *);
+static fast_dot_fn fast_dot_impl = fast_dot_sse;
+
+#ifdef FAST_HAVE_AVX2
+/* The same with the key compared 32 bytes at a time: the check every dot
+ * product pays, about half the instructions of SSE2's. */
+static V_TARGET uint64_t fast_dot_avx2(const mma_unit *u, uint64_t c, const uint64_t *a, const uint64_t *b,
+                                       const uint64_t *sa, const uint64_t *sb)
+{
+    const fast_hdr *P = tl_last;
+    if (__builtin_expect(P != NULL, 1)) {
+        const unsigned char *s = (const unsigned char *)u + FAST_KEY_OFF, *k = (const unsigned char *)P->key;
+        __m256i d = _mm256_setzero_si256();
+        size_t i = 0;
+#pragma GCC unroll 8
+        for (; i + 32 <= FAST_KEY_BYTES; i += 32)
+            d = _mm256_or_si256(d, _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(s + i)),
+                                                    _mm256_loadu_si256((const __m256i *)(k + i))));
+        if (FAST_KEY_BYTES % 32 >= 16) {
+            d = _mm256_or_si256(d, _mm256_castsi128_si256(_mm_xor_si128(_mm_loadu_si128((const __m128i *)(s + i)),
+                                                                        _mm_loadu_si128((const __m128i *)(k + i)))));
+            i += 16;
+        }
+        uint64_t r = 0;
+#pragma GCC unroll 2
+        for (; i < FAST_KEY_BYTES; i += 8) {
+            uint64_t w, x;
+            memcpy(&w, s + i, 8);
+            memcpy(&x, k + i, 8);
+            r |= w ^ x;
+        }
+        if (__builtin_expect(_mm256_testz_si256(d, d) && !r, 1)) return P->fn(P, c, a, b, sa, sb);
+    }
+    return fast_miss(u, c, a, b, sa, sb);
+}
+_Static_assert(FAST_KEY_BYTES % 8 == 0, "the key compares in whole words");
+
+__attribute__((constructor)) static void fast_dot_choose(void)
+{
+    if (fast_avx2_usable()) fast_dot_impl = fast_dot_avx2;
+}
+#endif
+
+uint64_t mma_fast_dot(const mma_unit *u, uint64_t c, const uint64_t *a, const uint64_t *b,
+                      const uint64_t *sa, const uint64_t *sb)
+{
+    return fast_dot_impl(u, c, a, b, sa, sb);
 }
