@@ -88,6 +88,10 @@ struct fast_plan {
      * for others): s_step's via=fp16 */
     unsigned char lz_a[32], lz_b[32];
     int32_t mag_a[8], mag_b[8];          /* the magnitude bits of a, b: s_special */
+    /* s_step's 16-bit halves (a low, b high): 2^(16 - mb) (a right shift
+     * by mb through mulhi), exponent, fraction, hidden bit, Inf/NaN mask and
+     * value; 1 in each half */
+    int32_t pk_shr[8], pk_em[8], pk_mm[8], pk_hid[8], pk_sm[8], pk_sv[8], pk_one[8];
     uint64_t cnan;                       /* d's canonical NaN: ieee_add */
     fast_out oadd;
     unsigned char perm[MMA_MAX_K];       /* k of the j-th product in step order */
@@ -595,7 +599,9 @@ V_FN uint64_t s_step(const fast_plan *P, const mma_unit *u, const int first, int
                      const uint64_t *a, const uint64_t *b, const uint64_t *psa, const uint64_t *psb, const int G,
                      const int out, const int ck, const int spk, const int scw, const int via)
 {
-    const int sc = scw & 3, mixw = scw >> 2;   /* scw 4 + sc: a and b of two widths */
+    /* scw: sc, + 4 for a and b of two widths, + 8 for both of 8 bits or
+     * fewer, decoded as 16-bit halves of one lane (a low, b high) */
+    const int sc = scw & 3, mixw = (scw >> 2) & 1, pk = scw >> 3;
     __m256i SP[4], EP[4], SG[4], SO[4];
     const __m256i zero = _mm256_setzero_si256();
     const fast_vop *ka = &P->ka, *kb = &P->kb;
@@ -606,6 +612,23 @@ V_FN uint64_t s_step(const fast_plan *P, const mma_unit *u, const int first, int
     for (int g = 0; g < G; g++) {
         __m256i xa, xb;
         s_load(a, b, g, s, sc, &xa, &xb);
+        if (pk) {                        /* (the fields' shifts by a multiply: one per half) */
+            __m256i x = _mm256_blend_epi16(xa, _mm256_slli_epi32(xb, 16), 0xaa);
+            __m256i r = _mm256_and_si256(_mm256_mulhi_epu16(x, V_LD(P->pk_shr)), V_LD(P->pk_em));
+            __m256i sig = _mm256_or_si256(_mm256_and_si256(x, V_LD(P->pk_mm)),
+                                          _mm256_andnot_si256(_mm256_cmpeq_epi16(r, zero), V_LD(P->pk_hid)));
+            if (spk == SPK_EXP) smaxa = _mm256_max_epu16(smaxa, r);
+            if (spk == SPK_AND) smaxa = _mm256_max_epu16(smaxa, _mm256_and_si256(x, V_LD(P->pk_sm)));
+            __m256i sp = _mm256_mullo_epi16(sig, _mm256_srli_epi32(sig, 16));   /* (the high half: 0) */
+            __m256i ep = _mm256_madd_epi16(_mm256_max_epi16(r, V_LD(P->pk_one)), V_LD(P->pk_one));
+            if (sc == 1) ep = _mm256_add_epi32(ep, SO[g]);
+            ep = _mm256_blendv_epi8(ep, V_LD(P->ezv), _mm256_cmpeq_epi32(sp, zero));
+            SG[g] = _mm256_srai_epi32(_mm256_xor_si256(_mm256_sll_epi32(xa, ssh), _mm256_sll_epi32(xb, V_CNT(kb->ssh))), 31);
+            SP[g] = sp;
+            EP[g] = ep;
+            emv = _mm256_max_epi32(emv, ep);
+            continue;
+        }
         __m256i ra = _mm256_and_si256(_mm256_srl_epi32(xa, mba), V_LD(ka->em));
         __m256i rb = _mm256_and_si256(_mm256_srl_epi32(xb, mbb), V_LD(kb->em));
         __m256i sa = _mm256_or_si256(_mm256_and_si256(xa, V_LD(ka->mm)),
@@ -642,7 +665,10 @@ V_FN uint64_t s_step(const fast_plan *P, const mma_unit *u, const int first, int
     const fast_cfmt *cf = first ? &P->c1 : &P->cd;
     fast_c xc = xcp->spec ? c_decode_k(cf, acc, ck) : *xcp;   /* (the last step's result, decoded) */
     int pspec = snan;
-    if (spk != SPK_NONE) {
+    if (pk && spk != SPK_NONE) {
+        __m256i q = _mm256_cmpeq_epi16(smaxa, spk == SPK_EXP ? V_LD(P->pk_em) : V_LD(P->pk_sv));
+        pspec |= !_mm256_testz_si256(q, q);
+    } else if (spk != SPK_NONE) {
         __m256i qa = spk == SPK_EXP ? _mm256_cmpeq_epi32(smaxa, V_LD(ka->em)) : _mm256_cmpeq_epi32(smaxa, V_LD(ka->sv));
         __m256i qb = spk == SPK_EXP ? _mm256_cmpeq_epi32(smaxb, V_LD(kb->em)) : _mm256_cmpeq_epi32(smaxb, V_LD(kb->sv));
         pspec |= !_mm256_testz_si256(_mm256_or_si256(qa, qb), _mm256_or_si256(qa, qb));
@@ -696,6 +722,10 @@ S_KERNELS(1, CK_F32, 0, 1) S_KERNELS(1, CK_F32, 1, 1) S_KERNELS(1, CK_F32, 2, 1)
     S_KERNEL(fast_s_4_##OUT##_1_##SC, 4, OUT, CK, 1, SC) S_KERNEL(fast_s_4_##OUT##_2_##SC, 4, OUT, CK, 2, SC)
 S_KERNELS_MIX(1, CK_F32, 4) S_KERNELS_MIX(2, CK_F32, 4) S_KERNELS_MIX(3, CK_F16, 4) S_KERNELS_MIX(1, CK_F32, 5)
 #undef S_KERNELS_MIX
+S_KERNELS(1, CK_F32, 0, 8) S_KERNELS(1, CK_F32, 1, 8) S_KERNELS(1, CK_F32, 2, 8)
+S_KERNELS(2, CK_F32, 0, 8) S_KERNELS(2, CK_F32, 1, 8) S_KERNELS(2, CK_F32, 2, 8)
+S_KERNELS(3, CK_F16, 0, 8) S_KERNELS(3, CK_F16, 1, 8) S_KERNELS(3, CK_F16, 2, 8)
+S_KERNELS(1, CK_F32, 0, 9) S_KERNELS(1, CK_F32, 1, 9) S_KERNELS(1, CK_F32, 2, 9)
 #undef S_KERNELS
 #undef S_KERNEL
 #define S_ROW(OUT, SPK, SC) {fast_s_1_##OUT##_##SPK##_##SC, fast_s_2_##OUT##_##SPK##_##SC, fast_s_4_##OUT##_##SPK##_##SC}
@@ -704,6 +734,11 @@ static const fast_fn s_kernels[3][3][3] = {   /* [out - 1][spk][G: 1 2 4] */
     {S_ROW(3, 0, 0), S_ROW(3, 1, 0), S_ROW(3, 2, 0)}};
 static const fast_fn s_kernels_mx[3][3] = {   /* fp32 RZ p = 23, MX scales: [spk][G] */
     S_ROW(1, 0, 1), S_ROW(1, 1, 1), S_ROW(1, 2, 1)};
+/* the same for a and b of 8 bits or fewer (any two widths) */
+static const fast_fn s_kernels_pk[3][3][3] = {
+    {S_ROW(1, 0, 8), S_ROW(1, 1, 8), S_ROW(1, 2, 8)}, {S_ROW(2, 0, 8), S_ROW(2, 1, 8), S_ROW(2, 2, 8)},
+    {S_ROW(3, 0, 8), S_ROW(3, 1, 8), S_ROW(3, 2, 8)}};
+static const fast_fn s_kernels_mx_pk[3][3] = {S_ROW(1, 0, 9), S_ROW(1, 1, 9), S_ROW(1, 2, 9)};
 #undef S_ROW
 /* a and b of two widths (Blackwell's f8f6f4 mixes: 32 products a step) */
 #define S_ROW(OUT, SC) {fast_s_4_##OUT##_0_##SC, fast_s_4_##OUT##_1_##SC, fast_s_4_##OUT##_2_##SC}
@@ -1008,6 +1043,15 @@ static fast_hdr *fused_build(const mma_unit *u, int mode)
         fast_vop_init(&P->ka, &P->va);
         fast_vop_init(&P->kb, &P->vb);
         for (int i = 0; i < 8; i++) {
+#define PK(FA, FB) (int32_t)((uint32_t)(FA) | (uint32_t)(FB) << 16)
+            P->pk_shr[i] = PK(1u << (16 - P->va.mb), 1u << (16 - P->vb.mb));
+            P->pk_em[i] = PK(P->va.emask, P->vb.emask);
+            P->pk_mm[i] = PK(P->va.mmask, P->vb.mmask);
+            P->pk_hid[i] = PK(P->va.hidden, P->vb.hidden);
+            P->pk_sm[i] = PK(P->va.smask, P->vb.smask);
+            P->pk_sv[i] = PK(P->va.sval, P->vb.sval);
+            P->pk_one[i] = PK(1, 1);
+#undef PK
             P->mag_a[i] = (int32_t)(((uint32_t)1 << (fa->width - 1)) - 1);
             P->mag_b[i] = (int32_t)(((uint32_t)1 << (fb->width - 1)) - 1);
             P->one[i] = 1;
@@ -1032,9 +1076,10 @@ static fast_hdr *fused_build(const mma_unit *u, int mode)
         int ieee_b = u->b == MMA_FMT_FP16 || u->b == MMA_FMT_BF16 || u->b == MMA_FMT_E5M2;
         int spk = fnuz ? -1 : ieee_a && ieee_b ? SPK_EXP : P->va.smask || P->vb.smask ? SPK_AND : SPK_NONE;
         int gi = P->groups == 1 ? 0 : P->groups == 2 ? 1 : P->groups == 4 ? 2 : -1;
-        if (mode == FAST_MODE_BEST && out && spk >= 0 && gi >= 0 && !P->tail && P->va.sshift == P->vb.sshift &&
+        int pk = fa->width <= 8 && fb->width <= 8;
+        if (mode == FAST_MODE_BEST && out && spk >= 0 && gi >= 0 && !P->tail && (pk || P->va.sshift == P->vb.sshift) &&
             P->narrow && !P->rd && !P->tf && (!P->scaled || out == OUT_F32)) {
-            fn = P->scaled ? s_kernels_mx[spk][gi] : s_kernels[out - 1][spk][gi];
+            fn = P->scaled ? (pk ? s_kernels_mx_pk : s_kernels_mx)[spk][gi] : (pk ? s_kernels_pk : s_kernels)[out - 1][spk][gi];
             kernel = FAST_K_SPECIAL;
             if (P->permute || P->after) {
                 if (P->after && u->interleave == 2 && P->steps == 2 && gi < 2 && out != OUT_E8M13) {
