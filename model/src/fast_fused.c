@@ -663,7 +663,8 @@ V_FN uint64_t s_step(const fast_plan *P, const mma_unit *u, const int first, int
         emv = _mm256_max_epi32(emv, ep);
     }
     const fast_cfmt *cf = first ? &P->c1 : &P->cd;
-    fast_c xc = xcp->spec ? c_decode_k(cf, acc, ck) : *xcp;   /* (the last step's result, decoded) */
+    /* (the last step's result, decoded; xcp NULL: a single step) */
+    fast_c xc = !xcp || xcp->spec ? c_decode_k(cf, acc, ck) : *xcp;
     int pspec = snan;
     if (pk && spk != SPK_NONE) {
         __m256i q = _mm256_cmpeq_epi16(smaxa, spk == SPK_EXP ? V_LD(P->pk_em) : V_LD(P->pk_sv));
@@ -674,7 +675,7 @@ V_FN uint64_t s_step(const fast_plan *P, const mma_unit *u, const int first, int
         pspec |= !_mm256_testz_si256(_mm256_or_si256(qa, qb), _mm256_or_si256(qa, qb));
     }
     if (__builtin_expect(pspec | xc.spec, 0)) {
-        xcp->spec = 1;
+        if (xcp) xcp->spec = 1;
         return s_special(P, u, first, s, acc, a, b, psa, psb, snan, G, sc);   /* (both shifts: any widths) */
     }
     int32_t er = v_hmax(emv);
@@ -700,8 +701,9 @@ V_FN uint64_t s_step(const fast_plan *P, const mma_unit *u, const int first, int
     {                                                                                              \
         const fast_plan *P = PLAN(h);                                                              \
         const mma_unit *u = &h->u;                                                                 \
-        fast_c xc;                                                                                 \
-        xc.spec = 1;                                                                               \
+        fast_c xc = {0, 0, 0, 1};        /* (spec: decode c) */                                     \
+        if (P->steps == 1) /* (nothing to hand on) */                                              \
+            return s_step(P, u, 1, 0, c, NULL, a, b, sa, sb, G, OUT, CK, SPK, SC, 0);              \
         uint64_t acc = s_step(P, u, 1, 0, c, &xc, a, b, sa, sb, G, OUT, CK, SPK, SC, 0);              \
         if (P->steps == 2) /* (the common chain, straight) */                                      \
             return s_step(P, u, 0, 1, acc, &xc, a + 8 * G, b + 8 * G, sa, sb, G, OUT, CK, SPK, SC, 0); \
