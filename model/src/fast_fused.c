@@ -599,7 +599,7 @@ V_FN uint64_t s_step(const fast_plan *P, const mma_unit *u, const int first, int
                      const uint64_t *a, const uint64_t *b, const uint64_t *psa, const uint64_t *psb, const int G,
                      const int out, const int ck, const int spk, const int scw, const int via)
 {
-    /* scw: sc, + 4 for a and b of two widths, + 8 for both of 8 bits or
+    /* scw: sc, + 4 for a and b of two widths, + 8 for both of 16 bits or
      * fewer, decoded as 16-bit halves of one lane (a low, b high) */
     const int sc = scw & 3, mixw = (scw >> 2) & 1, pk = scw >> 3;
     __m256i SP[4], EP[4], SG[4], SO[4];
@@ -619,7 +619,7 @@ V_FN uint64_t s_step(const fast_plan *P, const mma_unit *u, const int first, int
                                           _mm256_andnot_si256(_mm256_cmpeq_epi16(r, zero), V_LD(P->pk_hid)));
             if (spk == SPK_EXP) smaxa = _mm256_max_epu16(smaxa, r);
             if (spk == SPK_AND) smaxa = _mm256_max_epu16(smaxa, _mm256_and_si256(x, V_LD(P->pk_sm)));
-            __m256i sp = _mm256_mullo_epi16(sig, _mm256_srli_epi32(sig, 16));   /* (the high half: 0) */
+            __m256i sp = _mm256_madd_epi16(sig, _mm256_srli_epi32(sig, 16));   /* (times the high half: 0) */
             __m256i ep = _mm256_madd_epi16(_mm256_max_epi16(r, V_LD(P->pk_one)), V_LD(P->pk_one));
             if (sc == 1) ep = _mm256_add_epi32(ep, SO[g]);
             ep = _mm256_blendv_epi8(ep, V_LD(P->ezv), _mm256_cmpeq_epi32(sp, zero));
@@ -736,7 +736,7 @@ static const fast_fn s_kernels[3][3][3] = {   /* [out - 1][spk][G: 1 2 4] */
     {S_ROW(3, 0, 0), S_ROW(3, 1, 0), S_ROW(3, 2, 0)}};
 static const fast_fn s_kernels_mx[3][3] = {   /* fp32 RZ p = 23, MX scales: [spk][G] */
     S_ROW(1, 0, 1), S_ROW(1, 1, 1), S_ROW(1, 2, 1)};
-/* the same for a and b of 8 bits or fewer (any two widths) */
+/* the same for a and b of 16 bits or fewer (any two widths) */
 static const fast_fn s_kernels_pk[3][3][3] = {
     {S_ROW(1, 0, 8), S_ROW(1, 1, 8), S_ROW(1, 2, 8)}, {S_ROW(2, 0, 8), S_ROW(2, 1, 8), S_ROW(2, 2, 8)},
     {S_ROW(3, 0, 8), S_ROW(3, 1, 8), S_ROW(3, 2, 8)}};
@@ -1078,7 +1078,7 @@ static fast_hdr *fused_build(const mma_unit *u, int mode)
         int ieee_b = u->b == MMA_FMT_FP16 || u->b == MMA_FMT_BF16 || u->b == MMA_FMT_E5M2;
         int spk = fnuz ? -1 : ieee_a && ieee_b ? SPK_EXP : P->va.smask || P->vb.smask ? SPK_AND : SPK_NONE;
         int gi = P->groups == 1 ? 0 : P->groups == 2 ? 1 : P->groups == 4 ? 2 : -1;
-        int pk = fa->width <= 8 && fb->width <= 8;
+        int pk = fa->width <= 16 && fb->width <= 16;
         if (mode == FAST_MODE_BEST && out && spk >= 0 && gi >= 0 && !P->tail && (pk || P->va.sshift == P->vb.sshift) &&
             P->narrow && !P->rd && !P->tf && (!P->scaled || out == OUT_F32)) {
             fn = P->scaled ? (pk ? s_kernels_mx_pk : s_kernels_mx)[spk][gi] : (pk ? s_kernels_pk : s_kernels)[out - 1][spk][gi];
