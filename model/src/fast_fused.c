@@ -532,9 +532,16 @@ V_FN uint64_t v_step(const fast_plan *P, const mma_unit *u, const int first, int
 #define SPK_EXP 0
 #define SPK_AND 1
 #define SPK_NONE 2
-/* group g of a step's operands (sc 2: the interleaved runs of two) */
-V_FN void s_load(const uint64_t *a, const uint64_t *b, int g, int s, const int sc, __m256i *xa, __m256i *xb)
+/* group g of a step's operands (sc 2: the interleaved runs of two; tf:
+ * tf32, shifted to its 19 bits) */
+V_FN void s_load(const fast_plan *P, const uint64_t *a, const uint64_t *b, int g, int s, const int sc, const int tf,
+                 __m256i *xa, __m256i *xb)
 {
+    if (tf) {
+        *xa = _mm256_srl_epi32(v_load8(a + 8 * g), V_CNT(P->ka.shr));
+        *xb = _mm256_srl_epi32(v_load8(b + 8 * g), V_CNT(P->kb.shr));
+        return;
+    }
     if (sc == 2) {
         __m256i a0 = v_load8(a + 16 * g), a1 = v_load8(a + 16 * g + 8);
         __m256i b0 = v_load8(b + 16 * g), b1 = v_load8(b + 16 * g + 8);
@@ -555,7 +562,7 @@ V_FN void s_load(const uint64_t *a, const uint64_t *b, int g, int s, const int s
 static V_TARGET __attribute__((noinline)) uint64_t s_special(const fast_plan *P, const mma_unit *u, int first, int s,
                                                             uint64_t acc, const uint64_t *a, const uint64_t *b,
                                                             const uint64_t *psa, const uint64_t *psb, int snan,
-                                                            const int G, const int sc)
+                                                            const int G, const int sc, const int tf)
 {
     if (snan) return P->o.nan;
     const fast_vop *ka = &P->ka, *kb = &P->kb;
@@ -564,7 +571,7 @@ static V_TARGET __attribute__((noinline)) uint64_t s_special(const fast_plan *P,
     __m256i nan = zero, infp = zero, infn = zero;
     for (int g = 0; g < G; g++) {
         __m256i xa, xb;
-        s_load(a, b, g, s, sc, &xa, &xb);
+        s_load(P, a, b, g, s, sc, tf, &xa, &xb);
         __m256i spa = _mm256_cmpeq_epi32(_mm256_and_si256(xa, V_LD(ka->sm)), V_LD(ka->sv));
         __m256i spb = _mm256_cmpeq_epi32(_mm256_and_si256(xb, V_LD(kb->sm)), V_LD(kb->sv));
         __m256i fza = _mm256_cmpeq_epi32(_mm256_and_si256(xa, V_LD(ka->mm)), zero);
@@ -601,7 +608,7 @@ V_FN uint64_t s_step(const fast_plan *P, const mma_unit *u, const int first, int
 {
     /* scw: sc, + 4 for a and b of two widths, + 8 for both of 16 bits or
      * fewer, decoded as 16-bit halves of one lane (a low, b high) */
-    const int sc = scw & 3, mixw = (scw >> 2) & 1, pk = scw >> 3;
+    const int sc = scw & 3, mixw = (scw >> 2) & 1, pk = (scw >> 3) & 1, tf = scw >> 4;   /* + 16: tf32 */
     __m256i SP[4], EP[4], SG[4], SO[4];
     const __m256i zero = _mm256_setzero_si256();
     const fast_vop *ka = &P->ka, *kb = &P->kb;
@@ -611,7 +618,7 @@ V_FN uint64_t s_step(const fast_plan *P, const mma_unit *u, const int first, int
 #pragma GCC unroll 4
     for (int g = 0; g < G; g++) {
         __m256i xa, xb;
-        s_load(a, b, g, s, sc, &xa, &xb);
+        s_load(P, a, b, g, s, sc, tf, &xa, &xb);
         if (pk) {                        /* (the fields' shifts by a multiply: one per half) */
             __m256i x = _mm256_blend_epi16(xa, _mm256_slli_epi32(xb, 16), 0xaa);
             __m256i r = _mm256_and_si256(_mm256_mulhi_epu16(x, V_LD(P->pk_shr)), V_LD(P->pk_em));
@@ -676,7 +683,7 @@ V_FN uint64_t s_step(const fast_plan *P, const mma_unit *u, const int first, int
     }
     if (__builtin_expect(pspec | xc.spec, 0)) {
         if (xcp) xcp->spec = 1;
-        return s_special(P, u, first, s, acc, a, b, psa, psb, snan, G, sc);   /* (both shifts: any widths) */
+        return s_special(P, u, first, s, acc, a, b, psa, psb, snan, G, sc, tf);   /* (both shifts: any widths) */
     }
     int32_t er = v_hmax(emv);
     int32_t ecr = xc.sig ? xc.e + P->bab : P->ez_rel;    /* c's exponent (a zero c's: ezero) */
@@ -728,6 +735,7 @@ S_KERNELS(1, CK_F32, 0, 8) S_KERNELS(1, CK_F32, 1, 8) S_KERNELS(1, CK_F32, 2, 8)
 S_KERNELS(2, CK_F32, 0, 8) S_KERNELS(2, CK_F32, 1, 8) S_KERNELS(2, CK_F32, 2, 8)
 S_KERNELS(3, CK_F16, 0, 8) S_KERNELS(3, CK_F16, 1, 8) S_KERNELS(3, CK_F16, 2, 8)
 S_KERNELS(1, CK_F32, 0, 9) S_KERNELS(1, CK_F32, 1, 9) S_KERNELS(1, CK_F32, 2, 9)
+S_KERNELS(1, CK_F32, 1, 16)
 #undef S_KERNELS
 #undef S_KERNEL
 #define S_ROW(OUT, SPK, SC) {fast_s_1_##OUT##_##SPK##_##SC, fast_s_2_##OUT##_##SPK##_##SC, fast_s_4_##OUT##_##SPK##_##SC}
@@ -741,6 +749,7 @@ static const fast_fn s_kernels_pk[3][3][3] = {
     {S_ROW(1, 0, 8), S_ROW(1, 1, 8), S_ROW(1, 2, 8)}, {S_ROW(2, 0, 8), S_ROW(2, 1, 8), S_ROW(2, 2, 8)},
     {S_ROW(3, 0, 8), S_ROW(3, 1, 8), S_ROW(3, 2, 8)}};
 static const fast_fn s_kernels_mx_pk[3][3] = {S_ROW(1, 0, 9), S_ROW(1, 1, 9), S_ROW(1, 2, 9)};
+static const fast_fn s_kernels_tf[3] = S_ROW(1, 1, 16);   /* tf32, fp32 RZ p = 23: [G] */
 #undef S_ROW
 /* a and b of two widths (Blackwell's f8f6f4 mixes: 32 products a step) */
 #define S_ROW(OUT, SC) {fast_s_4_##OUT##_0_##SC, fast_s_4_##OUT##_1_##SC, fast_s_4_##OUT##_2_##SC}
@@ -1054,8 +1063,8 @@ static fast_hdr *fused_build(const mma_unit *u, int mode)
             P->pk_sv[i] = PK(P->va.sval, P->vb.sval);
             P->pk_one[i] = PK(1, 1);
 #undef PK
-            P->mag_a[i] = (int32_t)(((uint32_t)1 << (fa->width - 1)) - 1);
-            P->mag_b[i] = (int32_t)(((uint32_t)1 << (fb->width - 1)) - 1);
+            P->mag_a[i] = (int32_t)(((uint32_t)1 << (31 - P->va.sshift)) - 1);   /* (tf32 shifted) */
+            P->mag_b[i] = (int32_t)(((uint32_t)1 << (31 - P->vb.sshift)) - 1);
             P->one[i] = 1;
             P->ezv[i] = P->ez_rel;
             P->low[i] = V_LOW;
@@ -1091,6 +1100,11 @@ static fast_hdr *fused_build(const mma_unit *u, int mode)
                 }
                 kernel = FAST_K_VECTOR;       /* (the wrapped kernel below) */
             }
+        } else if (mode == FAST_MODE_BEST && out == OUT_F32 && spk == SPK_AND && gi >= 0 && !P->tail && P->tf &&
+                   u->a == MMA_FMT_TF32 && u->b == MMA_FMT_TF32 && P->narrow && !P->rd && !P->scaled && !P->permute &&
+                   !P->after) {
+            fn = s_kernels_tf[gi];
+            kernel = FAST_K_SPECIAL;
         } else if (mode == FAST_MODE_BEST && out && spk >= 0 && gi == 2 && !P->tail && P->narrow && !P->rd &&
                    !P->tf && (!P->scaled || out == OUT_F32) && !P->permute && !P->after) {
             fn = s_kernels_mix[P->scaled ? 3 : out - 1][spk];   /* (widths differ) */
