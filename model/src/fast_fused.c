@@ -431,12 +431,20 @@ static uint64_t fused_wrap(const fast_hdr *h, uint64_t c, const uint64_t *a,
  * sig 1), and whether a scale is NaN; groups of one block share it. */
 V_FN int v_scales(const fast_plan *P, const uint64_t *sa, const uint64_t *sb, int s, const int G, __m256i *so)
 {
-    int nan = 0;
-    for (int g = 0; g < G; g++) {
-        int blk = (s * P->L + 8 * g) / P->block;
-        uint32_t x = (uint32_t)sa[blk] & 0xff, y = (uint32_t)sb[blk] & 0xff;
-        nan |= x == 0xff || y == 0xff;
-        so[g] = _mm256_set1_epi32((int32_t)(x + y) - 254);
+    /* a block holds whole steps, or a step whole blocks (fused_ok): one
+     * pair of scales for gpb groups of eight */
+    int nan = 0, one = P->block >= P->L;
+    int blk = one ? s * P->L / P->block : s * (P->L / P->block), gpb = one ? G : P->block / 8;
+    __m256i v = _mm256_setzero_si256();
+    for (int g = 0, left = 0; g < G; g++, left--) {
+        if (!left) {
+            uint32_t x = (uint32_t)sa[blk] & 0xff, y = (uint32_t)sb[blk] & 0xff;
+            nan |= x == 0xff || y == 0xff;
+            v = _mm256_set1_epi32((int32_t)(x + y) - 254);
+            blk++;
+            left = gpb;
+        }
+        so[g] = v;
     }
     return nan;
 }
