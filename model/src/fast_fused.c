@@ -1098,7 +1098,8 @@ static fast_hdr *fused_build(const mma_unit *u, int mode)
         int pk = fa->width <= 16 && fb->width <= 16;
         if (mode == FAST_MODE_BEST && out && spk >= 0 && gi >= 0 && !P->tail && (pk || P->va.sshift == P->vb.sshift) &&
             P->narrow && !P->rd && !P->tf && (!P->scaled || out == OUT_F32)) {
-            fn = P->scaled ? (pk ? s_kernels_mx_pk : s_kernels_mx)[spk][gi] : (pk ? s_kernels_pk : s_kernels)[out - 1][spk][gi];
+            if (P->scaled) fn = pk ? s_kernels_mx_pk[spk][gi] : s_kernels_mx[spk][gi];
+            else fn = pk ? s_kernels_pk[out - 1][spk][gi] : s_kernels[out - 1][spk][gi];
             kernel = FAST_K_SPECIAL;
             if (P->permute || P->after) {
                 if (P->after && u->interleave == 2 && P->steps == 2 && gi < 2 && out != OUT_E8M13) {
