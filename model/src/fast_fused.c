@@ -868,7 +868,8 @@ static const fast_fn q_kernels[3][3][2] = {   /* [out - 1][spk][tf] */
 #undef Q_ROW
 
 /* Hopper's fp8 mma.sync: two interleaved steps from +0, then c added.
- * VIA: the operands converted to fp16 (s_step normalizes subnormals). */
+ * VIA: the operands converted to fp16 (s_step normalizes subnormals, in
+ * 32-bit lanes); without it, the 16-bit halves' decoding. */
 #define S_KERNEL_IL2(NAME, G, OUT, CK, SPK, VIA)                                                   \
     static V_TARGET uint64_t NAME(const fast_hdr *h, uint64_t c, const uint64_t *a, const uint64_t *b, \
                                   const uint64_t *sa, const uint64_t *sb)                          \
@@ -877,10 +878,10 @@ static const fast_fn q_kernels[3][3][2] = {   /* [out - 1][spk][tf] */
         const mma_unit *u = &h->u;                                                                 \
         fast_c xc;                                                                                 \
         xc.spec = 1;                                                                               \
-        uint64_t acc = s_step(P, u, 1, 0, 0, &xc, a, b, sa, sb, G, OUT, CK, SPK, 2, VIA);          \
+        uint64_t acc = s_step(P, u, 1, 0, 0, &xc, a, b, sa, sb, G, OUT, CK, SPK, VIA ? 2 : 2 + 8, VIA); \
         if (OUT == OUT_F16 ? (acc & 0x7fff) > 0x7c00 : (acc & 0x7fffffff) > 0x7f800000)            \
             return P->cnan;              /* a NaN stays one, and the addition makes it canonical */ \
-        acc = s_step(P, u, 0, 1, acc, &xc, a, b, sa, sb, G, OUT, CK, SPK, 2, VIA);                 \
+        acc = s_step(P, u, 0, 1, acc, &xc, a, b, sa, sb, G, OUT, CK, SPK, VIA ? 2 : 2 + 8, VIA);  \
         return ieee_add(P, u, c, acc);                                                             \
     }
 #define S_KERNELS_IL2(OUT, CK, SPK, VIA) S_KERNEL_IL2(fast_il2_1_##OUT##_##SPK##_##VIA, 1, OUT, CK, SPK, VIA) \
@@ -989,8 +990,12 @@ static fast_hdr *via_build(const mma_unit *u, int mode)
             lz[i] = (unsigned char)n;
         }
     }
-    for (int i = 0; i < 2 * 3 * 2; i++)    /* the interleaved kernels convert themselves */
-        if (P->via_vec == (&s_kernels_il2[0][0][0][0])[i]) V->fn = (&s_kernels_il2[1][0][0][0])[i];
+    /* the interleaved kernels convert themselves, where a subnormal changes
+     * (e5m2's are fp16's own: nothing to convert) */
+    int any_lz = 0;
+    for (int i = 0; i < 32; i++) any_lz |= P->lz_a[i] | P->lz_b[i];
+    for (int i = 0; i < 2 * 3 * 2; i++)
+        if (P->via_vec == (&s_kernels_il2[0][0][0][0])[i]) V->fn = any_lz ? (&s_kernels_il2[1][0][0][0])[i] : P->via_vec;
     return V;
 }
 #endif
