@@ -92,6 +92,11 @@ struct fast_plan {
      * by mb through mulhi), exponent, fraction, hidden bit, Inf/NaN mask and
      * value; 1 in each half */
     int32_t pk_shr[8], pk_em[8], pk_mm[8], pk_hid[8], pk_sm[8], pk_sv[8], pk_one[8];
+    /* via=fp16 in halves: one table for both operands, by the
+     * significand (lz_a's or lz_b's, the other half's index kept at 0 by
+     * pk_lzm where its format has nothing to convert), and 2^lz */
+    int32_t pk_lzm[8];
+    unsigned char pk_lz[32], pk_pw[32];
     uint64_t cnan;                       /* d's canonical NaN: ieee_add */
     fast_out oadd;
     unsigned char perm[MMA_MAX_K];       /* k of the j-th product in step order */
@@ -632,10 +637,17 @@ V_FN uint64_t s_step(const fast_plan *P, const mma_unit *u, const int first, int
             __m256i r = _mm256_and_si256(_mm256_mulhi_epu16(x, V_LD(P->pk_shr)), V_LD(P->pk_em));
             __m256i sig = _mm256_or_si256(_mm256_and_si256(x, V_LD(P->pk_mm)),
                                           _mm256_andnot_si256(_mm256_cmpeq_epi16(r, zero), V_LD(P->pk_hid)));
+            __m256i lz = zero;
+            if (via) {                   /* (high bytes: index bit 7, a 0) */
+                __m256i idx = _mm256_or_si256(_mm256_and_si256(sig, V_LD(P->pk_lzm)), _mm256_set1_epi16((short)0x8000));
+                lz = _mm256_shuffle_epi8(V_LD(P->pk_lz), idx);
+                sig = _mm256_mullo_epi16(sig, _mm256_shuffle_epi8(V_LD(P->pk_pw), idx));
+            }
             if (spk == SPK_EXP) smaxa = _mm256_max_epu16(smaxa, r);
             if (spk == SPK_AND) smaxa = _mm256_max_epu16(smaxa, _mm256_and_si256(x, V_LD(P->pk_sm)));
             __m256i sp = _mm256_madd_epi16(sig, _mm256_srli_epi32(sig, 16));   /* (times the high half: 0) */
             __m256i ep = _mm256_madd_epi16(_mm256_max_epi16(r, V_LD(P->pk_one)), V_LD(P->pk_one));
+            if (via) ep = _mm256_sub_epi32(ep, _mm256_madd_epi16(lz, V_LD(P->pk_one)));
             if (sc == 1) ep = _mm256_add_epi32(ep, SO[g]);
             ep = _mm256_blendv_epi8(ep, V_LD(P->ezv), _mm256_cmpeq_epi32(sp, zero));
             SG[g] = _mm256_srai_epi32(_mm256_xor_si256(_mm256_sll_epi32(xa, ssh), _mm256_sll_epi32(xb, V_CNT(kb->ssh))), 31);
@@ -878,10 +890,10 @@ static const fast_fn q_kernels[3][3][2] = {   /* [out - 1][spk][tf] */
         const mma_unit *u = &h->u;                                                                 \
         fast_c xc;                                                                                 \
         xc.spec = 1;                                                                               \
-        uint64_t acc = s_step(P, u, 1, 0, 0, &xc, a, b, sa, sb, G, OUT, CK, SPK, VIA ? 2 : 2 + 8, VIA); \
+        uint64_t acc = s_step(P, u, 1, 0, 0, &xc, a, b, sa, sb, G, OUT, CK, SPK, VIA == 1 ? 2 : 2 + 8, VIA); \
         if (OUT == OUT_F16 ? (acc & 0x7fff) > 0x7c00 : (acc & 0x7fffffff) > 0x7f800000)            \
             return P->cnan;              /* a NaN stays one, and the addition makes it canonical */ \
-        acc = s_step(P, u, 0, 1, acc, &xc, a, b, sa, sb, G, OUT, CK, SPK, VIA ? 2 : 2 + 8, VIA);  \
+        acc = s_step(P, u, 0, 1, acc, &xc, a, b, sa, sb, G, OUT, CK, SPK, VIA == 1 ? 2 : 2 + 8, VIA); \
         return ieee_add(P, u, c, acc);                                                             \
     }
 #define S_KERNELS_IL2(OUT, CK, SPK, VIA) S_KERNEL_IL2(fast_il2_1_##OUT##_##SPK##_##VIA, 1, OUT, CK, SPK, VIA) \
@@ -890,12 +902,16 @@ S_KERNELS_IL2(1, CK_F32, 0, 0) S_KERNELS_IL2(1, CK_F32, 1, 0) S_KERNELS_IL2(1, C
 S_KERNELS_IL2(3, CK_F16, 0, 0) S_KERNELS_IL2(3, CK_F16, 1, 0) S_KERNELS_IL2(3, CK_F16, 2, 0)
 S_KERNELS_IL2(1, CK_F32, 0, 1) S_KERNELS_IL2(1, CK_F32, 1, 1) S_KERNELS_IL2(1, CK_F32, 2, 1)
 S_KERNELS_IL2(3, CK_F16, 0, 1) S_KERNELS_IL2(3, CK_F16, 1, 1) S_KERNELS_IL2(3, CK_F16, 2, 1)
+S_KERNELS_IL2(1, CK_F32, 0, 2) S_KERNELS_IL2(1, CK_F32, 1, 2) S_KERNELS_IL2(1, CK_F32, 2, 2)
+S_KERNELS_IL2(3, CK_F16, 0, 2) S_KERNELS_IL2(3, CK_F16, 1, 2) S_KERNELS_IL2(3, CK_F16, 2, 2)
 #undef S_KERNELS_IL2
 #undef S_KERNEL_IL2
 #define S_ROW(OUT, SPK, VIA) {fast_il2_1_##OUT##_##SPK##_##VIA, fast_il2_2_##OUT##_##SPK##_##VIA}
-static const fast_fn s_kernels_il2[2][2][3][2] = {   /* [via][f32, f16][spk][G: 1 2] */
+/* [via: none, 32-bit lanes, 16-bit halves][f32, f16][spk][G: 1 2] */
+static const fast_fn s_kernels_il2[3][2][3][2] = {
     {{S_ROW(1, 0, 0), S_ROW(1, 1, 0), S_ROW(1, 2, 0)}, {S_ROW(3, 0, 0), S_ROW(3, 1, 0), S_ROW(3, 2, 0)}},
-    {{S_ROW(1, 0, 1), S_ROW(1, 1, 1), S_ROW(1, 2, 1)}, {S_ROW(3, 0, 1), S_ROW(3, 1, 1), S_ROW(3, 2, 1)}}};
+    {{S_ROW(1, 0, 1), S_ROW(1, 1, 1), S_ROW(1, 2, 1)}, {S_ROW(3, 0, 1), S_ROW(3, 1, 1), S_ROW(3, 2, 1)}},
+    {{S_ROW(1, 0, 2), S_ROW(1, 1, 2), S_ROW(1, 2, 2)}, {S_ROW(3, 0, 2), S_ROW(3, 1, 2), S_ROW(3, 2, 2)}}};
 #undef S_ROW
 
 #define V_KERNEL(NAME, G, TAIL, TF, SC)                                                            \
@@ -992,10 +1008,23 @@ static fast_hdr *via_build(const mma_unit *u, int mode)
     }
     /* the interleaved kernels convert themselves, where a subnormal changes
      * (e5m2's are fp16's own: nothing to convert) */
-    int any_lz = 0;
-    for (int i = 0; i < 32; i++) any_lz |= P->lz_a[i] | P->lz_b[i];
+    int lza = 0, lzb = 0, same = 1;
+    for (int i = 0; i < 32; i++) {
+        lza |= P->lz_a[i];
+        lzb |= P->lz_b[i];
+        same &= P->lz_a[i] == P->lz_b[i];
+    }
+    /* in 16-bit halves where one table serves both (one format converts,
+     * or both alike) */
+    int halves = !lza || !lzb || same;
+    for (int i = 0; i < 32; i++) {
+        P->pk_lz[i] = lza ? P->lz_a[i] : P->lz_b[i];
+        P->pk_pw[i] = (unsigned char)(1u << P->pk_lz[i]);
+    }
+    for (int i = 0; i < 8; i++) P->pk_lzm[i] = (int32_t)((lza ? 0xfu : 0) | (lzb ? 0xfu << 16 : 0));
     for (int i = 0; i < 2 * 3 * 2; i++)
-        if (P->via_vec == (&s_kernels_il2[0][0][0][0])[i]) V->fn = any_lz ? (&s_kernels_il2[1][0][0][0])[i] : P->via_vec;
+        if (P->via_vec == (&s_kernels_il2[0][0][0][0])[i])
+            V->fn = !lza && !lzb ? P->via_vec : (&s_kernels_il2[halves ? 2 : 1][0][0][0])[i];
     return V;
 }
 #endif
