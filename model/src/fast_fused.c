@@ -11,10 +11,13 @@
  *     products per vector, operands decoded arithmetically, each term
  *     aligned by one variable shift; any l, 32- or 64-bit lanes, RZ or RD,
  *     tf32, MX (ue8m0) block scales of 8 or more products;
- *   - AVX2 specialized: the same for l = 8, 16 or 32, RZ, operands of one
- *     width, and the common outputs (fp32 RZ with p = 23 or 13 and fp16
- *     RNE with p = 10) known at compile time; a chained step hands its
- *     result to the next one already decoded.
+ *   - AVX2 specialized: the same for l = 8, 16 or 32, RZ, and the common
+ *     outputs (fp32 RZ with p = 23 or 13 and fp16 RNE with p = 10) known
+ *     at compile time; operands of 16 bits or fewer decoded together, a in
+ *     the low and b in the high 16-bit half of each lane; tf32 apart; a
+ *     chained step hands its result to the next one already decoded; steps
+ *     of four (Volta, tf32) two to a vector; a step with Inf or NaN decided
+ *     from the lanes' classes (s_special).
  * All end in the same scalar code: c joins, then the rounding (fast_round;
  * for fp32 with RZ and p = 23 in the specialized kernels, round_f32rz,
  * through the exact double of the sum).  Interleaved steps and the closing
@@ -619,9 +622,10 @@ V_FN uint64_t s_step(const fast_plan *P, const mma_unit *u, const int first, int
                      const uint64_t *a, const uint64_t *b, const uint64_t *psa, const uint64_t *psb, const int G,
                      const int out, const int ck, const int spk, const int scw, const int via)
 {
-    /* scw: sc, + 4 for a and b of two widths, + 8 for both of 16 bits or
-     * fewer, decoded as 16-bit halves of one lane (a low, b high) */
-    const int sc = scw & 3, mixw = (scw >> 2) & 1, pk = (scw >> 3) & 1, tf = scw >> 4;   /* + 16: tf32 */
+    /* scw: sc, + 8 for a and b of 16 bits or fewer (any two widths),
+     * decoded as 16-bit halves of one lane (a low, b high), + 16 for tf32
+     * (else a and b of one width) */
+    const int sc = scw & 3, pk = (scw >> 3) & 1, tf = scw >> 4;
     __m256i SP[4], EP[4], SG[4], SO[4];
     const __m256i zero = _mm256_setzero_si256();
     const fast_vop *ka = &P->ka, *kb = &P->kb;
@@ -683,8 +687,7 @@ V_FN uint64_t s_step(const fast_plan *P, const mma_unit *u, const int first, int
         if (sc == 1) ep = _mm256_add_epi32(ep, SO[g]);
         ep = _mm256_blendv_epi8(ep, V_LD(P->ezv), _mm256_cmpeq_epi32(sp, zero));
         /* the product's sign (a zero product's does not matter with RZ) */
-        SG[g] = mixw ? _mm256_srai_epi32(_mm256_xor_si256(_mm256_sll_epi32(xa, ssh), _mm256_sll_epi32(xb, V_CNT(kb->ssh))), 31)
-                     : _mm256_srai_epi32(_mm256_sll_epi32(_mm256_xor_si256(xa, xb), ssh), 31);
+        SG[g] = _mm256_srai_epi32(_mm256_sll_epi32(_mm256_xor_si256(xa, xb), ssh), 31);
         SP[g] = sp;
         EP[g] = ep;
         emv = _mm256_max_epi32(emv, ep);
@@ -743,14 +746,6 @@ V_FN uint64_t s_step(const fast_plan *P, const mma_unit *u, const int first, int
     }
 #define S_KERNELS(OUT, CK, SPK, SC) S_KERNEL(fast_s_1_##OUT##_##SPK##_##SC, 1, OUT, CK, SPK, SC) \
     S_KERNEL(fast_s_2_##OUT##_##SPK##_##SC, 2, OUT, CK, SPK, SC) S_KERNEL(fast_s_4_##OUT##_##SPK##_##SC, 4, OUT, CK, SPK, SC)
-S_KERNELS(1, CK_F32, 0, 0) S_KERNELS(1, CK_F32, 1, 0) S_KERNELS(1, CK_F32, 2, 0)
-S_KERNELS(2, CK_F32, 0, 0) S_KERNELS(2, CK_F32, 1, 0) S_KERNELS(2, CK_F32, 2, 0)
-S_KERNELS(3, CK_F16, 0, 0) S_KERNELS(3, CK_F16, 1, 0) S_KERNELS(3, CK_F16, 2, 0)
-S_KERNELS(1, CK_F32, 0, 1) S_KERNELS(1, CK_F32, 1, 1) S_KERNELS(1, CK_F32, 2, 1)
-#define S_KERNELS_MIX(OUT, CK, SC) S_KERNEL(fast_s_4_##OUT##_0_##SC, 4, OUT, CK, 0, SC) \
-    S_KERNEL(fast_s_4_##OUT##_1_##SC, 4, OUT, CK, 1, SC) S_KERNEL(fast_s_4_##OUT##_2_##SC, 4, OUT, CK, 2, SC)
-S_KERNELS_MIX(1, CK_F32, 4) S_KERNELS_MIX(2, CK_F32, 4) S_KERNELS_MIX(3, CK_F16, 4) S_KERNELS_MIX(1, CK_F32, 5)
-#undef S_KERNELS_MIX
 S_KERNELS(1, CK_F32, 0, 8) S_KERNELS(1, CK_F32, 1, 8) S_KERNELS(1, CK_F32, 2, 8)
 S_KERNELS(2, CK_F32, 0, 8) S_KERNELS(2, CK_F32, 1, 8) S_KERNELS(2, CK_F32, 2, 8)
 S_KERNELS(3, CK_F16, 0, 8) S_KERNELS(3, CK_F16, 1, 8) S_KERNELS(3, CK_F16, 2, 8)
@@ -759,22 +754,13 @@ S_KERNELS(1, CK_F32, 1, 16)
 #undef S_KERNELS
 #undef S_KERNEL
 #define S_ROW(OUT, SPK, SC) {fast_s_1_##OUT##_##SPK##_##SC, fast_s_2_##OUT##_##SPK##_##SC, fast_s_4_##OUT##_##SPK##_##SC}
+/* operands of 16 bits or fewer, any two widths, decoded in halves */
 static const fast_fn s_kernels[3][3][3] = {   /* [out - 1][spk][G: 1 2 4] */
-    {S_ROW(1, 0, 0), S_ROW(1, 1, 0), S_ROW(1, 2, 0)}, {S_ROW(2, 0, 0), S_ROW(2, 1, 0), S_ROW(2, 2, 0)},
-    {S_ROW(3, 0, 0), S_ROW(3, 1, 0), S_ROW(3, 2, 0)}};
-static const fast_fn s_kernels_mx[3][3] = {   /* fp32 RZ p = 23, MX scales: [spk][G] */
-    S_ROW(1, 0, 1), S_ROW(1, 1, 1), S_ROW(1, 2, 1)};
-/* the same for a and b of 16 bits or fewer (any two widths) */
-static const fast_fn s_kernels_pk[3][3][3] = {
     {S_ROW(1, 0, 8), S_ROW(1, 1, 8), S_ROW(1, 2, 8)}, {S_ROW(2, 0, 8), S_ROW(2, 1, 8), S_ROW(2, 2, 8)},
     {S_ROW(3, 0, 8), S_ROW(3, 1, 8), S_ROW(3, 2, 8)}};
-static const fast_fn s_kernels_mx_pk[3][3] = {S_ROW(1, 0, 9), S_ROW(1, 1, 9), S_ROW(1, 2, 9)};
+static const fast_fn s_kernels_mx[3][3] = {   /* fp32 RZ p = 23, MX scales: [spk][G] */
+    S_ROW(1, 0, 9), S_ROW(1, 1, 9), S_ROW(1, 2, 9)};
 static const fast_fn s_kernels_tf[3] = S_ROW(1, 1, 16);   /* tf32, fp32 RZ p = 23: [G] */
-#undef S_ROW
-/* a and b of two widths (Blackwell's f8f6f4 mixes: 32 products a step) */
-#define S_ROW(OUT, SC) {fast_s_4_##OUT##_0_##SC, fast_s_4_##OUT##_1_##SC, fast_s_4_##OUT##_2_##SC}
-static const fast_fn s_kernels_mix[4][3] = {   /* [out - 1, MX][spk] */
-    S_ROW(1, 4), S_ROW(2, 4), S_ROW(3, 4), S_ROW(1, 5)};
 #undef S_ROW
 
 /* Steps of four products (Volta's f16, the tf32 units): two steps
@@ -1129,11 +1115,9 @@ static fast_hdr *fused_build(const mma_unit *u, int mode)
         int ieee_b = u->b == MMA_FMT_FP16 || u->b == MMA_FMT_BF16 || u->b == MMA_FMT_E5M2;
         int spk = fnuz ? -1 : ieee_a && ieee_b ? SPK_EXP : P->va.smask || P->vb.smask ? SPK_AND : SPK_NONE;
         int gi = P->groups == 1 ? 0 : P->groups == 2 ? 1 : P->groups == 4 ? 2 : -1;
-        int pk = fa->width <= 16 && fb->width <= 16;
-        if (mode == FAST_MODE_BEST && out && spk >= 0 && gi >= 0 && !P->tail && (pk || P->va.sshift == P->vb.sshift) &&
+        if (mode == FAST_MODE_BEST && out && spk >= 0 && gi >= 0 && !P->tail && fa->width <= 16 && fb->width <= 16 &&
             P->narrow && !P->rd && !P->tf && (!P->scaled || out == OUT_F32)) {
-            if (P->scaled) fn = pk ? s_kernels_mx_pk[spk][gi] : s_kernels_mx[spk][gi];
-            else fn = pk ? s_kernels_pk[out - 1][spk][gi] : s_kernels[out - 1][spk][gi];
+            fn = P->scaled ? s_kernels_mx[spk][gi] : s_kernels[out - 1][spk][gi];
             kernel = FAST_K_SPECIAL;
             if (P->permute || P->after) {
                 if (P->after && u->interleave == 2 && P->steps == 2 && gi < 2 && out != OUT_E8M13) {
@@ -1147,10 +1131,6 @@ static fast_hdr *fused_build(const mma_unit *u, int mode)
                    u->a == MMA_FMT_TF32 && u->b == MMA_FMT_TF32 && P->narrow && !P->rd && !P->scaled && !P->permute &&
                    !P->after) {
             fn = s_kernels_tf[gi];
-            kernel = FAST_K_SPECIAL;
-        } else if (mode == FAST_MODE_BEST && out && spk >= 0 && gi == 2 && !P->tail && P->narrow && !P->rd &&
-                   !P->tf && (!P->scaled || out == OUT_F32) && !P->permute && !P->after) {
-            fn = s_kernels_mix[P->scaled ? 3 : out - 1][spk];   /* (widths differ) */
             kernel = FAST_K_SPECIAL;
         } else if (mode == FAST_MODE_BEST && out && spk >= 0 && P->L == 4 && P->va.sshift == P->vb.sshift &&
                    P->va.shr == P->vb.shr && P->narrow && !P->rd && !P->scaled && !P->permute && !P->after) {
