@@ -14,11 +14,12 @@
  * integer holds the sum.  So the result is the
  * reference's bit for bit.  A step whose terms spread wider (bf16's
  * exponent range is fp32's) is summed in a carry-save accumulator of
- * 32-bit digits held in 64-bit words (wide_sum), exact as well.  An Inf or
- * NaN operand or c sends the whole call to the reference, which decides
- * the special values and NaN payloads; an Inf that a step's rounding made
- * (bf16 products reach 2^256) stays to the end when the operands after it
- * are finite. */
+ * 32-bit digits held in 64-bit words (wide_sum), exact as well.  A step
+ * with an Inf or NaN among c and its operands is decided from their
+ * classes (special_step) where the unit's NaN is canonical, as CDNA1's
+ * is; other NaN payloads are the reference's.  Random bits put an fp32 c
+ * of any exponent beside the products: a c far above them is the step's
+ * result, found without summing. */
 #include "fast.h"
 
 #include <stdlib.h>
@@ -26,6 +27,8 @@
 typedef struct {
     fast_hdr h;
     int k, l, fbp, out;            /* fbp: fraction bits of a product   */
+    int canon;                     /* NaN results canonical              */
+    uint64_t nan, inf[2];          /* then: the NaN, the Inf results     */
     const uint64_t *ta, *tb;
     uint64_t amask, bmask;
     fast_cfmt c0, cd;              /* c of the first step; of the others */
@@ -122,93 +125,206 @@ static __attribute__((noinline)) int wide_sum(const uint32_t *sig, const int32_t
     return 1;
 }
 
+/* One step the general way (terms spread past SPREADL, or a zero sum):
+ * *cc, cfb its c; 1 with *d, or 0 when wide_sum cannot hold the spread
+ * (the reference then). */
+static __attribute__((noinline)) int slow_step(const exact_plan *P, const fast_c *cc, int cfb, const uint64_t *a,
+                                               const uint64_t *b, const int out, uint64_t *d)
+{
+    const uint64_t *ta = P->ta, *tb = P->tb;
+    const int l = P->l, fbp = P->fbp;
+    uint32_t sig[MMA_MAX_K + 1];
+    int32_t lsb[MMA_MAX_K + 1];
+    uint64_t neg[MMA_MAX_K + 1];
+    int32_t lo = INT32_MAX, hi = INT32_MIN;
+    sig[0] = (uint32_t)cc->sig;
+    lsb[0] = cc->e - cfb;
+    neg[0] = cc->neg ? T_NEG : 0;
+    for (int j = 0; j < l; j++) {
+        uint64_t x = ta[a[j] & P->amask], y = tb[b[j] & P->bmask];
+        sig[j + 1] = (uint32_t)x * (uint32_t)y;
+        lsb[j + 1] = ent_e(x) + ent_e(y) - fbp;
+        neg[j + 1] = (x ^ y) & T_NEG;
+    }
+    for (int j = 0; j <= l; j++) {
+        if (!sig[j]) continue;
+        int32_t top = lsb[j] + 32 - __builtin_clz(sig[j]);
+        lo = lsb[j] < lo ? lsb[j] : lo;
+        hi = top > hi ? top : hi;
+    }
+    if (lo == INT32_MAX) {
+        *d = zero_sum(P, cc, a, b);
+        return 1;
+    }
+    /* c far above every product (random bits: an fp32 c of any exponent):
+     * with |products| < ulp(c) / 4 an RNE rounding to c's own format
+     * gives c, even at a power of two, where the ulp below is half */
+    if (out == OUT_F32RNE && cc->sig >> 23 && sig[0]) {
+        int32_t pt = INT32_MIN;
+        for (int j = 1; j <= l; j++)
+            if (sig[j]) {
+                int32_t top = lsb[j] + 32 - __builtin_clz(sig[j]);
+                pt = top > pt ? top : pt;
+            }
+        if (pt == INT32_MIN || pt + (32 - __builtin_clz((uint32_t)l)) <= lsb[0] - 2) {
+            *d = (uint64_t)(cc->neg ? 0x80000000u : 0) | (uint32_t)(cc->sig & 0x7fffff) |
+                 (uint32_t)(cc->e + 127) << 23;
+            return 1;
+        }
+    }
+    int sn;
+    uint64_t m;
+    int32_t ml = lo;
+    if (hi - lo > SPREAD) {
+        int r = wide_sum(sig, lsb, neg, l + 1, lo, hi, &sn, &m, &ml);
+        if (r < 0) return 0;
+        if (r == 0) m = 0;
+    } else {
+        __int128 sum = 0;
+        for (int j = 0; j <= l; j++) {
+            __int128 t = (__int128)((unsigned __int128)sig[j] << (sig[j] ? lsb[j] - lo : 0));
+            sum += neg[j] ? -t : t;
+        }
+        sn = sum < 0;
+        unsigned __int128 mw = sn ? -(unsigned __int128)sum : (unsigned __int128)sum;
+        if ((mw >> 63) != 0) {                           /* keep 63 bits, the rest sticky */
+            uint64_t mh = (uint64_t)(mw >> 64);
+            int s = mh ? 65 - __builtin_clzll(mh) : 1;
+            uint64_t st = (mw & (((unsigned __int128)1 << s) - 1)) != 0;
+            mw = (mw >> s) | st;
+            ml += s;
+        }
+        m = (uint64_t)mw;
+    }
+    *d = m ? fast_round(&P->o, sn, m, ml, out, NULL) : zero_sum(P, cc, a, b);
+    return 1;
+}
+
+/* A step with an Inf or NaN among its c and operands, decided from their
+ * classes as alg_exact.c's step decides it: NaN when c or a product is
+ * NaN (a NaN operand, or Inf times a zero) or +Inf meets -Inf, else the
+ * Inf's rounding (mma_out_inf).  Units whose NaN is canonical only; the
+ * others' NaN payloads are the reference's. */
+static __attribute__((noinline)) uint64_t special_step(const exact_plan *P, uint64_t ccls, const uint64_t *a,
+                                                       const uint64_t *b)
+{
+    uint64_t nan = ccls & P_NAN, pinf = 0, ninf = 0;
+    if (ccls & P_SPEC) {
+        if (ccls & P_NEG) ninf = 1; else pinf = 1;
+    }
+    for (int j = 0; j < P->l; j++) {
+        uint64_t pc = product_class(P->ta[a[j] & P->amask], P->tb[b[j] & P->bmask]);
+        nan |= pc & P_NAN;
+        if (pc & P_SPEC) {
+            if (pc & P_NEG) ninf = 1; else pinf = 1;
+        }
+    }
+    if (nan || (pinf && ninf)) return P->nan;
+    return P->inf[ninf];
+}
+
+/* SPREADL: the terms of a step of up to seven products (eight terms)
+ * within 60 bits sum below 2^63 in one signed word */
+#define SPREADL 60
+_Static_assert(8 * (1ull << SPREADL) - 1 <= (uint64_t)INT64_MAX, "eight terms below 2^60 in an int64");
+
+/* The steps of L (1..7) products, L known at compile time: the common
+ * step (terms within SPREADL bits) in registers, with bounds on the
+ * terms' widths (c below 2^24, a product below 2^(fbp+2)) instead of
+ * their leading bits; the rest in slow_step. */
 static inline __attribute__((always_inline)) uint64_t exact_body(const fast_hdr *h, uint64_t c, const uint64_t *a,
                                                                  const uint64_t *b, const uint64_t *sa,
-                                                                 const uint64_t *sb, const int out)
+                                                                 const uint64_t *sb, const int out, const int L)
 {
     const exact_plan *P = PLAN(h);
     const uint64_t *ta = P->ta, *tb = P->tb;
-    const int l = P->l, fbp = P->fbp;
-    fast_c cc = c_decode(&P->c0, c);
-    int cfb = P->c0.fb;
-    uint64_t d = c;
-    for (int k0 = 0; k0 < P->k; k0 += l) {
-        if (__builtin_expect(cc.spec, 0)) {
-            /* c special: the input's goes to the reference; a later step's
-             * is an Inf that the last rounding made (a NaN needs a special
-             * operand), and finite products leave it as it is */
-            if (k0 == 0) return reference(h, c, a, b, sa, sb);
-            uint64_t spec = 0;
-            for (int j = k0; j < P->k; j++) spec |= ta[a[j] & P->amask] | tb[b[j] & P->bmask];
-            return spec & T_SPEC ? reference(h, c, a, b, sa, sb) : d;
+    const uint64_t amask = P->amask, bmask = P->bmask;
+    const int fbp = P->fbp, pw = P->fbp + 2, canon = P->canon;
+    const fast_cfmt *cf = &P->c0;
+    fast_c cc = c_decode(cf, c);
+    int cfb = cf->fb;
+    uint64_t d = c & cf->mask;           /* (a c of the fp32 shortcut: its bits) */
+    for (int k0 = 0; k0 < P->k; k0 += L) {
+        const uint64_t *ak = a + k0, *bk = b + k0;
+        uint64_t x[8], y[8], spec = 0;
+        for (int j = 0; j < L; j++) {
+            x[j] = ta[ak[j] & amask];
+            y[j] = tb[bk[j] & bmask];
+            spec |= x[j] | y[j];
         }
-        uint32_t sig[MMA_MAX_K + 1];
-        int32_t lsb[MMA_MAX_K + 1];
-        uint64_t neg[MMA_MAX_K + 1], spec = 0;
-        int32_t lo = INT32_MAX, hi = INT32_MIN;
-        sig[0] = (uint32_t)cc.sig;
-        lsb[0] = cc.e - cfb;
-        neg[0] = cc.neg ? T_NEG : 0;
-        for (int j = 0; j < l; j++) {
-            uint64_t x = ta[a[k0 + j] & P->amask], y = tb[b[k0 + j] & P->bmask];
-            spec |= x | y;
-            sig[j + 1] = (uint32_t)x * (uint32_t)y;
-            lsb[j + 1] = ent_e(x) + ent_e(y) - fbp;
-            neg[j + 1] = (x ^ y) & T_NEG;
+        if (__builtin_expect(cc.spec || (spec & T_SPEC), 0)) {
+            if (!canon) return reference(h, c, a, b, sa, sb);
+            d = special_step(P, c_class(cf, d), ak, bk);
+            if (d == P->nan) return d;             /* a NaN c gives NaN */
+            goto next;
         }
-        if (__builtin_expect(spec & T_SPEC, 0)) return reference(h, c, a, b, sa, sb);
-        for (int j = 0; j <= l; j++) {
-            if (!sig[j]) continue;
-            int32_t top = lsb[j] + 32 - __builtin_clz(sig[j]);
-            lo = lsb[j] < lo ? lsb[j] : lo;
-            hi = top > hi ? top : hi;
+        /* products' lsb: ea + eb (fbp below their true weight); c's moved
+         * to the same units */
+        int32_t lc = cc.e - cfb + fbp;
+        int32_t lo = cc.sig ? lc : INT32_MAX, hp = INT32_MIN;
+        uint32_t sg[8];
+        int32_t ls[8];
+        for (int j = 0; j < L; j++) {
+            sg[j] = (uint32_t)x[j] * (uint32_t)y[j];
+            ls[j] = ent_e(x[j]) + ent_e(y[j]);
+            int32_t l1 = sg[j] ? ls[j] : INT32_MAX, h1 = sg[j] ? ls[j] + pw : INT32_MIN;
+            lo = l1 < lo ? l1 : lo;
+            hp = h1 > hp ? h1 : hp;
         }
-        if (__builtin_expect(lo == INT32_MAX, 0)) {
-            d = zero_sum(P, &cc, a + k0, b + k0);
-            cc = c_decode(&P->cd, d);
-            cfb = P->cd.fb;
+        int32_t hi = cc.sig && lc + 24 > hp ? lc + 24 : hp;
+        if (__builtin_expect(lo != INT32_MAX && hi - lo <= SPREADL, 1)) {
+            uint64_t s0 = -(uint64_t)cc.neg;
+            int64_t sum = (int64_t)((((uint64_t)cc.sig << ((lc - lo) & 63)) ^ s0) - s0);
+            for (int j = 0; j < L; j++) {
+                uint64_t s = (uint64_t)((int64_t)((x[j] ^ y[j]) << 15) >> 63);   /* T_NEG: bit 48 */
+                sum += (int64_t)((((uint64_t)sg[j] << ((ls[j] - lo) & 63)) ^ s) - s);
+            }
+            uint64_t sn = (uint64_t)(sum >> 63), m = ((uint64_t)sum ^ sn) - sn;
+            if (__builtin_expect(m != 0, 1)) {
+                d = fast_round(&P->o, (int)(sn & 1), m, lo - fbp, out, &cc);
+                if (__builtin_expect(cc.spec, 0)) cc = c_decode(&P->cd, d);
+                cf = &P->cd;
+                cfb = cf->fb;
+                continue;
+            }
+            d = zero_sum(P, &cc, ak, bk);
+        } else if (out == OUT_F32RNE && !cf->tab && cc.sig >> 23 && hp + (32 - __builtin_clz(L)) <= lc - 2) {
+            /* c far above the products: it is the result (slow_step says
+             * why); d and cc stay */
+            cf = &P->cd;
+            cfb = cf->fb;
             continue;
+        } else if (!slow_step(P, &cc, cfb, ak, bk, out, &d)) {
+            return reference(h, c, a, b, sa, sb);
         }
-        int sn;
-        uint64_t m;
-        int32_t ml = lo;
-        if (__builtin_expect(hi - lo > SPREAD, 0)) {
-            int r = wide_sum(sig, lsb, neg, l + 1, lo, hi, &sn, &m, &ml);
-            if (r < 0) return reference(h, c, a, b, sa, sb);
-            if (r == 0) m = 0;
-        } else if (hi - lo <= SPREAD64) {               /* the common case: one word */
-            int64_t sum = 0;
-            for (int j = 0; j <= l; j++) {
-                int64_t t = (int64_t)((uint64_t)sig[j] << (sig[j] ? lsb[j] - lo : 0));
-                sum += neg[j] ? -t : t;
-            }
-            sn = sum < 0;
-            m = sn ? -(uint64_t)sum : (uint64_t)sum;
-        } else {
-            __int128 sum = 0;
-            for (int j = 0; j <= l; j++) {
-                __int128 t = (__int128)((unsigned __int128)sig[j] << (sig[j] ? lsb[j] - lo : 0));
-                sum += neg[j] ? -t : t;
-            }
-            sn = sum < 0;
-            unsigned __int128 mw = sn ? -(unsigned __int128)sum : (unsigned __int128)sum;
-            if (__builtin_expect((mw >> 63) != 0, 0)) {      /* keep 63 bits, the rest sticky */
-                uint64_t mh = (uint64_t)(mw >> 64);
-                int s = mh ? 65 - __builtin_clzll(mh) : 1;
-                uint64_t st = (mw & (((unsigned __int128)1 << s) - 1)) != 0;
-                mw = (mw >> s) | st;
-                ml += s;
-            }
-            m = (uint64_t)mw;
+    next:
+        cf = &P->cd;
+        cc = c_decode(cf, d);
+        cfb = cf->fb;
+    }
+    return d;
+}
+
+/* Steps of any length, each the general way */
+static __attribute__((noinline)) uint64_t exact_body_any(const fast_hdr *h, uint64_t c, const uint64_t *a,
+                                                         const uint64_t *b, const uint64_t *sa, const uint64_t *sb)
+{
+    const exact_plan *P = PLAN(h);
+    const fast_cfmt *cf = &P->c0;
+    uint64_t d = c & cf->mask;           /* (a c of the fp32 shortcut: its bits) */
+    for (int k0 = 0; k0 < P->k; k0 += P->l) {
+        const uint64_t *ak = a + k0, *bk = b + k0;
+        fast_c cc = c_decode(cf, d);
+        uint64_t spec = 0;
+        for (int j = 0; j < P->l; j++) spec |= P->ta[ak[j] & P->amask] | P->tb[bk[j] & P->bmask];
+        if (cc.spec || (spec & T_SPEC)) {
+            if (!P->canon) return reference(h, c, a, b, sa, sb);
+            d = special_step(P, c_class(cf, d), ak, bk);
+            if (d == P->nan) return d;             /* a NaN c gives NaN */
+        } else if (!slow_step(P, &cc, cf->fb, ak, bk, 0, &d)) {
+            return reference(h, c, a, b, sa, sb);
         }
-        if (__builtin_expect(m == 0, 0)) {
-            d = zero_sum(P, &cc, a + k0, b + k0);
-            cc = c_decode(&P->cd, d);
-        } else {
-            d = fast_round(&P->o, sn, m, ml, out, &cc);
-            if (cc.spec) cc = c_decode(&P->cd, d);
-        }
-        cfb = P->cd.fb;
+        cf = &P->cd;
     }
     return d;
 }
@@ -216,14 +332,23 @@ static inline __attribute__((always_inline)) uint64_t exact_body(const fast_hdr 
 static uint64_t exact_dot(const fast_hdr *h, uint64_t c, const uint64_t *a, const uint64_t *b,
                           const uint64_t *sa, const uint64_t *sb)
 {
-    return exact_body(h, c, a, b, sa, sb, 0);
+    const exact_plan *P = PLAN(h);
+    switch (P->l) {
+    case 1: return exact_body(h, c, a, b, sa, sb, 0, 1);
+    case 2: return exact_body(h, c, a, b, sa, sb, 0, 2);
+    case 4: return exact_body(h, c, a, b, sa, sb, 0, 4);
+    default: return exact_body_any(h, c, a, b, sa, sb);
+    }
 }
 
-/* CDNA1's output: fp32, round to nearest even */
+/* CDNA1's output: fp32, round to nearest even; steps of 4 (fp16) or 2
+ * (bf16) products */
 static uint64_t exact_dot_f32rne(const fast_hdr *h, uint64_t c, const uint64_t *a, const uint64_t *b,
                                  const uint64_t *sa, const uint64_t *sb)
 {
-    return exact_body(h, c, a, b, sa, sb, OUT_F32RNE);
+    if (PLAN(h)->l == 4) return exact_body(h, c, a, b, sa, sb, OUT_F32RNE, 4);
+    if (PLAN(h)->l == 2) return exact_body(h, c, a, b, sa, sb, OUT_F32RNE, 2);
+    return exact_body_any(h, c, a, b, sa, sb);
 }
 
 static fast_hdr *exact_build(const mma_unit *u, int mode)
@@ -233,6 +358,11 @@ static fast_hdr *exact_build(const mma_unit *u, int mode)
     P->k = u->k;
     P->l = u->lmax;
     P->fbp = mma_format(u->a)->mbits + mma_format(u->b)->mbits;
+    P->canon = (u->flags & MMA_F_NAN_CANON) != 0;
+    P->nan = mma_canonical_nan(u->d);
+    P->r = mma_unit_rspec(u);
+    P->inf[0] = mma_out_inf(&P->r, 0);
+    P->inf[1] = mma_out_inf(&P->r, 1);
     P->ta = fast_tab[u->a];
     P->tb = fast_tab[u->b];
     P->amask = mma_format(u->a)->width <= 8 ? 0xff : 0xffff;   /* (the 8-bit tables repeat narrower formats) */
@@ -240,7 +370,6 @@ static fast_hdr *exact_build(const mma_unit *u, int mode)
     fast_cfmt_init(&P->c0, u->c, 0);
     fast_cfmt_init(&P->cd, u->d, 0);
     fast_out_init(&P->o, u);
-    P->r = mma_unit_rspec(u);
     P->h.kernel = FAST_K_SCALAR;
     P->h.fn = exact_dot;
     if (mode != FAST_MODE_SCALAR && u->d == MMA_FMT_FP32 && u->p == 23 && u->rho == MMA_RNE) {
