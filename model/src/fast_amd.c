@@ -89,8 +89,17 @@ static __attribute__((noinline)) int amd_special(const amd_plan *P, const uint64
                                                  uint64_t cls_c, uint64_t *out)
 {
     unsigned inf = 0;
+    const fast_src *S = &P->src;
+    if (!S->pt) {                 /* a NaN operand (random bits: most of them) */
+        uint64_t any = 0;
+        for (int j = 0; j < P->L; j++) any |= fast_entry(S->ta, S->amask, a[j]) | fast_entry(S->tb, S->bmask, b[j]);
+        if (any & T_NAN) { *out = P->o.nan; return 1; }
+    }
     for (int j = 0; j < P->L; j++) {
-        uint64_t x = fast_product(&P->src, a[j], b[j]);   /* (with its class bits) */
+        /* the class alone where no product may overflow and no pair
+         * table gives the whole product in one load */
+        uint64_t x = P->povf || S->pt ? fast_product(S, a[j], b[j])
+                                      : product_class(fast_entry(S->ta, S->amask, a[j]), fast_entry(S->tb, S->bmask, b[j]));
         if (x & P_SPEC) {
             if (x & P_NAN) { *out = P->o.nan; return 1; }
             inf |= (x & P_NEG) ? 2 : 1;
@@ -217,8 +226,11 @@ V_FN uint64_t amd_vstep(const amd_plan *P, const int first, uint64_t acc, const 
     fast_c xc = c_decode(cf, acc);
     int32_t er = v_hmax(emv);                             /* biased by bab */
     int pspec = !_mm256_testz_si256(spec, spec);
-    if (__builtin_expect(pspec || xc.spec || (P->povf && er - P->bab >= 127), 0))
+    if (__builtin_expect(pspec || xc.spec || (P->povf && er - P->bab >= 127), 0)) {
+        uint64_t r;                              /* (random bits: most steps) */
+        if (amd_special(P, a, b, c_class(cf, acc), &r)) return r;
         return amd_step(P, first, acc, a, b, evenodd, out);
+    }
     int64_t S = 0;
     int32_t ed = 0;
     int empty = er < FAST_EMPTY / 2;
@@ -258,7 +270,7 @@ V_FN uint64_t amd_vstep(const amd_plan *P, const int first, uint64_t acc, const 
         (void)sa;                                                                                  \
         (void)sb;                                                                                  \
         c = amd_vstep(P, 1, c, a, b, G, TAIL, TF, EO, OUT);                                        \
-        for (int s = 1; s < P->steps; s++)                                                         \
+        for (int s = 1; s < P->steps && c != P->o.nan; s++)   /* a NaN c gives NaN */            \
             c = amd_vstep(P, 0, c, a + s * P->L, b + s * P->L, G, TAIL, TF, EO, OUT);              \
         return c;                                                                                  \
     }
@@ -281,7 +293,8 @@ AMD_VKERNEL(amd_v_eo_any, P->groups, P->tail, 1, 1, 0)
         (void)sa;                                                                                  \
         (void)sb;                                                                                  \
         c = amd_step(P, 1, c, a, b, EO, OUT);                                                      \
-        for (int s = 1; s < P->steps; s++) c = amd_step(P, 0, c, a + s * P->L, b + s * P->L, EO, OUT); \
+        for (int s = 1; s < P->steps && c != P->o.nan; s++)   /* a NaN c gives NaN */            \
+            c = amd_step(P, 0, c, a + s * P->L, b + s * P->L, EO, OUT);                            \
         return c;                                                                                  \
     }
 AMD_KERNEL(amd_fused, 0, 0)

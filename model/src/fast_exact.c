@@ -208,7 +208,9 @@ static __attribute__((noinline)) int slow_step(const exact_plan *P, const fast_c
 static __attribute__((noinline)) uint64_t special_step(const exact_plan *P, uint64_t ccls, const uint64_t *a,
                                                        const uint64_t *b)
 {
-    uint64_t nan = ccls & P_NAN, pinf = 0, ninf = 0;
+    uint64_t nan = ccls & P_NAN, pinf = 0, ninf = 0, any = 0;
+    for (int j = 0; j < P->l; j++) any |= P->ta[a[j] & P->amask] | P->tb[b[j] & P->bmask];
+    if (nan || (any & T_NAN)) return P->nan;      /* (random bits: most of them) */
     if (ccls & P_SPEC) {
         if (ccls & P_NEG) ninf = 1; else pinf = 1;
     }
