@@ -23,6 +23,7 @@
 #include "fast.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 typedef struct {
     fast_hdr h;
@@ -83,9 +84,10 @@ static __attribute__((noinline)) uint64_t zero_sum(const exact_plan *P, const fa
 static __attribute__((noinline)) int wide_sum(const uint32_t *sig, const int32_t *lsb, const uint64_t *neg, int n,
                                               int32_t lo, int32_t hi, int *sn, uint64_t *mag, int32_t *ml)
 {
-    int64_t d[WIDE_DIGITS] = {0};
+    int64_t d[WIDE_DIGITS];
     int nd = ((hi - lo) >> 5) + 2;
     if (nd > WIDE_DIGITS) return -1;
+    memset(d, 0, (size_t)nd * sizeof d[0]);       /* (only the digits in use) */
     for (int j = 0; j < n; j++) {
         if (!sig[j]) continue;
         int32_t o = lsb[j] - lo;
