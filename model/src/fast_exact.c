@@ -30,6 +30,7 @@ typedef struct {
     int k, l, fbp, out;            /* fbp: fraction bits of a product   */
     int canon;                     /* NaN results canonical              */
     uint64_t nan, inf[2];          /* then: the NaN, the Inf results     */
+    const uint64_t *dta, *dtb;     /* exact_dbl's entries                */
     const uint64_t *ta, *tb;
     uint64_t amask, bmask;
     fast_cfmt c0, cd;              /* c of the first step; of the others */
@@ -236,19 +237,18 @@ _Static_assert(8 * (1ull << SPREADL) - 1 <= (uint64_t)INT64_MAX, "eight terms be
  * step (terms within SPREADL bits) in registers, with bounds on the
  * terms' widths (c below 2^24, a product below 2^(fbp+2)) instead of
  * their leading bits; the rest in slow_step. */
-static inline __attribute__((always_inline)) uint64_t exact_body(const fast_hdr *h, uint64_t c, const uint64_t *a,
+static inline __attribute__((always_inline)) uint64_t exact_from(const fast_hdr *h, uint64_t c, const uint64_t *a,
                                                                  const uint64_t *b, const uint64_t *sa,
-                                                                 const uint64_t *sb, const int out, const int L)
+                                                                 const uint64_t *sb, const int out, const int L,
+                                                                 int k0, int kend, uint64_t d, const fast_cfmt *cf)
 {
     const exact_plan *P = PLAN(h);
     const uint64_t *ta = P->ta, *tb = P->tb;
     const uint64_t amask = P->amask, bmask = P->bmask;
     const int fbp = P->fbp, pw = P->fbp + 2, canon = P->canon;
-    const fast_cfmt *cf = &P->c0;
-    fast_c cc = c_decode(cf, c);
+    fast_c cc = c_decode(cf, d);
     int cfb = cf->fb;
-    uint64_t d = c & cf->mask;           /* (a c of the fp32 shortcut: its bits) */
-    for (int k0 = 0; k0 < P->k; k0 += L) {
+    for (; k0 < kend; k0 += L) {
         const uint64_t *ak = a + k0, *bk = b + k0;
         uint64_t x[8], y[8], spec = 0;
         for (int j = 0; j < L; j++) {
@@ -310,6 +310,11 @@ static inline __attribute__((always_inline)) uint64_t exact_body(const fast_hdr 
 }
 
 /* Steps of any length, each the general way */
+/* the whole dot: from step 0, c its accumulator (the bits of its format:
+ * the fp32 shortcut keeps them) */
+#define exact_body(h, c, a, b, sa, sb, out, L) \
+    exact_from(h, c, a, b, sa, sb, out, L, 0, PLAN(h)->k, (c) & PLAN(h)->c0.mask, &PLAN(h)->c0)
+
 static __attribute__((noinline)) uint64_t exact_body_any(const fast_hdr *h, uint64_t c, const uint64_t *a,
                                                          const uint64_t *b, const uint64_t *sa, const uint64_t *sb)
 {
@@ -355,6 +360,192 @@ static uint64_t exact_dot_f32rne(const fast_hdr *h, uint64_t c, const uint64_t *
     return exact_body_any(h, c, a, b, sa, sb);
 }
 
+/* ---- CDNA1: fp16 or bf16 products, fp32 c and d, RNE ----------------------
+ *
+ * The common step without a word of alignment state: every term is put
+ * with its top (a bound: c below 2^24 ulps, a product below 2^(fbp+2))
+ * at bit DW of its own word, shifted right by its distance to the largest
+ * top; when no term loses a bit, the sum (eight terms below 2^50) is an
+ * integer below 2^53, exact in a double, and scaling it by a power of two
+ * and converting to binary32 is the one rounding to nearest even that
+ * mma_round_pack makes (subnormals, and overflow to Inf, included: IEEE
+ * 754 conversions round once).  A step that loses bits, sums to zero or
+ * meets Inf or NaN goes on in exact_from, the rest of the dot with it. */
+#define DW 50
+_Static_assert(8 * (1ull << DW) <= (1ull << 53), "eight terms below 2^DW sum exactly in a double");
+
+/* Entries of this kernel: sig in bits 0..31, the exponent (fast_tab's e)
+ * + 1024 in bits 32..47, 0 there for a zero, Inf or NaN (such a product
+ * never holds the largest top), Inf/NaN in bit 48, the sign in bit 63:
+ * two entries' sum holds the product's exponent + 2048, Inf/NaN in bits
+ * 48..49 and the sign's xor. */
+static uint64_t *dtab[2];
+
+static const uint64_t *dbl_table(mma_fmt f)
+{
+    int i = f == MMA_FMT_BF16;
+    uint64_t *t = __atomic_load_n(&dtab[i], __ATOMIC_ACQUIRE);
+    if (t) return t;
+    if (!(t = malloc(sizeof(uint64_t) * 65536))) return NULL;
+    for (uint32_t w = 0; w < 65536; w++) {
+        uint64_t x = fast_tab[f][w];
+        int fin = !(x & (T_SPEC | T_ZERO));
+        t[w] = (uint64_t)(uint32_t)x | (fin ? (uint64_t)(uint32_t)(ent_e(x) + 1024) << 32 : 0) |
+               ((x & T_SPEC) ? (uint64_t)1 << 48 : 0) | ((x & T_NEG) ? (uint64_t)1 << 63 : 0);
+    }
+    uint64_t *expected = NULL;
+    if (!__atomic_compare_exchange_n(&dtab[i], &expected, t, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+        free(t);
+        return expected;
+    }
+    return t;
+}
+
+/* Step k0 (of accumulator w) the way exact_from takes it; the step's
+ * result, never the reference's whole dot: these units' NaN is canonical
+ * and no spread of fp16, bf16 and fp32 terms passes wide_sum's digits. */
+static __attribute__((noinline)) uint32_t exact_one(const fast_hdr *h, uint64_t c, const uint64_t *a,
+                                                    const uint64_t *b, const uint64_t *sa, const uint64_t *sb,
+                                                    int k0, uint32_t w)
+{
+    const exact_plan *P = PLAN(h);
+    const fast_cfmt *cf = k0 ? &P->cd : &P->c0;          /* (both fp32) */
+    if (P->l == 4) return (uint32_t)exact_from(h, c, a, b, sa, sb, OUT_F32RNE, 4, k0, k0 + 4, w, cf);
+    return (uint32_t)exact_from(h, c, a, b, sa, sb, OUT_F32RNE, 2, k0, k0 + 2, w, cf);
+}
+
+static inline __attribute__((always_inline)) uint64_t exact_dbl(const fast_hdr *h, uint64_t c, const uint64_t *a,
+                                                                const uint64_t *b, const uint64_t *sa,
+                                                                const uint64_t *sb, const int L, const int pw)
+{
+    const exact_plan *P = PLAN(h);
+    const uint64_t *ta = P->dta, *tb = P->dtb;
+    uint32_t w = (uint32_t)c;
+    for (int k0 = 0; k0 < P->k; k0 += L) {
+        uint32_t ef = (w >> 23) & 0xff;
+        uint64_t csig = (w & 0x7fffffu) | (ef ? 0x800000u : 0);
+        int32_t tc = (int32_t)(ef ? ef : 1) - 126;        /* c below 2^tc */
+        int32_t A = csig ? tc : INT32_MIN / 2, t[8];
+        uint64_t v[8], sg[8], spec = ef == 0xff ? 3ull << 48 : 0;   /* c Inf or NaN */
+#pragma GCC unroll 8
+        for (int j = 0; j < L; j++) {
+            uint64_t x = ta[a[k0 + j] & 0xffff], y = tb[b[k0 + j] & 0xffff];
+            v[j] = x + y;
+            sg[j] = (uint64_t)((uint32_t)x * (uint32_t)y) << (DW - pw);
+            spec |= v[j];
+            t[j] = (int32_t)((v[j] >> 32) & 0xffff) - 2046;    /* the product below 2^t */
+            A = t[j] > A ? t[j] : A;
+        }
+        /* (a zero term's shift, negative or past 63, is 63: nothing lost) */
+        uint32_t sh = (uint32_t)(A - tc);
+        sh = sh > 63 ? 63 : sh;
+        uint64_t m0 = csig << (DW - 24), m = m0 >> sh, lost = (m << sh) ^ m0, s = -(uint64_t)(w >> 31);
+        int64_t sum = (int64_t)((m ^ s) - s);
+#pragma GCC unroll 8
+        for (int j = 0; j < L; j++) {
+            sh = (uint32_t)(A - t[j]);
+            sh = sh > 63 ? 63 : sh;
+            m = sg[j] >> sh;
+            lost |= (m << sh) ^ sg[j];
+            s = (uint64_t)((int64_t)v[j] >> 63);
+            sum += (int64_t)((m ^ s) - s);
+        }
+        if (__builtin_expect(lost || sum == 0 || (spec & 3ull << 48), 0)) {
+            w = exact_one(h, c, a, b, sa, sb, k0, w);
+            if (w == P->nan) return w;
+            continue;
+        }
+        uint64_t sc = (uint64_t)(A - DW + 1023) << 52;     /* 2^(A-DW): A - DW > -400 */
+        double scale;
+        memcpy(&scale, &sc, sizeof scale);
+        float f = (float)((double)sum * scale);
+        memcpy(&w, &f, sizeof w);
+    }
+    return w;
+}
+
+#ifdef FAST_HAVE_AVX2
+/* The same step with the L products in the lanes of one vector (L = 4:
+ * 256 bits, L = 2: 128): a variable shift of 64 or more (a zero product's,
+ * or a negative distance taken as unsigned) leaves nothing, and shifted
+ * back it differs from the term when bits were lost, as above. */
+#define EXACT_VDBL(NAME, L, PW, VT, LOADU, AND, SET1, GATHER, ADD, MUL, SLLI, SRLI, SUB, SRLV, SLLV, XOR, OR,   \
+                   CMPGT, ZERO, TESTZ, HMAX, HSUM)                                                               \
+    static V_TARGET uint64_t NAME(const fast_hdr *h, uint64_t c, const uint64_t *a, const uint64_t *b,          \
+                                  const uint64_t *sa, const uint64_t *sb)                                        \
+    {                                                                                                            \
+        const exact_plan *P = PLAN(h);                                                                           \
+        const long long *ta = (const long long *)P->dta, *tb = (const long long *)P->dtb;                        \
+        const VT m16 = SET1(0xffff), sbits = SET1(3ll << 48), z = ZERO();                                        \
+        uint32_t w = (uint32_t)c;                                                                                \
+        for (int k0 = 0; k0 < P->k; k0 += L) {                                                                   \
+            uint32_t ef = (w >> 23) & 0xff;                                                                      \
+            uint64_t csig = (w & 0x7fffffu) | (ef ? 0x800000u : 0);                                              \
+            int32_t tc = (int32_t)(ef ? ef : 1) - 126;                                                           \
+            VT x = GATHER(ta, AND(LOADU(a + k0), m16), 8), y = GATHER(tb, AND(LOADU(b + k0), m16), 8);           \
+            VT v = ADD(x, y), sg = SLLI(MUL(x, y), DW - PW), t = AND(SRLI(v, 32), m16);                          \
+            int32_t A = HMAX(t) - 2046;                                                                          \
+            A = csig && tc > A ? tc : A;                                                                         \
+            VT sh = SUB(SET1((long long)A + 2046), t), m = SRLV(sg, sh);                                         \
+            VT lost = XOR(SLLV(m, sh), sg), s = CMPGT(z, v), spl = AND(v, sbits);                                \
+            int64_t sum = HSUM(SUB(XOR(m, s), s));                                                               \
+            uint32_t shc = (uint32_t)(A - tc);                                                                   \
+            shc = shc > 63 ? 63 : shc;                                                                           \
+            uint64_t m0 = csig << (DW - 24), mc = m0 >> shc, sc = -(uint64_t)(w >> 31);                          \
+            sum += (int64_t)((mc ^ sc) - sc);                                                                    \
+            if (__builtin_expect(!TESTZ(OR(lost, spl), OR(lost, spl)) || ((mc << shc) ^ m0) || sum == 0 ||      \
+                                     ef == 0xff, 0)) {                                                           \
+                if (ef != 0xff && TESTZ(spl, spl)) {                                                             \
+                    /* c far above the products: c (exact_from says why) */                                     \
+                    if (!(csig >> 23 && HMAX(t) - 2046 + (L == 4 ? 3 : 2) <= tc - 26))                          \
+                        w = exact_one(h, c, a, b, sa, sb, k0, w);                                                \
+                    continue;                                                                                    \
+                }                                                                                                \
+                w = (uint32_t)special_step(P, c_class(&P->cd, w), a + k0, b + k0);   /* (random bits) */       \
+                if (w == P->nan) return w;                                                                       \
+                continue;                                                                                        \
+            }                                                                                                    \
+            uint64_t scb = (uint64_t)(A - DW + 1023) << 52;                                                      \
+            double scale;                                                                                        \
+            memcpy(&scale, &scb, sizeof scale);                                                                  \
+            float f = (float)((double)sum * scale);                                                              \
+            memcpy(&w, &f, sizeof w);                                                                            \
+        }                                                                                                        \
+        return w;                                                                                                \
+    }
+V_FN int32_t hmax4(__m256i t)        /* lanes' low halves; the high ones are 0 */
+{
+    __m128i m = _mm_max_epi32(_mm256_castsi256_si128(t), _mm256_extracti128_si256(t, 1));
+    return _mm_cvtsi128_si32(_mm_max_epi32(m, _mm_shuffle_epi32(m, 0x4e)));
+}
+V_FN int32_t hmax2(__m128i t) { return _mm_cvtsi128_si32(_mm_max_epi32(t, _mm_shuffle_epi32(t, 0x4e))); }
+V_FN int64_t hsum2(__m128i s) { return _mm_cvtsi128_si64(_mm_add_epi64(s, _mm_shuffle_epi32(s, 0x4e))); }
+#define LD4(p) _mm256_loadu_si256((const __m256i *)(p))
+#define LD2(p) _mm_loadu_si128((const __m128i *)(p))
+EXACT_VDBL(exact_vdbl_f16, 4, 22, __m256i, LD4, _mm256_and_si256, _mm256_set1_epi64x, _mm256_i64gather_epi64,
+           _mm256_add_epi64, _mm256_mul_epu32, _mm256_slli_epi64, _mm256_srli_epi64, _mm256_sub_epi64,
+           _mm256_srlv_epi64, _mm256_sllv_epi64, _mm256_xor_si256, _mm256_or_si256, _mm256_cmpgt_epi64,
+           _mm256_setzero_si256, _mm256_testz_si256, hmax4, v_hsum64)
+EXACT_VDBL(exact_vdbl_bf16, 2, 16, __m128i, LD2, _mm_and_si128, _mm_set1_epi64x, _mm_i64gather_epi64, _mm_add_epi64,
+           _mm_mul_epu32, _mm_slli_epi64, _mm_srli_epi64, _mm_sub_epi64, _mm_srlv_epi64, _mm_sllv_epi64,
+           _mm_xor_si128, _mm_or_si128, _mm_cmpgt_epi64, _mm_setzero_si128, _mm_testz_si128, hmax2, hsum2)
+#undef LD4
+#undef LD2
+#undef EXACT_VDBL
+#endif
+
+static uint64_t exact_dbl_f16(const fast_hdr *h, uint64_t c, const uint64_t *a, const uint64_t *b,
+                              const uint64_t *sa, const uint64_t *sb)
+{
+    return exact_dbl(h, c, a, b, sa, sb, 4, 22);
+}
+
+static uint64_t exact_dbl_bf16(const fast_hdr *h, uint64_t c, const uint64_t *a, const uint64_t *b,
+                               const uint64_t *sa, const uint64_t *sb)
+{
+    return exact_dbl(h, c, a, b, sa, sb, 2, 16);
+}
+
 static fast_hdr *exact_build(const mma_unit *u, int mode)
 {
     exact_plan *P = calloc(1, sizeof *P);
@@ -379,6 +570,17 @@ static fast_hdr *exact_build(const mma_unit *u, int mode)
     if (mode != FAST_MODE_SCALAR && u->d == MMA_FMT_FP32 && u->p == 23 && u->rho == MMA_RNE) {
         P->h.fn = exact_dot_f32rne;
         P->h.kernel = FAST_K_SPECIAL;
+        /* CDNA1's fp16 (steps of 4) and bf16 (steps of 2): the double
+         * kernel, where overflow gives Inf as a conversion does */
+        int f16 = u->a == MMA_FMT_FP16 && u->b == MMA_FMT_FP16 && P->l == 4,
+            bf16 = u->a == MMA_FMT_BF16 && u->b == MMA_FMT_BF16 && P->l == 2;
+        if ((f16 || bf16) && P->canon && u->c == MMA_FMT_FP32 && P->inf[0] == 0x7f800000u && P->inf[1] == 0xff800000u &&
+            (P->dta = P->dtb = dbl_table(u->a))) {
+            P->h.fn = f16 ? exact_dbl_f16 : exact_dbl_bf16;       /* (the generic mode's: tested too) */
+#ifdef FAST_HAVE_AVX2
+            if (mode == FAST_MODE_BEST && fast_avx2_usable()) P->h.fn = f16 ? exact_vdbl_f16 : exact_vdbl_bf16;
+#endif
+        }
     }
     return &P->h;
 }
