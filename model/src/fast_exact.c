@@ -414,6 +414,83 @@ static __attribute__((noinline)) uint32_t exact_one(const fast_hdr *h, uint64_t 
     return (uint32_t)exact_from(h, c, a, b, sa, sb, OUT_F32RNE, 2, k0, k0 + 2, w, cf);
 }
 
+/* A step that the 53-bit sum cannot hold (random bits: terms spread past
+ * DW - pw bits), in 128 bits the same way: tops at bit 124, five terms
+ * below 2^127.  When one term loses bits (a c or product far below the
+ * others), its remainder r (0 < |r| < 1 unit, the term's sign) stands in
+ * as a half unit of its sign: with |S| >= 2^26 units every rounding
+ * boundary of binary32 is a whole number of units, so S + r and S +- 1/2
+ * round alike.  The magnitude is then rounded to odd at 53 bits (its last
+ * bit the sticky bit), exact in a double, whose conversion to binary32
+ * rounds it as a single rounding would (53 >= 24 + 2).  0: not decided
+ * (two terms lose bits, a zero sum, or too few units). */
+static __attribute__((noinline)) int exact_step128(const exact_plan *P, uint32_t *wp, const uint64_t *a,
+                                                   const uint64_t *b, const int L, const int pw)
+{
+    uint32_t w = *wp, ef = (w >> 23) & 0xff;
+    uint32_t sg[8];
+    int32_t t[8], wd[8], A = INT32_MIN;
+    uint64_t ng[8];
+    sg[0] = (w & 0x7fffffu) | (ef ? 0x800000u : 0);
+    t[0] = (int32_t)(ef ? ef : 1) - 126;
+    wd[0] = 24;
+    ng[0] = w >> 31;
+    for (int j = 0; j < L; j++) {
+        uint64_t x = P->dta[a[j] & 0xffff], y = P->dtb[b[j] & 0xffff], v = x + y;
+        sg[j + 1] = (uint32_t)x * (uint32_t)y;
+        t[j + 1] = (int32_t)((v >> 32) & 0xffff) - 2046;
+        wd[j + 1] = pw;
+        ng[j + 1] = v >> 63;
+    }
+    for (int i = 0; i <= L; i++)
+        if (sg[i] && t[i] > A) A = t[i];
+    if (A == INT32_MIN) return 0;                           /* every term zero */
+    __int128 S = 0;
+    int nlost = 0;
+    uint64_t lneg = 0;
+#pragma GCC unroll 8
+    for (int i = 0; i <= L; i++) {
+        /* the term at bit 124 - wd - (A - t) (a zero: nothing) */
+        int32_t q = 124 - wd[i] - (A - t[i]);
+        unsigned __int128 m;
+        if (q >= 0) {
+            m = (unsigned __int128)sg[i] << (q & 127);
+        } else {
+            uint32_t r = (uint32_t)-q, low = r >= 32 ? sg[i] : sg[i] & ((1u << r) - 1);
+            m = r >= 32 ? 0 : sg[i] >> r;
+            if (low) {
+                nlost++;
+                lneg = ng[i];
+            }
+        }
+        S += ng[i] ? -(__int128)m : (__int128)m;
+    }
+    int32_t lsb = A - 124;
+    if (nlost > 1 || S == 0) return 0;
+    unsigned __int128 mag = S < 0 ? -(unsigned __int128)S : (unsigned __int128)S;
+    if (nlost) {
+        if (!(mag >> 26)) return 0;
+        mag = 2 * mag + ((S < 0) == (int)lneg ? 1 : -1);    /* |S + r| as |2S +- 1| */
+        lsb--;
+    }
+    uint64_t hi = (uint64_t)(mag >> 64), m53;
+    int bl = hi ? 128 - __builtin_clzll(hi) : 64 - __builtin_clzll((uint64_t)mag);
+    if (bl > 53) {
+        int sh = bl - 53;
+        m53 = (uint64_t)(mag >> sh) | ((mag & (((unsigned __int128)1 << sh) - 1)) != 0);
+        lsb += sh;
+    } else {
+        m53 = (uint64_t)mag;
+    }
+    uint64_t scb = (uint64_t)(lsb + 1023) << 52;          /* lsb > -500 */
+    double scale;
+    memcpy(&scale, &scb, sizeof scale);
+    float f = (float)((double)m53 * scale);
+    memcpy(&w, &f, sizeof w);
+    *wp = w | (S < 0 ? 0x80000000u : 0);
+    return 1;
+}
+
 static inline __attribute__((always_inline)) uint64_t exact_dbl(const fast_hdr *h, uint64_t c, const uint64_t *a,
                                                                 const uint64_t *b, const uint64_t *sa,
                                                                 const uint64_t *sb, const int L, const int pw)
@@ -451,7 +528,8 @@ static inline __attribute__((always_inline)) uint64_t exact_dbl(const fast_hdr *
             sum += (int64_t)((m ^ s) - s);
         }
         if (__builtin_expect(lost || sum == 0 || (spec & 3ull << 48), 0)) {
-            w = exact_one(h, c, a, b, sa, sb, k0, w);
+            if ((spec & 3ull << 48) || !exact_step128(P, &w, a + k0, b + k0, L, pw))
+                w = exact_one(h, c, a, b, sa, sb, k0, w);
             if (w == P->nan) return w;
             continue;
         }
@@ -497,7 +575,8 @@ static inline __attribute__((always_inline)) uint64_t exact_dbl(const fast_hdr *
                                      ef == 0xff, 0)) {                                                           \
                 if (ef != 0xff && TESTZ(spl, spl)) {                                                             \
                     /* c far above the products: c (exact_from says why) */                                     \
-                    if (!(csig >> 23 && HMAX(t) - 2046 + (L == 4 ? 3 : 2) <= tc - 26))                          \
+                    if (!(csig >> 23 && HMAX(t) - 2046 + (L == 4 ? 3 : 2) <= tc - 26) &&                        \
+                        !exact_step128(P, &w, a + k0, b + k0, L, PW))                                            \
                         w = exact_one(h, c, a, b, sa, sb, k0, w);                                                \
                     continue;                                                                                    \
                 }                                                                                                \
