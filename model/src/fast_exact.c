@@ -424,8 +424,8 @@ static __attribute__((noinline)) uint32_t exact_one(const fast_hdr *h, uint64_t 
  * bit the sticky bit), exact in a double, whose conversion to binary32
  * rounds it as a single rounding would (53 >= 24 + 2).  0: not decided
  * (two terms lose bits, a zero sum, or too few units). */
-static __attribute__((noinline)) int exact_step128(const exact_plan *P, uint32_t *wp, const uint64_t *a,
-                                                   const uint64_t *b, const int L, const int pw)
+static inline __attribute__((always_inline)) int step128(const exact_plan *P, uint32_t *wp, const uint64_t *a,
+                                                         const uint64_t *b, const int L, const int pw)
 {
     uint32_t w = *wp, ef = (w >> 23) & 0xff;
     uint32_t sg[8];
@@ -435,6 +435,7 @@ static __attribute__((noinline)) int exact_step128(const exact_plan *P, uint32_t
     t[0] = (int32_t)(ef ? ef : 1) - 126;
     wd[0] = 24;
     ng[0] = w >> 31;
+#pragma GCC unroll 8
     for (int j = 0; j < L; j++) {
         uint64_t x = P->dta[a[j] & 0xffff], y = P->dtb[b[j] & 0xffff], v = x + y;
         sg[j + 1] = (uint32_t)x * (uint32_t)y;
@@ -442,6 +443,7 @@ static __attribute__((noinline)) int exact_step128(const exact_plan *P, uint32_t
         wd[j + 1] = pw;
         ng[j + 1] = v >> 63;
     }
+#pragma GCC unroll 8
     for (int i = 0; i <= L; i++)
         if (sg[i] && t[i] > A) A = t[i];
     if (A == INT32_MIN) return 0;                           /* every term zero */
@@ -491,6 +493,13 @@ static __attribute__((noinline)) int exact_step128(const exact_plan *P, uint32_t
     return 1;
 }
 
+/* (CDNA1: fp16 steps of 4, bf16 steps of 2) */
+static __attribute__((noinline)) int exact_step128(const exact_plan *P, uint32_t *wp, const uint64_t *a,
+                                                   const uint64_t *b)
+{
+    return P->l == 4 ? step128(P, wp, a, b, 4, 22) : step128(P, wp, a, b, 2, 16);
+}
+
 static inline __attribute__((always_inline)) uint64_t exact_dbl(const fast_hdr *h, uint64_t c, const uint64_t *a,
                                                                 const uint64_t *b, const uint64_t *sa,
                                                                 const uint64_t *sb, const int L, const int pw)
@@ -528,7 +537,7 @@ static inline __attribute__((always_inline)) uint64_t exact_dbl(const fast_hdr *
             sum += (int64_t)((m ^ s) - s);
         }
         if (__builtin_expect(lost || sum == 0 || (spec & 3ull << 48), 0)) {
-            if ((spec & 3ull << 48) || !exact_step128(P, &w, a + k0, b + k0, L, pw))
+            if ((spec & 3ull << 48) || !exact_step128(P, &w, a + k0, b + k0))
                 w = exact_one(h, c, a, b, sa, sb, k0, w);
             if (w == P->nan) return w;
             continue;
@@ -576,10 +585,11 @@ static inline __attribute__((always_inline)) uint64_t exact_dbl(const fast_hdr *
                 if (ef != 0xff && TESTZ(spl, spl)) {                                                             \
                     /* c far above the products: c (exact_from says why) */                                     \
                     if (!(csig >> 23 && HMAX(t) - 2046 + (L == 4 ? 3 : 2) <= tc - 26) &&                        \
-                        !exact_step128(P, &w, a + k0, b + k0, L, PW))                                            \
+                        !exact_step128(P, &w, a + k0, b + k0))                                            \
                         w = exact_one(h, c, a, b, sa, sb, k0, w);                                                \
                     continue;                                                                                    \
                 }                                                                                                \
+                if (TESTZ(spl, spl) && !(w & 0x7fffffu)) continue;   /* Inf c, finite products: Inf */         \
                 w = (uint32_t)special_step(P, c_class(&P->cd, w), a + k0, b + k0);   /* (random bits) */       \
                 if (w == P->nan) return w;                                                                       \
                 continue;                                                                                        \
