@@ -420,10 +420,11 @@ static __attribute__((noinline)) uint32_t exact_one(const fast_hdr *h, uint64_t 
  * others), its remainder r (0 < |r| < 1 unit, the term's sign) stands in
  * as a half unit of its sign: with |S| >= 2^26 units every rounding
  * boundary of binary32 is a whole number of units, so S + r and S +- 1/2
- * round alike.  The magnitude is then rounded to odd at 53 bits (its last
+ * round alike; several such remainders are left out where no boundary
+ * lies near S.  The magnitude is then rounded to odd at 53 bits (its last
  * bit the sticky bit), exact in a double, whose conversion to binary32
  * rounds it as a single rounding would (53 >= 24 + 2).  0: not decided
- * (two terms lose bits, a zero sum, or too few units). */
+ * (a zero sum, too few units, or S near a boundary). */
 static inline __attribute__((always_inline)) int step128(const exact_plan *P, uint32_t *wp, const uint64_t *a,
                                                          const uint64_t *b, const int L, const int pw)
 {
@@ -468,15 +469,25 @@ static inline __attribute__((always_inline)) int step128(const exact_plan *P, ui
         S += ng[i] ? -(__int128)m : (__int128)m;
     }
     int32_t lsb = A - 124;
-    if (nlost > 1 || S == 0) return 0;
+    if (S == 0) return 0;
     unsigned __int128 mag = S < 0 ? -(unsigned __int128)S : (unsigned __int128)S;
-    if (nlost) {
-        if (!(mag >> 26)) return 0;
-        mag = 2 * mag + ((S < 0) == (int)lneg ? 1 : -1);    /* |S + r| as |2S +- 1| */
-        lsb--;
-    }
     uint64_t hi = (uint64_t)(mag >> 64), m53;
     int bl = hi ? 128 - __builtin_clzll(hi) : 64 - __builtin_clzll((uint64_t)mag);
+    if (nlost == 1 && bl > 26) {
+        mag = 2 * mag + ((S < 0) == (int)lneg ? 1 : -1);    /* |S + r| as |2S +- 1| */
+        lsb--;
+        bl += (mag >> bl) != 0;
+    } else if (nlost) {
+        /* several remainders, below nlost < 8 units together, of any
+         * signs: S rounds as S + R when no midpoint of binary32 lies
+         * within 8 units of S.  With ulp u = 2^(bl-24) units >= 64, the
+         * midpoints near S are the odd multiples of u/2 (those of the
+         * binade below are u/4 past its end; the overflow threshold is
+         * one of them); a subnormal result is left out below. */
+        if (bl < 30) return 0;
+        unsigned __int128 u = (unsigned __int128)1 << (bl - 24), low = mag & (u - 1);
+        if (low + 8 >= u / 2 && low <= u / 2 + 8) return 0;
+    }
     if (bl > 53) {
         int sh = bl - 53;
         m53 = (uint64_t)(mag >> sh) | ((mag & (((unsigned __int128)1 << sh) - 1)) != 0);
@@ -489,6 +500,7 @@ static inline __attribute__((always_inline)) int step128(const exact_plan *P, ui
     memcpy(&scale, &scb, sizeof scale);
     float f = (float)((double)m53 * scale);
     memcpy(&w, &f, sizeof w);
+    if (nlost && w >> 23 < 2) return 0;                      /* (subnormal boundaries: coarser) */
     *wp = w | (S < 0 ? 0x80000000u : 0);
     return 1;
 }
