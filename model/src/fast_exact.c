@@ -568,8 +568,44 @@ static inline __attribute__((always_inline)) uint64_t exact_dbl(const fast_hdr *
  * 256 bits, L = 2: 128): a variable shift of 64 or more (a zero product's,
  * or a negative distance taken as unsigned) leaves nothing, and shifted
  * back it differs from the term when bits were lost, as above. */
+/* A product far above c and the other products (random bits: bf16
+ * exponents span 500 bits): below a quarter of its ulp (from its own
+ * leading bit: subnormal operands give shorter products) together, they
+ * leave it as it is, rounded alone (16 or 22 bits: exact unless it
+ * overflows, the same Inf as the sum's); a normal result only.  tl: the
+ * products' exponent fields (their top + 2046), sl: their significands
+ * shifted to bit DW. */
+static inline int dominant_product(const int64_t *tl, const uint64_t *sl, const uint64_t *vl, int L,
+                                   uint64_t csig, int32_t tc, uint32_t *wp)
+{
+    int im = -1;
+    int32_t top = INT32_MIN, second = csig ? tc : INT32_MIN;
+    for (int j = 0; j < L; j++) {
+        if (!sl[j]) continue;
+        int32_t t = (int32_t)tl[j] - 2046;
+        if (t > top) {
+            second = top > second ? top : second;
+            top = t;
+            im = j;
+        } else {
+            second = t > second ? t : second;
+        }
+    }
+    if (im < 0) return 0;
+    int32_t lead = top - DW + (64 - __builtin_clzll(sl[im]));   /* its own top, not the bound */
+    if (lead < -124 || (second != INT32_MIN && second + (32 - __builtin_clz((unsigned)L)) > lead - 26)) return 0;
+    uint64_t scb = (uint64_t)(top - DW + 1023) << 52;     /* sl: the product times 2^(DW - top) */
+    double scale;
+    memcpy(&scale, &scb, sizeof scale);
+    float f = (float)((double)sl[im] * scale);
+    uint32_t w;
+    memcpy(&w, &f, sizeof w);
+    *wp = w | (uint32_t)(vl[im] >> 63 << 31);
+    return 1;
+}
+
 #define EXACT_VDBL(NAME, L, PW, VT, LOADU, AND, SET1, GATHER, ADD, MUL, SLLI, SRLI, SUB, SRLV, SLLV, XOR, OR,   \
-                   CMPGT, ZERO, TESTZ, HMAX, HSUM)                                                               \
+                   CMPGT, ZERO, TESTZ, HMAX, HSUM, STORE)                                                        \
     static V_TARGET uint64_t NAME(const fast_hdr *h, uint64_t c, const uint64_t *a, const uint64_t *b,          \
                                   const uint64_t *sa, const uint64_t *sb)                                        \
     {                                                                                                            \
@@ -596,8 +632,15 @@ static inline __attribute__((always_inline)) uint64_t exact_dbl(const fast_hdr *
                                      ef == 0xff, 0)) {                                                           \
                 if (ef != 0xff && TESTZ(spl, spl)) {                                                             \
                     /* c far above the products: c (exact_from says why) */                                     \
+                    int64_t tl[L], sl[L], vl[L];                 /* (bf16: the dominant product) */              \
+                    if (L == 2) {                                                                                \
+                        STORE((VT *)tl, t);                                                                      \
+                        STORE((VT *)sl, sg);                                                                     \
+                        STORE((VT *)vl, v);                                                                      \
+                    }                                                                                            \
                     if (!(csig >> 23 && HMAX(t) - 2046 + (L == 4 ? 3 : 2) <= tc - 26) &&                        \
-                        !exact_step128(P, &w, a + k0, b + k0))                                            \
+                        !(L == 2 && dominant_product(tl, (const uint64_t *)sl, (const uint64_t *)vl, L, csig, tc, &w)) && \
+                        !exact_step128(P, &w, a + k0, b + k0))                                                   \
                         w = exact_one(h, c, a, b, sa, sb, k0, w);                                                \
                     continue;                                                                                    \
                 }                                                                                                \
@@ -626,10 +669,11 @@ V_FN int64_t hsum2(__m128i s) { return _mm_cvtsi128_si64(_mm_add_epi64(s, _mm_sh
 EXACT_VDBL(exact_vdbl_f16, 4, 22, __m256i, LD4, _mm256_and_si256, _mm256_set1_epi64x, _mm256_i64gather_epi64,
            _mm256_add_epi64, _mm256_mul_epu32, _mm256_slli_epi64, _mm256_srli_epi64, _mm256_sub_epi64,
            _mm256_srlv_epi64, _mm256_sllv_epi64, _mm256_xor_si256, _mm256_or_si256, _mm256_cmpgt_epi64,
-           _mm256_setzero_si256, _mm256_testz_si256, hmax4, v_hsum64)
+           _mm256_setzero_si256, _mm256_testz_si256, hmax4, v_hsum64, _mm256_storeu_si256)
 EXACT_VDBL(exact_vdbl_bf16, 2, 16, __m128i, LD2, _mm_and_si128, _mm_set1_epi64x, _mm_i64gather_epi64, _mm_add_epi64,
            _mm_mul_epu32, _mm_slli_epi64, _mm_srli_epi64, _mm_sub_epi64, _mm_srlv_epi64, _mm_sllv_epi64,
-           _mm_xor_si128, _mm_or_si128, _mm_cmpgt_epi64, _mm_setzero_si128, _mm_testz_si128, hmax2, hsum2)
+           _mm_xor_si128, _mm_or_si128, _mm_cmpgt_epi64, _mm_setzero_si128, _mm_testz_si128, hmax2, hsum2,
+           _mm_storeu_si128)
 #undef LD4
 #undef LD2
 #undef EXACT_VDBL
