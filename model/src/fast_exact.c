@@ -630,6 +630,10 @@ static inline int dominant_product(const int64_t *tl, const uint64_t *sl, const 
             sum += (int64_t)((mc ^ sc) - sc);                                                                    \
             if (__builtin_expect(!TESTZ(OR(lost, spl), OR(lost, spl)) || ((mc << shc) ^ m0) || sum == 0 ||      \
                                      ef == 0xff, 0)) {                                                           \
+                if (ef != 0xff && TESTZ(spl, spl) && TESTZ(lost, lost) && !((mc << shc) ^ m0)) {                \
+                    w = 0;                      /* an exact zero: +0 (mma_round_to, no zero=ieee here) */        \
+                    continue;                                                                                    \
+                }                                                                                                \
                 if (ef != 0xff && TESTZ(spl, spl)) {                                                             \
                     /* c far above the products: c (exact_from says why) */                                     \
                     int64_t tl[L], sl[L], vl[L];                 /* (bf16: the dominant product) */              \
@@ -719,8 +723,8 @@ static fast_hdr *exact_build(const mma_unit *u, int mode)
          * kernel, where overflow gives Inf as a conversion does */
         int f16 = u->a == MMA_FMT_FP16 && u->b == MMA_FMT_FP16 && P->l == 4,
             bf16 = u->a == MMA_FMT_BF16 && u->b == MMA_FMT_BF16 && P->l == 2;
-        if ((f16 || bf16) && P->canon && u->c == MMA_FMT_FP32 && P->inf[0] == 0x7f800000u && P->inf[1] == 0xff800000u &&
-            (P->dta = P->dtb = dbl_table(u->a))) {
+        if ((f16 || bf16) && P->canon && P->r.zero != MMA_ZS_IEEE && u->c == MMA_FMT_FP32 &&
+            P->inf[0] == 0x7f800000u && P->inf[1] == 0xff800000u && (P->dta = P->dtb = dbl_table(u->a))) {
             P->h.fn = f16 ? exact_dbl_f16 : exact_dbl_bf16;       /* (the generic mode's: tested too) */
 #ifdef FAST_HAVE_AVX2
             if (mode == FAST_MODE_BEST && fast_avx2_usable()) P->h.fn = f16 ? exact_vdbl_f16 : exact_vdbl_bf16;
