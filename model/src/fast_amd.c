@@ -99,7 +99,8 @@ static __attribute__((noinline)) int amd_special(const amd_plan *P, const uint64
         /* the class alone where no product may overflow and no pair
          * table gives the whole product in one load */
         uint64_t x = P->povf || S->pt ? fast_product(S, a[j], b[j])
-                                      : product_class(fast_entry(S->ta, S->amask, a[j]), fast_entry(S->tb, S->bmask, b[j]));
+                                      : product_class(fast_entry(S->ta, S->amask, a[j]),
+                                                      fast_entry(S->tb, S->bmask, b[j]));
         if (x & P_SPEC) {
             if (x & P_NAN) { *out = P->o.nan; return 1; }
             inf |= (x & P_NEG) ? 2 : 1;

@@ -643,7 +643,8 @@ static inline int dominant_product(const int64_t *tl, const uint64_t *sl, const 
                         STORE((VT *)vl, v);                                                                      \
                     }                                                                                            \
                     if (!(csig >> 23 && HMAX(t) - 2046 + (L == 4 ? 3 : 2) <= tc - 26) &&                        \
-                        !(L == 2 && dominant_product(tl, (const uint64_t *)sl, (const uint64_t *)vl, L, csig, tc, &w)) && \
+                        !(L == 2 &&                                                                              \
+                          dominant_product(tl, (const uint64_t *)sl, (const uint64_t *)vl, L, csig, tc, &w)) &&  \
                         !exact_step128(P, &w, a + k0, b + k0))                                                   \
                         w = exact_one(h, c, a, b, sa, sb, k0, w);                                                \
                     continue;                                                                                    \

@@ -193,9 +193,9 @@ static inline __attribute__((always_inline)) V_TARGET uint64_t gps_v(const fast_
                                   _mm256_or_si256(_mm256_cmpeq_epi32(ja, qn), _mm256_cmpeq_epi32(jb, qn)));
     int cnan = (wc & 0x7fffffffu) > 0x7f800000u;
     if (_mm256_testz_si256(isn, isn) && !cnan) return w_of(d);
-    __m256i isi = _mm256_or_si256(
-        _mm256_or_si256(_mm256_cmpeq_epi32(_mm256_and_si256(ia, mag), inf), _mm256_cmpeq_epi32(_mm256_and_si256(ib, mag), inf)),
-        _mm256_or_si256(_mm256_cmpeq_epi32(_mm256_and_si256(ja, mag), inf), _mm256_cmpeq_epi32(_mm256_and_si256(jb, mag), inf)));
+#define V_INF(x) _mm256_cmpeq_epi32(_mm256_and_si256(x, mag), inf)
+    __m256i isi = _mm256_or_si256(_mm256_or_si256(V_INF(ia), V_INF(ib)), _mm256_or_si256(V_INF(ja), V_INF(jb)));
+#undef V_INF
     if (P->f16 && !cnan && (wc & 0x7fffffffu) != 0x7f800000u && _mm256_testz_si256(isi, isi)) return w_of(d);
     return gps_dot(h, c, a, b, sa, sb);
 }
