@@ -10,16 +10,19 @@
  * addition holds it exactly, as the reference's Kulisch accumulator does.
  * Its magnitude, cut to 63 bits with the rest folded into a sticky bit far
  * below the output's precision, is rounded once by the shared rounding
- * (fast_round, which is mma_round_pack's steps); within 54 bits one 64-bit
- * integer holds the sum.  So the result is the
- * reference's bit for bit.  A step whose terms spread wider (bf16's
+ * (fast_round, which is mma_round_pack's steps); within 60 bits (steps of
+ * up to seven products) one 64-bit integer holds the sum.  So the result
+ * is the reference's bit for bit.  A step whose terms spread wider (bf16's
  * exponent range is fp32's) is summed in a carry-save accumulator of
  * 32-bit digits held in 64-bit words (wide_sum), exact as well.  A step
  * with an Inf or NaN among c and its operands is decided from their
  * classes (special_step) where the unit's NaN is canonical, as CDNA1's
  * is; other NaN payloads are the reference's.  Random bits put an fp32 c
  * of any exponent beside the products: a c far above them is the step's
- * result, found without summing. */
+ * result, found without summing.  CDNA1's own units (fp16 steps of 4,
+ * bf16 steps of 2, fp32 c and d, RNE) have a kernel of their own below
+ * (exact_dbl, exact_vdbl_*) that sums in a double's 53 bits or in 128
+ * and leaves exact_from the rest. */
 #include "fast.h"
 
 #include <stdlib.h>
@@ -40,7 +43,6 @@ typedef struct {
 #define PLAN(h) ((const exact_plan *)(h))
 
 #define SPREAD 117
-#define SPREAD64 54                /* (MMA_MAX_K + 1) * 2^54 < 2^63: a signed 64-bit sum */
 _Static_assert(MMA_MAX_K < 512, "MMA_MAX_K + 1 terms below 2^117 each sum below 2^126");
 
 static int small_op(mma_fmt f) { return fast_tab[f] && mma_format(f)->width <= 16; }
@@ -233,10 +235,12 @@ static __attribute__((noinline)) uint64_t special_step(const exact_plan *P, uint
 #define SPREADL 60
 _Static_assert(8 * (1ull << SPREADL) - 1 <= (uint64_t)INT64_MAX, "eight terms below 2^60 in an int64");
 
-/* The steps of L (1..7) products, L known at compile time: the common
- * step (terms within SPREADL bits) in registers, with bounds on the
- * terms' widths (c below 2^24, a product below 2^(fbp+2)) instead of
- * their leading bits; the rest in slow_step. */
+/* Steps k0 to kend of L (1..7) products, L known at compile time, from
+ * the accumulator d (its bits, in cf's format): the common step (terms
+ * within SPREADL bits) in registers, with bounds on the terms' widths (c
+ * below 2^24, a product below 2^(fbp+2)) instead of their leading bits;
+ * the rest in slow_step and special_step.  The result, or the
+ * reference's for the whole dot where this cannot decide. */
 static inline __attribute__((always_inline)) uint64_t exact_from(const fast_hdr *h, uint64_t c, const uint64_t *a,
                                                                  const uint64_t *b, const uint64_t *sa,
                                                                  const uint64_t *sb, const int out, const int L,
