@@ -364,7 +364,8 @@ static uint64_t exact_dot_f32rne(const fast_hdr *h, uint64_t c, const uint64_t *
     return exact_body_any(h, c, a, b, sa, sb);
 }
 
-/* ---- CDNA1: fp16 or bf16 products, fp32 c and d, RNE ----------------------
+#ifdef FAST_HAVE_AVX2
+/* ---- CDNA1: fp16 or bf16 products, fp32 c and d, RNE (x86-64) -------------
  *
  * The common step without a word of alignment state: every term is put
  * with its top (a bound: c below 2^24 ulps, a product below 2^(fbp+2))
@@ -374,8 +375,13 @@ static uint64_t exact_dot_f32rne(const fast_hdr *h, uint64_t c, const uint64_t *
  * and converting to binary32 is the one rounding to nearest even that
  * mma_round_pack makes (subnormals, and overflow to Inf, included: IEEE
  * 754 conversions round once).  A step that loses bits, sums to zero or
- * meets Inf or NaN goes on in exact_from, the rest of the dot with it. */
+ * meets Inf or NaN goes on in exact_from, the rest of the dot with it.
+ * The conversions need the SSE state a program starts with (round to
+ * nearest, no flush to zero or denormals-are-zero, exceptions masked); a
+ * program may change it (a library built with -ffast-math sets FTZ and
+ * DAZ when loaded), and then the integer kernel computes the dot. */
 #define DW 50
+static inline int sse_default(void) { return (_mm_getcsr() & 0xffc0) == 0x1f80; }
 _Static_assert(8 * (1ull << DW) <= (1ull << 53), "eight terms below 2^DW sum exactly in a double");
 
 /* Entries of this kernel: sig in bits 0..31, the exponent (fast_tab's e)
@@ -523,6 +529,7 @@ static inline __attribute__((always_inline)) uint64_t exact_dbl(const fast_hdr *
     const exact_plan *P = PLAN(h);
     const uint64_t *ta = P->dta, *tb = P->dtb;
     uint32_t w = (uint32_t)c;
+    if (__builtin_expect(!sse_default(), 0)) return exact_dot_f32rne(h, c, a, b, sa, sb);
     for (int k0 = 0; k0 < P->k; k0 += L) {
         uint32_t ef = (w >> 23) & 0xff;
         uint64_t csig = (w & 0x7fffffu) | (ef ? 0x800000u : 0);
@@ -567,7 +574,6 @@ static inline __attribute__((always_inline)) uint64_t exact_dbl(const fast_hdr *
     return w;
 }
 
-#ifdef FAST_HAVE_AVX2
 /* The same step with the L products in the lanes of one vector (L = 4:
  * 256 bits, L = 2: 128): a variable shift of 64 or more (a zero product's,
  * or a negative distance taken as unsigned) leaves nothing, and shifted
@@ -617,6 +623,7 @@ static inline int dominant_product(const int64_t *tl, const uint64_t *sl, const 
         const long long *ta = (const long long *)P->dta, *tb = (const long long *)P->dtb;                        \
         const VT m16 = SET1(0xffff), sbits = SET1(3ll << 48), z = ZERO();                                        \
         uint32_t w = (uint32_t)c;                                                                                \
+        if (__builtin_expect(!sse_default(), 0)) return exact_dot_f32rne(h, c, a, b, sa, sb);                   \
         for (int k0 = 0; k0 < P->k; k0 += L) {                                                                   \
             uint32_t ef = (w >> 23) & 0xff;                                                                      \
             uint64_t csig = (w & 0x7fffffu) | (ef ? 0x800000u : 0);                                              \
@@ -686,7 +693,6 @@ EXACT_VDBL(exact_vdbl_bf16, 2, 16, __m128i, LD2, _mm_and_si128, _mm_set1_epi64x,
 #undef LD4
 #undef LD2
 #undef EXACT_VDBL
-#endif
 
 static uint64_t exact_dbl_f16(const fast_hdr *h, uint64_t c, const uint64_t *a, const uint64_t *b,
                               const uint64_t *sa, const uint64_t *sb)
@@ -699,6 +705,7 @@ static uint64_t exact_dbl_bf16(const fast_hdr *h, uint64_t c, const uint64_t *a,
 {
     return exact_dbl(h, c, a, b, sa, sb, 2, 16);
 }
+#endif
 
 static fast_hdr *exact_build(const mma_unit *u, int mode)
 {
@@ -728,13 +735,16 @@ static fast_hdr *exact_build(const mma_unit *u, int mode)
          * kernel, where overflow gives Inf as a conversion does */
         int f16 = u->a == MMA_FMT_FP16 && u->b == MMA_FMT_FP16 && P->l == 4,
             bf16 = u->a == MMA_FMT_BF16 && u->b == MMA_FMT_BF16 && P->l == 2;
+#ifdef FAST_HAVE_AVX2
         if ((f16 || bf16) && P->canon && P->r.zero != MMA_ZS_IEEE && u->c == MMA_FMT_FP32 &&
             P->inf[0] == 0x7f800000u && P->inf[1] == 0xff800000u && (P->dta = P->dtb = dbl_table(u->a))) {
             P->h.fn = f16 ? exact_dbl_f16 : exact_dbl_bf16;       /* (the generic mode's: tested too) */
-#ifdef FAST_HAVE_AVX2
             if (mode == FAST_MODE_BEST && fast_avx2_usable()) P->h.fn = f16 ? exact_vdbl_f16 : exact_vdbl_bf16;
-#endif
         }
+#else
+        (void)f16;
+        (void)bf16;
+#endif
     }
     return &P->h;
 }
