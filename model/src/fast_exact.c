@@ -614,13 +614,13 @@ static inline int dominant_product(const int64_t *tl, const uint64_t *sl, const 
     return 1;
 }
 
-#define EXACT_VDBL(NAME, L, PW, VT, LOADU, AND, SET1, GATHER, ADD, MUL, SLLI, SRLI, SUB, SRLV, SLLV, XOR, OR,   \
+#define EXACT_VDBL(NAME, L, PW, VT, AND, SET1, ENTRIES, ADD, MUL, SLLI, SRLI, SUB, SRLV, SLLV, XOR, OR,   \
                    CMPGT, ZERO, TESTZ, HMAX, HSUM, STORE)                                                        \
     static V_TARGET uint64_t NAME(const fast_hdr *h, uint64_t c, const uint64_t *a, const uint64_t *b,          \
                                   const uint64_t *sa, const uint64_t *sb)                                        \
     {                                                                                                            \
         const exact_plan *P = PLAN(h);                                                                           \
-        const long long *ta = (const long long *)P->dta, *tb = (const long long *)P->dtb;                        \
+        const uint64_t *ta = P->dta, *tb = P->dtb;                                                               \
         const VT m16 = SET1(0xffff), sbits = SET1(3ll << 48), z = ZERO();                                        \
         uint32_t w = (uint32_t)c;                                                                                \
         if (__builtin_expect(!sse_default(), 0)) return exact_dot_f32rne(h, c, a, b, sa, sb);                   \
@@ -628,7 +628,7 @@ static inline int dominant_product(const int64_t *tl, const uint64_t *sl, const 
             uint32_t ef = (w >> 23) & 0xff;                                                                      \
             uint64_t csig = (w & 0x7fffffu) | (ef ? 0x800000u : 0);                                              \
             int32_t tc = (int32_t)(ef ? ef : 1) - 126;                                                           \
-            VT x = GATHER(ta, AND(LOADU(a + k0), m16), 8), y = GATHER(tb, AND(LOADU(b + k0), m16), 8);           \
+            VT x = ENTRIES(ta, a + k0), y = ENTRIES(tb, b + k0);                                                   \
             VT v = ADD(x, y), sg = SLLI(MUL(x, y), DW - PW), t = AND(SRLI(v, 32), m16);                          \
             int32_t A = HMAX(t) - 2046;                                                                          \
             A = csig && tc > A ? tc : A;                                                                         \
@@ -680,18 +680,21 @@ V_FN int32_t hmax4(__m256i t)        /* lanes' low halves; the high ones are 0 *
 }
 V_FN int32_t hmax2(__m128i t) { return _mm_cvtsi128_si32(_mm_max_epi32(t, _mm_shuffle_epi32(t, 0x4e))); }
 V_FN int64_t hsum2(__m128i s) { return _mm_cvtsi128_si64(_mm_add_epi64(s, _mm_shuffle_epi32(s, 0x4e))); }
-#define LD4(p) _mm256_loadu_si256((const __m256i *)(p))
-#define LD2(p) _mm_loadu_si128((const __m128i *)(p))
-EXACT_VDBL(exact_vdbl_f16, 4, 22, __m256i, LD4, _mm256_and_si256, _mm256_set1_epi64x, _mm256_i64gather_epi64,
+/* the entries of four (two) operands, loaded one by one: a gather is
+ * slower on AMD Zen 2 */
+#define TB4(t, p)                                                                                                 \
+    _mm256_set_epi64x((t)[(p)[3] & 0xffff], (t)[(p)[2] & 0xffff], (t)[(p)[1] & 0xffff], (t)[(p)[0] & 0xffff])
+#define TB2(t, p) _mm_set_epi64x((t)[(p)[1] & 0xffff], (t)[(p)[0] & 0xffff])
+EXACT_VDBL(exact_vdbl_f16, 4, 22, __m256i, _mm256_and_si256, _mm256_set1_epi64x, TB4,
            _mm256_add_epi64, _mm256_mul_epu32, _mm256_slli_epi64, _mm256_srli_epi64, _mm256_sub_epi64,
            _mm256_srlv_epi64, _mm256_sllv_epi64, _mm256_xor_si256, _mm256_or_si256, _mm256_cmpgt_epi64,
            _mm256_setzero_si256, _mm256_testz_si256, hmax4, v_hsum64, _mm256_storeu_si256)
-EXACT_VDBL(exact_vdbl_bf16, 2, 16, __m128i, LD2, _mm_and_si128, _mm_set1_epi64x, _mm_i64gather_epi64, _mm_add_epi64,
+EXACT_VDBL(exact_vdbl_bf16, 2, 16, __m128i, _mm_and_si128, _mm_set1_epi64x, TB2, _mm_add_epi64,
            _mm_mul_epu32, _mm_slli_epi64, _mm_srli_epi64, _mm_sub_epi64, _mm_srlv_epi64, _mm_sllv_epi64,
            _mm_xor_si128, _mm_or_si128, _mm_cmpgt_epi64, _mm_setzero_si128, _mm_testz_si128, hmax2, hsum2,
            _mm_storeu_si128)
-#undef LD4
-#undef LD2
+#undef TB4
+#undef TB2
 #undef EXACT_VDBL
 
 static uint64_t exact_dbl_f16(const fast_hdr *h, uint64_t c, const uint64_t *a, const uint64_t *b,
