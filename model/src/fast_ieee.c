@@ -226,15 +226,16 @@ static inline __attribute__((always_inline)) V_TARGET uint64_t gps_v4(const fast
                                                                      const int K, const int G)
 {
     const ieee_plan *P = PLAN(h);
+    const uint32_t *fa = P->fa, *fb = P->fb;          /* (loads: gathers are slow on Zen 2) */
     __m128i ia, ib;
     if (K == 4) {
-        const __m256i m = _mm256_set1_epi64x(0xffff);
-        ia = _mm256_i64gather_epi32((const int *)P->fa, _mm256_and_si256(_mm256_loadu_si256((const __m256i *)a), m), 4);
-        ib = _mm256_i64gather_epi32((const int *)P->fb, _mm256_and_si256(_mm256_loadu_si256((const __m256i *)b), m), 4);
+        ia = _mm_set_epi32((int)fa[a[3] & 0xffff], (int)fa[a[2] & 0xffff], (int)fa[a[1] & 0xffff],
+                           (int)fa[a[0] & 0xffff]);
+        ib = _mm_set_epi32((int)fb[b[3] & 0xffff], (int)fb[b[2] & 0xffff], (int)fb[b[1] & 0xffff],
+                           (int)fb[b[0] & 0xffff]);
     } else {
-        const __m128i m = _mm_set1_epi64x(0xffff);
-        ia = _mm_i64gather_epi32((const int *)P->fa, _mm_and_si128(_mm_loadu_si128((const __m128i *)a), m), 4);
-        ib = _mm_i64gather_epi32((const int *)P->fb, _mm_and_si128(_mm_loadu_si128((const __m128i *)b), m), 4);
+        ia = _mm_set_epi32(0, 0, (int)fa[a[1] & 0xffff], (int)fa[a[0] & 0xffff]);
+        ib = _mm_set_epi32(0, 0, (int)fb[b[1] & 0xffff], (int)fb[b[0] & 0xffff]);
     }
     __m128 p = v_ftz4(_mm_mul_ps(_mm_castsi128_ps(ia), _mm_castsi128_ps(ib)));
     /* lanes 0 1: the pair sums */
