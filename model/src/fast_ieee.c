@@ -20,7 +20,7 @@
 
 typedef struct {
     fast_hdr h;
-    int k, g, anynan, f16;           /* f16: fp16 a and b */
+    int k, g, anynan;
     int abf, bbf;                    /* gps_v: a, b bf16 (else fp16) */
     mma_fmt a, b, c;
     const uint32_t *fa, *fb, *fc;    /* 16-bit operand -> flushed binary32 bits */
@@ -146,6 +146,22 @@ V_FN __m256 v_ftz(__m256 x)           /* ftz: a subnormal to the zero of its sig
  * them (zeros and subnormals +0, a NaN the quiet NaN), decoded
  * arithmetically: bf16 is binary32's top half, fp16 converts exactly
  * (F16C).  (Gathers through the tables: 1.6 times slower on AMD Zen 2.) */
+/* x86's default NaN, the result of an invalid operation */
+#define DEFAULT_NAN 0xffc00000u
+
+/* whether a step of the chain d = ftz(d + g[ord[i]]) made a NaN of two
+ * numbers (Inf - Inf) */
+static inline int chain_invalid(float d, const float *g, const int *ord, int n)
+{
+    int inv = 0;
+    for (int i = 0; i < n; i++) {
+        float x = g[ord[i]], t = d + x;
+        inv |= t != t && d == d && x == x;
+        d = ftz(t);
+    }
+    return inv;
+}
+
 #define GPS_FN static inline __attribute__((always_inline, target("avx2,bmi2,lzcnt,f16c")))
 #define GPS_TARGET __attribute__((target("avx2,bmi2,lzcnt,f16c")))
 GPS_FN __m256 v_dec8(const uint64_t *p, const int bf)
@@ -176,7 +192,7 @@ static inline __attribute__((always_inline)) GPS_TARGET uint64_t gps_v(const fas
     }
     __m256 p0 = v_ftz(_mm256_mul_ps(xa, xb)), p1 = v_ftz(_mm256_mul_ps(ya, yb));
     /* pair sums: lanes 0 1 | 4 5 of p0's pairs, 2 3 | 6 7 of p1's */
-    __m256 s = v_ftz(_mm256_add_ps(_mm256_shuffle_ps(p0, p1, 0x88), _mm256_shuffle_ps(p0, p1, 0xdd)));
+    __m256 s = v_ftz(_mm256_add_ps(_mm256_shuffle_ps(p0, p1, 0x88), _mm256_shuffle_ps(p0, p1, 0xdd))), s1 = s;
     float g[8];
     int n = K / G, ord[8];
     if (G == 4) {                               /* lanes 0 | 4: p0's groups; 1 | 5: p1's */
@@ -192,23 +208,34 @@ static inline __attribute__((always_inline)) GPS_TARGET uint64_t gps_v(const fas
     for (int i = 0; i < n; i++) d = ftz(d + g[ord[i]]);
     if (__builtin_expect(d == d, 1)) return w_of(d);
     /* NaN (random bits: often).  Without a NaN operand every NaN is the
-     * default NaN of an invalid operation; with fp16 operands, no Inf and
-     * a c that is no NaN, every NaN is the operands' (the tables' QNAN):
-     * products stay below 2^32 and no sum reaches Inf, so no invalid
-     * operation; either way one NaN, whatever the order.  Else the
+     * default NaN of an invalid operation.  When no operation was
+     * invalid (no product, pair or group sum is the default NaN, x86's
+     * 0xffc00000, which a later NaN could hide but not before it shows
+     * here, and no step of the chain made a NaN of two numbers), every
+     * NaN is the operands' (the tables' QNAN).  Either way one NaN,
+     * whatever the order; else (or a NaN c, with its own payload) the
      * scalar kernel. */
-    const __m256i qn = _mm256_set1_epi32((int)QNAN), inf = _mm256_set1_epi32(0x7f800000),
-                  mag = _mm256_set1_epi32(0x7fffffff);
+    const __m256i qn = _mm256_set1_epi32((int)QNAN);
     __m256i ia = _mm256_castps_si256(xa), ib = _mm256_castps_si256(xb), ja = _mm256_castps_si256(ya),
             jb = _mm256_castps_si256(yb);
     __m256i isn = _mm256_or_si256(_mm256_or_si256(_mm256_cmpeq_epi32(ia, qn), _mm256_cmpeq_epi32(ib, qn)),
                                   _mm256_or_si256(_mm256_cmpeq_epi32(ja, qn), _mm256_cmpeq_epi32(jb, qn)));
     int cnan = (wc & 0x7fffffffu) > 0x7f800000u;
     if (_mm256_testz_si256(isn, isn) && !cnan) return w_of(d);
-#define V_INF(x) _mm256_cmpeq_epi32(_mm256_and_si256(x, mag), inf)
-    __m256i isi = _mm256_or_si256(_mm256_or_si256(V_INF(ia), V_INF(ib)), _mm256_or_si256(V_INF(ja), V_INF(jb)));
+    if (cnan) return gps_dot(h, c, a, b, sa, sb);
+    /* (first the cheap sufficient test: no Inf anywhere, so nothing invalid) */
+    const __m256i dn = _mm256_set1_epi32((int)DEFAULT_NAN), inf = _mm256_set1_epi32(0x7f800000),
+                  mag = _mm256_set1_epi32(0x7fffffff);
+#define V_INF(x) _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_castps_si256(x), mag), inf)
+    __m256i isi = _mm256_or_si256(_mm256_or_si256(V_INF(xa), V_INF(xb)), _mm256_or_si256(V_INF(ya), V_INF(yb)));
+    isi = _mm256_or_si256(isi, _mm256_or_si256(_mm256_or_si256(V_INF(p0), V_INF(p1)),
+                                               _mm256_or_si256(V_INF(s1), V_INF(s))));
 #undef V_INF
-    if (P->f16 && !cnan && (wc & 0x7fffffffu) != 0x7f800000u && _mm256_testz_si256(isi, isi)) return w_of(d);
+    if ((wc & 0x7fffffffu) != 0x7f800000u && _mm256_testz_si256(isi, isi)) return w_of(d);
+#define V_DN(x) _mm256_cmpeq_epi32(_mm256_castps_si256(x), dn)
+    __m256i inv = _mm256_or_si256(_mm256_or_si256(V_DN(p0), V_DN(p1)), _mm256_or_si256(V_DN(s1), V_DN(s)));
+#undef V_DN
+    if (_mm256_testz_si256(inv, inv) && !chain_invalid(f_of(wc), g, ord, n)) return w_of(d);
     return gps_dot(h, c, a, b, sa, sb);
 }
 
@@ -239,7 +266,7 @@ static inline __attribute__((always_inline)) V_TARGET uint64_t gps_v4(const fast
     }
     __m128 p = v_ftz4(_mm_mul_ps(_mm_castsi128_ps(ia), _mm_castsi128_ps(ib)));
     /* lanes 0 1: the pair sums */
-    __m128 s = v_ftz4(_mm_add_ps(_mm_shuffle_ps(p, p, 0x88), _mm_shuffle_ps(p, p, 0xdd)));
+    __m128 s = v_ftz4(_mm_add_ps(_mm_shuffle_ps(p, p, 0x88), _mm_shuffle_ps(p, p, 0xdd))), s1 = s;
     float g[4];
     if (G == 4) s = v_ftz4(_mm_add_ps(s, _mm_shuffle_ps(s, s, 0x55)));   /* lane 0: the group */
     _mm_storeu_ps(g, s);
@@ -249,14 +276,16 @@ static inline __attribute__((always_inline)) V_TARGET uint64_t gps_v4(const fast
     for (int i = 0; i < K / G; i++) d = ftz(d + g[i]);
     if (__builtin_expect(d == d, 1)) return w_of(d);
     /* (gps_v's rule) */
-    const __m128i qn = _mm_set1_epi32((int)QNAN), inf = _mm_set1_epi32(0x7f800000), mag = _mm_set1_epi32(0x7fffffff);
+    const __m128i qn = _mm_set1_epi32((int)QNAN), dn = _mm_set1_epi32((int)DEFAULT_NAN);
     const __m128i lanes = K == 4 ? _mm_set1_epi32(-1) : _mm_set_epi32(0, 0, -1, -1);
     __m128i isn = _mm_and_si128(lanes, _mm_or_si128(_mm_cmpeq_epi32(ia, qn), _mm_cmpeq_epi32(ib, qn)));
     int cnan = (wc & 0x7fffffffu) > 0x7f800000u;
     if (_mm_testz_si128(isn, isn) && !cnan) return w_of(d);
-    __m128i isi = _mm_and_si128(lanes, _mm_or_si128(_mm_cmpeq_epi32(_mm_and_si128(ia, mag), inf),
-                                                    _mm_cmpeq_epi32(_mm_and_si128(ib, mag), inf)));
-    if (P->f16 && !cnan && (wc & 0x7fffffffu) != 0x7f800000u && _mm_testz_si128(isi, isi)) return w_of(d);
+#define V_DN(x) _mm_cmpeq_epi32(_mm_castps_si128(x), dn)
+    __m128i inv = _mm_or_si128(V_DN(p), _mm_or_si128(V_DN(s1), V_DN(s)));
+#undef V_DN
+    static const int ord4[2] = {0, 1};
+    if (!cnan && _mm_testz_si128(inv, inv) && !chain_invalid(f_of(wc), g, ord4, K / G)) return w_of(d);
     return gps_dot(h, c, a, b, sa, sb);
 }
 
@@ -348,7 +377,6 @@ static fast_hdr *ieee_build(const mma_unit *u, int mode)
         P->fc = u->c == MMA_FMT_FP32 ? NULL : flush_table(u->c);
         if (!P->fa || !P->fb || (u->c != MMA_FMT_FP32 && !P->fc)) { free(P); return NULL; }
         P->h.fn = gps_dot;
-        P->f16 = u->a == MMA_FMT_FP16 && u->b == MMA_FMT_FP16;
 #ifdef FAST_HAVE_AVX2
         if (mode == FAST_MODE_BEST && P->anynan && !P->fc && (u->g == 2 || (u->g == 4 && u->k >= 4)) &&
             (u->k == 2 || u->k == 4 || u->k == 8 || u->k == 16) && fast_avx2_usable() &&
