@@ -89,8 +89,18 @@ static __attribute__((noinline)) int amd_special(const amd_plan *P, const uint64
                                                  uint64_t cls_c, uint64_t *out)
 {
     unsigned inf = 0;
+    const fast_src *S = &P->src;
+    if (!S->pt) {                 /* a NaN operand (random bits: most of them) */
+        uint64_t any = 0;
+        for (int j = 0; j < P->L; j++) any |= fast_entry(S->ta, S->amask, a[j]) | fast_entry(S->tb, S->bmask, b[j]);
+        if (any & T_NAN) { *out = P->o.nan; return 1; }
+    }
     for (int j = 0; j < P->L; j++) {
-        uint64_t x = fast_product(&P->src, a[j], b[j]);   /* (with its class bits) */
+        /* the class alone where no product may overflow and no pair
+         * table gives the whole product in one load */
+        uint64_t x = P->povf || S->pt ? fast_product(S, a[j], b[j])
+                                      : product_class(fast_entry(S->ta, S->amask, a[j]),
+                                                      fast_entry(S->tb, S->bmask, b[j]));
         if (x & P_SPEC) {
             if (x & P_NAN) { *out = P->o.nan; return 1; }
             inf |= (x & P_NEG) ? 2 : 1;
@@ -193,16 +203,23 @@ static inline __attribute__((always_inline)) uint64_t amd_step(const amd_plan *P
  * parity of k).  A step with Inf, NaN or a product that may overflow is
  * left to the scalar step. */
 V_FN uint64_t amd_vstep(const amd_plan *P, const int first, uint64_t acc, const uint64_t *a, const uint64_t *b,
-                        const int G, const int tail, const int tf, const int evenodd, const int out)
+                        const int G, const int tail, const int tf, const int evenodd, const int out, const int np)
 {
     __m256i SP[8], EP[8], SG[8];
     const __m256i zero = _mm256_setzero_si256(), low = V_LD(P->low);
-    __m256i spec = zero, emv = low;
+    __m256i spec = zero, emv = low, nanv = zero;
 #pragma GCC unroll 8
     for (int g = 0; g < G; g++) {
         __m256i xa, xb, sa, sb, ea, eb, valid = zero;
         const int part = tail && g == G - 1;
         v_operands(a, b, g, part ? tail : 0, tf, &P->ka, &P->kb, P->one, &xa, &xb, &sa, &sb, &ea, &eb, &valid, &spec);
+        if (np) {                                 /* NaN lanes: Inf/NaN with a fraction */
+            __m256i na = _mm256_andnot_si256(_mm256_cmpeq_epi32(_mm256_and_si256(xa, V_LD(P->ka.mm)), zero),
+                                             _mm256_cmpeq_epi32(_mm256_and_si256(xa, V_LD(P->ka.sm)), V_LD(P->ka.sv)));
+            __m256i nb = _mm256_andnot_si256(_mm256_cmpeq_epi32(_mm256_and_si256(xb, V_LD(P->kb.mm)), zero),
+                                             _mm256_cmpeq_epi32(_mm256_and_si256(xb, V_LD(P->kb.sm)), V_LD(P->kb.sv)));
+            nanv = _mm256_or_si256(nanv, _mm256_or_si256(na, nb));
+        }
         __m256i sp = _mm256_mullo_epi32(sa, sb);
         __m256i z = _mm256_cmpeq_epi32(sp, zero);
         __m256i ep = _mm256_blendv_epi8(_mm256_add_epi32(ea, eb), low, z);
@@ -216,9 +233,16 @@ V_FN uint64_t amd_vstep(const amd_plan *P, const int first, uint64_t acc, const 
     const fast_cfmt *cf = first ? &P->c1 : &P->cd;
     fast_c xc = c_decode(cf, acc);
     int32_t er = v_hmax(emv);                             /* biased by bab */
-    int pspec = !_mm256_testz_si256(spec, spec);
-    if (__builtin_expect(pspec || xc.spec || (P->povf && er - P->bab >= 127), 0))
+    /* np: a NaN operand's step is NaN, selected at the end instead of a
+     * branch that random bits mispredict (the sum of such a step is
+     * garbage but harmless); other specials branch */
+    int pspec = np ? !_mm256_testc_si256(nanv, spec) : !_mm256_testz_si256(spec, spec);
+    uint64_t pnan = np ? -(uint64_t)!_mm256_testz_si256(nanv, nanv) : 0;
+    if (__builtin_expect(pspec || xc.spec || (P->povf && er - P->bab >= 127), 0)) {
+        uint64_t r;                              /* (random bits: most steps) */
+        if (amd_special(P, a, b, c_class(cf, acc), &r)) return r;
         return amd_step(P, first, acc, a, b, evenodd, out);
+    }
     int64_t S = 0;
     int32_t ed = 0;
     int empty = er < FAST_EMPTY / 2;
@@ -247,26 +271,27 @@ V_FN uint64_t amd_vstep(const amd_plan *P, const int first, uint64_t acc, const 
             S = join_evenodd(se, ee - P->bab, ee >= FAST_EMPTY / 2, so, eo - P->bab, eo >= FAST_EMPTY / 2, &ed);
         }
     }
-    return amd_join(P, first, &xc, cf, empty, S, ed, out);
+    uint64_t r = amd_join(P, first, &xc, cf, empty, S, ed, out);
+    return np ? (r & ~pnan) | (P->o.nan & pnan) : r;
 }
 
-#define AMD_VKERNEL(NAME, G, TAIL, TF, EO, OUT)                                                    \
+#define AMD_VKERNEL(NAME, G, TAIL, TF, EO, OUT, NP)                                                \
     static V_TARGET uint64_t NAME(const fast_hdr *h, uint64_t c, const uint64_t *a, const uint64_t *b, \
                                   const uint64_t *sa, const uint64_t *sb)                          \
     {                                                                                              \
         const amd_plan *P = PLAN(h);                                                               \
         (void)sa;                                                                                  \
         (void)sb;                                                                                  \
-        c = amd_vstep(P, 1, c, a, b, G, TAIL, TF, EO, OUT);                                        \
-        for (int s = 1; s < P->steps; s++)                                                         \
-            c = amd_vstep(P, 0, c, a + s * P->L, b + s * P->L, G, TAIL, TF, EO, OUT);              \
+        c = amd_vstep(P, 1, c, a, b, G, TAIL, TF, EO, OUT, NP);                                    \
+        for (int s = 1; s < P->steps && c != P->o.nan; s++)   /* a NaN c gives NaN */            \
+            c = amd_vstep(P, 0, c, a + s * P->L, b + s * P->L, G, TAIL, TF, EO, OUT, NP);          \
         return c;                                                                                  \
     }
-AMD_VKERNEL(amd_v8, 1, 0, 0, 0, OUT_F32RNE)          /* CDNA3 fp16/bf16: steps of 8 */
-AMD_VKERNEL(amd_v_tf4, 1, 4, 1, 0, OUT_F32RNE)       /* xf32: steps of 4 */
-AMD_VKERNEL(amd_v_eo16, 2, 0, 0, 1, OUT_F32RNE)      /* fp8/bf8: steps of 16 */
-AMD_VKERNEL(amd_v_any, P->groups, P->tail, 1, 0, 0)
-AMD_VKERNEL(amd_v_eo_any, P->groups, P->tail, 1, 1, 0)
+AMD_VKERNEL(amd_v8, 1, 0, 0, 0, OUT_F32RNE, 1)          /* CDNA3 fp16/bf16: steps of 8 */
+AMD_VKERNEL(amd_v_tf4, 1, 4, 1, 0, OUT_F32RNE, 0)       /* xf32: steps of 4 */
+AMD_VKERNEL(amd_v_eo16, 2, 0, 0, 1, OUT_F32RNE, 0)      /* fp8/bf8: steps of 16 */
+AMD_VKERNEL(amd_v_any, P->groups, P->tail, 1, 0, 0, 0)
+AMD_VKERNEL(amd_v_eo_any, P->groups, P->tail, 1, 1, 0, 0)
 #undef AMD_VKERNEL
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
@@ -281,7 +306,8 @@ AMD_VKERNEL(amd_v_eo_any, P->groups, P->tail, 1, 1, 0)
         (void)sa;                                                                                  \
         (void)sb;                                                                                  \
         c = amd_step(P, 1, c, a, b, EO, OUT);                                                      \
-        for (int s = 1; s < P->steps; s++) c = amd_step(P, 0, c, a + s * P->L, b + s * P->L, EO, OUT); \
+        for (int s = 1; s < P->steps && c != P->o.nan; s++)   /* a NaN c gives NaN */            \
+            c = amd_step(P, 0, c, a + s * P->L, b + s * P->L, EO, OUT);                            \
         return c;                                                                                  \
     }
 AMD_KERNEL(amd_fused, 0, 0)

@@ -10,22 +10,30 @@
  * addition holds it exactly, as the reference's Kulisch accumulator does.
  * Its magnitude, cut to 63 bits with the rest folded into a sticky bit far
  * below the output's precision, is rounded once by the shared rounding
- * (fast_round, which is mma_round_pack's steps); within 54 bits one 64-bit
- * integer holds the sum.  So the result is the
- * reference's bit for bit.  A step whose terms spread wider (bf16's
+ * (fast_round, which is mma_round_pack's steps); within 60 bits (steps of
+ * up to seven products) one 64-bit integer holds the sum.  So the result
+ * is the reference's bit for bit.  A step whose terms spread wider (bf16's
  * exponent range is fp32's) is summed in a carry-save accumulator of
- * 32-bit digits held in 64-bit words (wide_sum), exact as well.  An Inf or
- * NaN operand or c sends the whole call to the reference, which decides
- * the special values and NaN payloads; an Inf that a step's rounding made
- * (bf16 products reach 2^256) stays to the end when the operands after it
- * are finite. */
+ * 32-bit digits held in 64-bit words (wide_sum), exact as well.  A step
+ * with an Inf or NaN among c and its operands is decided from their
+ * classes (special_step) where the unit's NaN is canonical, as CDNA1's
+ * is; other NaN payloads are the reference's.  Random bits put an fp32 c
+ * of any exponent beside the products: a c far above them is the step's
+ * result, found without summing.  CDNA1's own units (fp16 steps of 4,
+ * bf16 steps of 2, fp32 c and d, RNE) have a kernel of their own below
+ * (exact_dbl, exact_vdbl_*) that sums in a double's 53 bits or in 128
+ * and leaves exact_from the rest. */
 #include "fast.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 typedef struct {
     fast_hdr h;
     int k, l, fbp, out;            /* fbp: fraction bits of a product   */
+    int canon;                     /* NaN results canonical              */
+    uint64_t nan, inf[2];          /* then: the NaN, the Inf results     */
+    const uint64_t *dta, *dtb;     /* exact_dbl's entries                */
     const uint64_t *ta, *tb;
     uint64_t amask, bmask;
     fast_cfmt c0, cd;              /* c of the first step; of the others */
@@ -35,7 +43,6 @@ typedef struct {
 #define PLAN(h) ((const exact_plan *)(h))
 
 #define SPREAD 117
-#define SPREAD64 54                /* (MMA_MAX_K + 1) * 2^54 < 2^63: a signed 64-bit sum */
 _Static_assert(MMA_MAX_K < 512, "MMA_MAX_K + 1 terms below 2^117 each sum below 2^126");
 
 static int small_op(mma_fmt f) { return fast_tab[f] && mma_format(f)->width <= 16; }
@@ -80,9 +87,10 @@ static __attribute__((noinline)) uint64_t zero_sum(const exact_plan *P, const fa
 static __attribute__((noinline)) int wide_sum(const uint32_t *sig, const int32_t *lsb, const uint64_t *neg, int n,
                                               int32_t lo, int32_t hi, int *sn, uint64_t *mag, int32_t *ml)
 {
-    int64_t d[WIDE_DIGITS] = {0};
+    int64_t d[WIDE_DIGITS];
     int nd = ((hi - lo) >> 5) + 2;
     if (nd > WIDE_DIGITS) return -1;
+    memset(d, 0, (size_t)nd * sizeof d[0]);       /* (only the digits in use) */
     for (int j = 0; j < n; j++) {
         if (!sig[j]) continue;
         int32_t o = lsb[j] - lo;
@@ -122,93 +130,214 @@ static __attribute__((noinline)) int wide_sum(const uint32_t *sig, const int32_t
     return 1;
 }
 
-static inline __attribute__((always_inline)) uint64_t exact_body(const fast_hdr *h, uint64_t c, const uint64_t *a,
+/* One step the general way (terms spread past SPREADL, or a zero sum):
+ * *cc, cfb its c; 1 with *d, or 0 when wide_sum cannot hold the spread
+ * (the reference then). */
+static __attribute__((noinline)) int slow_step(const exact_plan *P, const fast_c *cc, int cfb, const uint64_t *a,
+                                               const uint64_t *b, const int out, uint64_t *d)
+{
+    const uint64_t *ta = P->ta, *tb = P->tb;
+    const int l = P->l, fbp = P->fbp;
+    uint32_t sig[MMA_MAX_K + 1];
+    int32_t lsb[MMA_MAX_K + 1];
+    uint64_t neg[MMA_MAX_K + 1];
+    int32_t lo = INT32_MAX, hi = INT32_MIN;
+    sig[0] = (uint32_t)cc->sig;
+    lsb[0] = cc->e - cfb;
+    neg[0] = cc->neg ? T_NEG : 0;
+    for (int j = 0; j < l; j++) {
+        uint64_t x = ta[a[j] & P->amask], y = tb[b[j] & P->bmask];
+        sig[j + 1] = (uint32_t)x * (uint32_t)y;
+        lsb[j + 1] = ent_e(x) + ent_e(y) - fbp;
+        neg[j + 1] = (x ^ y) & T_NEG;
+    }
+    for (int j = 0; j <= l; j++) {
+        if (!sig[j]) continue;
+        int32_t top = lsb[j] + 32 - __builtin_clz(sig[j]);
+        lo = lsb[j] < lo ? lsb[j] : lo;
+        hi = top > hi ? top : hi;
+    }
+    if (lo == INT32_MAX) {
+        *d = zero_sum(P, cc, a, b);
+        return 1;
+    }
+    /* c far above every product (random bits: an fp32 c of any exponent):
+     * with |products| < ulp(c) / 4 an RNE rounding to c's own format
+     * gives c, even at a power of two, where the ulp below is half */
+    if (out == OUT_F32RNE && cc->sig >> 23 && sig[0]) {
+        int32_t pt = INT32_MIN;
+        for (int j = 1; j <= l; j++)
+            if (sig[j]) {
+                int32_t top = lsb[j] + 32 - __builtin_clz(sig[j]);
+                pt = top > pt ? top : pt;
+            }
+        if (pt == INT32_MIN || pt + (32 - __builtin_clz((uint32_t)l)) <= lsb[0] - 2) {
+            *d = (uint64_t)(cc->neg ? 0x80000000u : 0) | (uint32_t)(cc->sig & 0x7fffff) |
+                 (uint32_t)(cc->e + 127) << 23;
+            return 1;
+        }
+    }
+    int sn;
+    uint64_t m;
+    int32_t ml = lo;
+    if (hi - lo > SPREAD) {
+        int r = wide_sum(sig, lsb, neg, l + 1, lo, hi, &sn, &m, &ml);
+        if (r < 0) return 0;
+        if (r == 0) m = 0;
+    } else {
+        __int128 sum = 0;
+        for (int j = 0; j <= l; j++) {
+            __int128 t = (__int128)((unsigned __int128)sig[j] << (sig[j] ? lsb[j] - lo : 0));
+            sum += neg[j] ? -t : t;
+        }
+        sn = sum < 0;
+        unsigned __int128 mw = sn ? -(unsigned __int128)sum : (unsigned __int128)sum;
+        if ((mw >> 63) != 0) {                           /* keep 63 bits, the rest sticky */
+            uint64_t mh = (uint64_t)(mw >> 64);
+            int s = mh ? 65 - __builtin_clzll(mh) : 1;
+            uint64_t st = (mw & (((unsigned __int128)1 << s) - 1)) != 0;
+            mw = (mw >> s) | st;
+            ml += s;
+        }
+        m = (uint64_t)mw;
+    }
+    *d = m ? fast_round(&P->o, sn, m, ml, out, NULL) : zero_sum(P, cc, a, b);
+    return 1;
+}
+
+/* A step with an Inf or NaN among its c and operands, decided from their
+ * classes as alg_exact.c's step decides it: NaN when c or a product is
+ * NaN (a NaN operand, or Inf times a zero) or +Inf meets -Inf, else the
+ * Inf's rounding (mma_out_inf).  Units whose NaN is canonical only; the
+ * others' NaN payloads are the reference's. */
+static __attribute__((noinline)) uint64_t special_step(const exact_plan *P, uint64_t ccls, const uint64_t *a,
+                                                       const uint64_t *b)
+{
+    uint64_t nan = ccls & P_NAN, pinf = 0, ninf = 0, any = 0;
+    for (int j = 0; j < P->l; j++) any |= P->ta[a[j] & P->amask] | P->tb[b[j] & P->bmask];
+    if (nan || (any & T_NAN)) return P->nan;      /* (random bits: most of them) */
+    if (ccls & P_SPEC) {
+        if (ccls & P_NEG) ninf = 1; else pinf = 1;
+    }
+    for (int j = 0; j < P->l; j++) {
+        uint64_t pc = product_class(P->ta[a[j] & P->amask], P->tb[b[j] & P->bmask]);
+        nan |= pc & P_NAN;
+        if (pc & P_SPEC) {
+            if (pc & P_NEG) ninf = 1; else pinf = 1;
+        }
+    }
+    if (nan || (pinf && ninf)) return P->nan;
+    return P->inf[ninf];
+}
+
+/* SPREADL: the terms of a step of up to seven products (eight terms)
+ * within 60 bits sum below 2^63 in one signed word */
+#define SPREADL 60
+_Static_assert(8 * (1ull << SPREADL) - 1 <= (uint64_t)INT64_MAX, "eight terms below 2^60 in an int64");
+
+/* Steps k0 to kend of L (1..7) products, L known at compile time, from
+ * the accumulator d (its bits, in cf's format): the common step (terms
+ * within SPREADL bits) in registers, with bounds on the terms' widths (c
+ * below 2^24, a product below 2^(fbp+2)) instead of their leading bits;
+ * the rest in slow_step and special_step.  The result, or the
+ * reference's for the whole dot where this cannot decide. */
+static inline __attribute__((always_inline)) uint64_t exact_from(const fast_hdr *h, uint64_t c, const uint64_t *a,
                                                                  const uint64_t *b, const uint64_t *sa,
-                                                                 const uint64_t *sb, const int out)
+                                                                 const uint64_t *sb, const int out, const int L,
+                                                                 int k0, int kend, uint64_t d, const fast_cfmt *cf)
 {
     const exact_plan *P = PLAN(h);
     const uint64_t *ta = P->ta, *tb = P->tb;
-    const int l = P->l, fbp = P->fbp;
-    fast_c cc = c_decode(&P->c0, c);
-    int cfb = P->c0.fb;
-    uint64_t d = c;
-    for (int k0 = 0; k0 < P->k; k0 += l) {
-        if (__builtin_expect(cc.spec, 0)) {
-            /* c special: the input's goes to the reference; a later step's
-             * is an Inf that the last rounding made (a NaN needs a special
-             * operand), and finite products leave it as it is */
-            if (k0 == 0) return reference(h, c, a, b, sa, sb);
-            uint64_t spec = 0;
-            for (int j = k0; j < P->k; j++) spec |= ta[a[j] & P->amask] | tb[b[j] & P->bmask];
-            return spec & T_SPEC ? reference(h, c, a, b, sa, sb) : d;
+    const uint64_t amask = P->amask, bmask = P->bmask;
+    const int fbp = P->fbp, pw = P->fbp + 2, canon = P->canon;
+    fast_c cc = c_decode(cf, d);
+    int cfb = cf->fb;
+    for (; k0 < kend; k0 += L) {
+        const uint64_t *ak = a + k0, *bk = b + k0;
+        uint64_t x[8], y[8], spec = 0;
+        for (int j = 0; j < L; j++) {
+            x[j] = ta[ak[j] & amask];
+            y[j] = tb[bk[j] & bmask];
+            spec |= x[j] | y[j];
         }
-        uint32_t sig[MMA_MAX_K + 1];
-        int32_t lsb[MMA_MAX_K + 1];
-        uint64_t neg[MMA_MAX_K + 1], spec = 0;
-        int32_t lo = INT32_MAX, hi = INT32_MIN;
-        sig[0] = (uint32_t)cc.sig;
-        lsb[0] = cc.e - cfb;
-        neg[0] = cc.neg ? T_NEG : 0;
-        for (int j = 0; j < l; j++) {
-            uint64_t x = ta[a[k0 + j] & P->amask], y = tb[b[k0 + j] & P->bmask];
-            spec |= x | y;
-            sig[j + 1] = (uint32_t)x * (uint32_t)y;
-            lsb[j + 1] = ent_e(x) + ent_e(y) - fbp;
-            neg[j + 1] = (x ^ y) & T_NEG;
+        if (__builtin_expect(cc.spec || (spec & T_SPEC), 0)) {
+            if (!canon) return reference(h, c, a, b, sa, sb);
+            d = special_step(P, c_class(cf, d), ak, bk);
+            if (d == P->nan) return d;             /* a NaN c gives NaN */
+            goto next;
         }
-        if (__builtin_expect(spec & T_SPEC, 0)) return reference(h, c, a, b, sa, sb);
-        for (int j = 0; j <= l; j++) {
-            if (!sig[j]) continue;
-            int32_t top = lsb[j] + 32 - __builtin_clz(sig[j]);
-            lo = lsb[j] < lo ? lsb[j] : lo;
-            hi = top > hi ? top : hi;
+        /* products' lsb: ea + eb (fbp below their true weight); c's moved
+         * to the same units */
+        int32_t lc = cc.e - cfb + fbp;
+        int32_t lo = cc.sig ? lc : INT32_MAX, hp = INT32_MIN;
+        uint32_t sg[8];
+        int32_t ls[8];
+        for (int j = 0; j < L; j++) {
+            sg[j] = (uint32_t)x[j] * (uint32_t)y[j];
+            ls[j] = ent_e(x[j]) + ent_e(y[j]);
+            int32_t l1 = sg[j] ? ls[j] : INT32_MAX, h1 = sg[j] ? ls[j] + pw : INT32_MIN;
+            lo = l1 < lo ? l1 : lo;
+            hp = h1 > hp ? h1 : hp;
         }
-        if (__builtin_expect(lo == INT32_MAX, 0)) {
-            d = zero_sum(P, &cc, a + k0, b + k0);
-            cc = c_decode(&P->cd, d);
-            cfb = P->cd.fb;
+        int32_t hi = cc.sig && lc + 24 > hp ? lc + 24 : hp;
+        if (__builtin_expect(lo != INT32_MAX && hi - lo <= SPREADL, 1)) {
+            uint64_t s0 = -(uint64_t)cc.neg;
+            int64_t sum = (int64_t)((((uint64_t)cc.sig << ((lc - lo) & 63)) ^ s0) - s0);
+            for (int j = 0; j < L; j++) {
+                uint64_t s = (uint64_t)((int64_t)((x[j] ^ y[j]) << 15) >> 63);   /* T_NEG: bit 48 */
+                sum += (int64_t)((((uint64_t)sg[j] << ((ls[j] - lo) & 63)) ^ s) - s);
+            }
+            uint64_t sn = (uint64_t)(sum >> 63), m = ((uint64_t)sum ^ sn) - sn;
+            if (__builtin_expect(m != 0, 1)) {
+                d = fast_round(&P->o, (int)(sn & 1), m, lo - fbp, out, &cc);
+                if (__builtin_expect(cc.spec, 0)) cc = c_decode(&P->cd, d);
+                cf = &P->cd;
+                cfb = cf->fb;
+                continue;
+            }
+            d = zero_sum(P, &cc, ak, bk);
+        } else if (out == OUT_F32RNE && !cf->tab && cc.sig >> 23 && hp + (32 - __builtin_clz(L)) <= lc - 2) {
+            /* c far above the products: it is the result (slow_step says
+             * why); d and cc stay */
+            cf = &P->cd;
+            cfb = cf->fb;
             continue;
+        } else if (!slow_step(P, &cc, cfb, ak, bk, out, &d)) {
+            return reference(h, c, a, b, sa, sb);
         }
-        int sn;
-        uint64_t m;
-        int32_t ml = lo;
-        if (__builtin_expect(hi - lo > SPREAD, 0)) {
-            int r = wide_sum(sig, lsb, neg, l + 1, lo, hi, &sn, &m, &ml);
-            if (r < 0) return reference(h, c, a, b, sa, sb);
-            if (r == 0) m = 0;
-        } else if (hi - lo <= SPREAD64) {               /* the common case: one word */
-            int64_t sum = 0;
-            for (int j = 0; j <= l; j++) {
-                int64_t t = (int64_t)((uint64_t)sig[j] << (sig[j] ? lsb[j] - lo : 0));
-                sum += neg[j] ? -t : t;
-            }
-            sn = sum < 0;
-            m = sn ? -(uint64_t)sum : (uint64_t)sum;
-        } else {
-            __int128 sum = 0;
-            for (int j = 0; j <= l; j++) {
-                __int128 t = (__int128)((unsigned __int128)sig[j] << (sig[j] ? lsb[j] - lo : 0));
-                sum += neg[j] ? -t : t;
-            }
-            sn = sum < 0;
-            unsigned __int128 mw = sn ? -(unsigned __int128)sum : (unsigned __int128)sum;
-            if (__builtin_expect((mw >> 63) != 0, 0)) {      /* keep 63 bits, the rest sticky */
-                uint64_t mh = (uint64_t)(mw >> 64);
-                int s = mh ? 65 - __builtin_clzll(mh) : 1;
-                uint64_t st = (mw & (((unsigned __int128)1 << s) - 1)) != 0;
-                mw = (mw >> s) | st;
-                ml += s;
-            }
-            m = (uint64_t)mw;
+    next:
+        cf = &P->cd;
+        cc = c_decode(cf, d);
+        cfb = cf->fb;
+    }
+    return d;
+}
+
+/* Steps of any length, each the general way */
+/* the whole dot: from step 0, c its accumulator (the bits of its format:
+ * the fp32 shortcut keeps them) */
+#define exact_body(h, c, a, b, sa, sb, out, L) \
+    exact_from(h, c, a, b, sa, sb, out, L, 0, PLAN(h)->k, (c) & PLAN(h)->c0.mask, &PLAN(h)->c0)
+
+static __attribute__((noinline)) uint64_t exact_body_any(const fast_hdr *h, uint64_t c, const uint64_t *a,
+                                                         const uint64_t *b, const uint64_t *sa, const uint64_t *sb)
+{
+    const exact_plan *P = PLAN(h);
+    const fast_cfmt *cf = &P->c0;
+    uint64_t d = c & cf->mask;           /* (a c of the fp32 shortcut: its bits) */
+    for (int k0 = 0; k0 < P->k; k0 += P->l) {
+        const uint64_t *ak = a + k0, *bk = b + k0;
+        fast_c cc = c_decode(cf, d);
+        uint64_t spec = 0;
+        for (int j = 0; j < P->l; j++) spec |= P->ta[ak[j] & P->amask] | P->tb[bk[j] & P->bmask];
+        if (cc.spec || (spec & T_SPEC)) {
+            if (!P->canon) return reference(h, c, a, b, sa, sb);
+            d = special_step(P, c_class(cf, d), ak, bk);
+            if (d == P->nan) return d;             /* a NaN c gives NaN */
+        } else if (!slow_step(P, &cc, cf->fb, ak, bk, 0, &d)) {
+            return reference(h, c, a, b, sa, sb);
         }
-        if (__builtin_expect(m == 0, 0)) {
-            d = zero_sum(P, &cc, a + k0, b + k0);
-            cc = c_decode(&P->cd, d);
-        } else {
-            d = fast_round(&P->o, sn, m, ml, out, &cc);
-            if (cc.spec) cc = c_decode(&P->cd, d);
-        }
-        cfb = P->cd.fb;
+        cf = &P->cd;
     }
     return d;
 }
@@ -216,15 +345,370 @@ static inline __attribute__((always_inline)) uint64_t exact_body(const fast_hdr 
 static uint64_t exact_dot(const fast_hdr *h, uint64_t c, const uint64_t *a, const uint64_t *b,
                           const uint64_t *sa, const uint64_t *sb)
 {
-    return exact_body(h, c, a, b, sa, sb, 0);
+    const exact_plan *P = PLAN(h);
+    switch (P->l) {
+    case 1: return exact_body(h, c, a, b, sa, sb, 0, 1);
+    case 2: return exact_body(h, c, a, b, sa, sb, 0, 2);
+    case 4: return exact_body(h, c, a, b, sa, sb, 0, 4);
+    default: return exact_body_any(h, c, a, b, sa, sb);
+    }
 }
 
-/* CDNA1's output: fp32, round to nearest even */
+/* CDNA1's output: fp32, round to nearest even; steps of 4 (fp16) or 2
+ * (bf16) products */
 static uint64_t exact_dot_f32rne(const fast_hdr *h, uint64_t c, const uint64_t *a, const uint64_t *b,
                                  const uint64_t *sa, const uint64_t *sb)
 {
-    return exact_body(h, c, a, b, sa, sb, OUT_F32RNE);
+    if (PLAN(h)->l == 4) return exact_body(h, c, a, b, sa, sb, OUT_F32RNE, 4);
+    if (PLAN(h)->l == 2) return exact_body(h, c, a, b, sa, sb, OUT_F32RNE, 2);
+    return exact_body_any(h, c, a, b, sa, sb);
 }
+
+#ifdef FAST_HAVE_AVX2
+/* ---- CDNA1: fp16 or bf16 products, fp32 c and d, RNE (x86-64) -------------
+ *
+ * The common step without a word of alignment state: every term is put
+ * with its top (a bound: c below 2^24 ulps, a product below 2^(fbp+2))
+ * at bit DW of its own word, shifted right by its distance to the largest
+ * top; when no term loses a bit, the sum (eight terms below 2^50) is an
+ * integer below 2^53, exact in a double, and scaling it by a power of two
+ * and converting to binary32 is the one rounding to nearest even that
+ * mma_round_pack makes (subnormals, and overflow to Inf, included: IEEE
+ * 754 conversions round once).  A step that loses bits, sums to zero or
+ * meets Inf or NaN goes on in exact_from, the rest of the dot with it.
+ * The conversions need the SSE state a program starts with (round to
+ * nearest, no flush to zero or denormals-are-zero, exceptions masked); a
+ * program may change it (a library built with -ffast-math sets FTZ and
+ * DAZ when loaded), and then the integer kernel computes the dot. */
+#define DW 50
+static inline int sse_default(void) { return (_mm_getcsr() & 0xffc0) == 0x1f80; }
+_Static_assert(8 * (1ull << DW) <= (1ull << 53), "eight terms below 2^DW sum exactly in a double");
+
+/* Entries of this kernel: sig in bits 0..31, the exponent (fast_tab's e)
+ * + 1024 in bits 32..47, 0 there for a zero, Inf or NaN (such a product
+ * never holds the largest top), Inf/NaN in bit 48, the sign in bit 63:
+ * two entries' sum holds the product's exponent + 2048, Inf/NaN in bits
+ * 48..49 and the sign's xor. */
+static uint64_t *dtab[2];
+
+static const uint64_t *dbl_table(mma_fmt f)
+{
+    int i = f == MMA_FMT_BF16;
+    uint64_t *t = __atomic_load_n(&dtab[i], __ATOMIC_ACQUIRE);
+    if (t) return t;
+    if (!(t = malloc(sizeof(uint64_t) * 65536))) return NULL;
+    for (uint32_t w = 0; w < 65536; w++) {
+        uint64_t x = fast_tab[f][w];
+        int fin = !(x & (T_SPEC | T_ZERO));
+        t[w] = (uint64_t)(uint32_t)x | (fin ? (uint64_t)(uint32_t)(ent_e(x) + 1024) << 32 : 0) |
+               ((x & T_SPEC) ? (uint64_t)1 << 48 : 0) | ((x & T_NEG) ? (uint64_t)1 << 63 : 0);
+    }
+    uint64_t *expected = NULL;
+    if (!__atomic_compare_exchange_n(&dtab[i], &expected, t, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+        free(t);
+        return expected;
+    }
+    return t;
+}
+
+/* Step k0 (of accumulator w) the way exact_from takes it; the step's
+ * result, never the reference's whole dot: these units' NaN is canonical
+ * and no spread of fp16, bf16 and fp32 terms passes wide_sum's digits. */
+static __attribute__((noinline)) uint32_t exact_one(const fast_hdr *h, uint64_t c, const uint64_t *a,
+                                                    const uint64_t *b, const uint64_t *sa, const uint64_t *sb,
+                                                    int k0, uint32_t w)
+{
+    const exact_plan *P = PLAN(h);
+    const fast_cfmt *cf = k0 ? &P->cd : &P->c0;          /* (both fp32) */
+    if (P->l == 4) return (uint32_t)exact_from(h, c, a, b, sa, sb, OUT_F32RNE, 4, k0, k0 + 4, w, cf);
+    return (uint32_t)exact_from(h, c, a, b, sa, sb, OUT_F32RNE, 2, k0, k0 + 2, w, cf);
+}
+
+/* A step that the 53-bit sum cannot hold (random bits: terms spread past
+ * DW - pw bits), in 128 bits the same way: tops at bit 124, five terms
+ * below 2^127.  When one term loses bits (a c or product far below the
+ * others), its remainder r (0 < |r| < 1 unit, the term's sign) stands in
+ * as a half unit of its sign: with |S| >= 2^26 units every rounding
+ * boundary of binary32 is a whole number of units, so S + r and S +- 1/2
+ * round alike; several such remainders are left out where no boundary
+ * lies near S.  The magnitude is then rounded to odd at 53 bits (its last
+ * bit the sticky bit), exact in a double, whose conversion to binary32
+ * rounds it as a single rounding would (53 >= 24 + 2).  0: not decided
+ * (a zero sum, too few units, or S near a boundary). */
+static inline __attribute__((always_inline)) int step128(const exact_plan *P, uint32_t *wp, const uint64_t *a,
+                                                         const uint64_t *b, const int L, const int pw)
+{
+    uint32_t w = *wp, ef = (w >> 23) & 0xff;
+    uint32_t sg[8];
+    int32_t t[8], wd[8], A = INT32_MIN;
+    uint64_t ng[8];
+    sg[0] = (w & 0x7fffffu) | (ef ? 0x800000u : 0);
+    t[0] = (int32_t)(ef ? ef : 1) - 126;
+    wd[0] = 24;
+    ng[0] = w >> 31;
+#pragma GCC unroll 8
+    for (int j = 0; j < L; j++) {
+        uint64_t x = P->dta[a[j] & 0xffff], y = P->dtb[b[j] & 0xffff], v = x + y;
+        sg[j + 1] = (uint32_t)x * (uint32_t)y;
+        t[j + 1] = (int32_t)((v >> 32) & 0xffff) - 2046;
+        wd[j + 1] = pw;
+        ng[j + 1] = v >> 63;
+    }
+#pragma GCC unroll 8
+    for (int i = 0; i <= L; i++)
+        if (sg[i] && t[i] > A) A = t[i];
+    if (A == INT32_MIN) return 0;                           /* every term zero */
+    __int128 S = 0;
+    int nlost = 0;
+    uint64_t lneg = 0;
+#pragma GCC unroll 8
+    for (int i = 0; i <= L; i++) {
+        /* the term at bit 124 - wd - (A - t) (a zero: nothing) */
+        int32_t q = 124 - wd[i] - (A - t[i]);
+        unsigned __int128 m;
+        if (q >= 0) {
+            m = (unsigned __int128)sg[i] << (q & 127);
+        } else {
+            uint32_t r = (uint32_t)-q, low = r >= 32 ? sg[i] : sg[i] & ((1u << r) - 1);
+            m = r >= 32 ? 0 : sg[i] >> r;
+            if (low) {
+                nlost++;
+                lneg = ng[i];
+            }
+        }
+        S += ng[i] ? -(__int128)m : (__int128)m;
+    }
+    int32_t lsb = A - 124;
+    if (S == 0) return 0;
+    unsigned __int128 mag = S < 0 ? -(unsigned __int128)S : (unsigned __int128)S;
+    uint64_t hi = (uint64_t)(mag >> 64), m53;
+    int bl = hi ? 128 - __builtin_clzll(hi) : 64 - __builtin_clzll((uint64_t)mag);
+    if (nlost == 1 && bl > 26) {
+        mag = 2 * mag + ((S < 0) == (int)lneg ? 1 : -1);    /* |S + r| as |2S +- 1| */
+        lsb--;
+        bl += (mag >> bl) != 0;
+    } else if (nlost) {
+        /* several remainders, below nlost < 8 units together, of any
+         * signs: S rounds as S + R when no midpoint of binary32 lies
+         * within 8 units of S.  With ulp u = 2^(bl-24) units >= 64, the
+         * midpoints near S are the odd multiples of u/2 (those of the
+         * binade below are u/4 past its end; the overflow threshold is
+         * one of them); a subnormal result is left out below. */
+        if (bl < 30) return 0;
+        unsigned __int128 u = (unsigned __int128)1 << (bl - 24), low = mag & (u - 1);
+        if (low + 8 >= u / 2 && low <= u / 2 + 8) return 0;
+    }
+    if (bl > 53) {
+        int sh = bl - 53;
+        m53 = (uint64_t)(mag >> sh) | ((mag & (((unsigned __int128)1 << sh) - 1)) != 0);
+        lsb += sh;
+    } else {
+        m53 = (uint64_t)mag;
+    }
+    uint64_t scb = (uint64_t)(lsb + 1023) << 52;          /* lsb > -500 */
+    double scale;
+    memcpy(&scale, &scb, sizeof scale);
+    float f = (float)((double)m53 * scale);
+    memcpy(&w, &f, sizeof w);
+    if (nlost && w >> 23 < 2) return 0;                      /* (subnormal boundaries: coarser) */
+    *wp = w | (S < 0 ? 0x80000000u : 0);
+    return 1;
+}
+
+/* (CDNA1: fp16 steps of 4, bf16 steps of 2) */
+static __attribute__((noinline)) int exact_step128(const exact_plan *P, uint32_t *wp, const uint64_t *a,
+                                                   const uint64_t *b)
+{
+    return P->l == 4 ? step128(P, wp, a, b, 4, 22) : step128(P, wp, a, b, 2, 16);
+}
+
+static inline __attribute__((always_inline)) uint64_t exact_dbl(const fast_hdr *h, uint64_t c, const uint64_t *a,
+                                                                const uint64_t *b, const uint64_t *sa,
+                                                                const uint64_t *sb, const int L, const int pw)
+{
+    const exact_plan *P = PLAN(h);
+    const uint64_t *ta = P->dta, *tb = P->dtb;
+    uint32_t w = (uint32_t)c;
+    if (__builtin_expect(!sse_default(), 0)) return exact_dot_f32rne(h, c, a, b, sa, sb);
+    for (int k0 = 0; k0 < P->k; k0 += L) {
+        uint32_t ef = (w >> 23) & 0xff;
+        uint64_t csig = (w & 0x7fffffu) | (ef ? 0x800000u : 0);
+        int32_t tc = (int32_t)(ef ? ef : 1) - 126;        /* c below 2^tc */
+        int32_t A = csig ? tc : INT32_MIN / 2, t[8];
+        uint64_t v[8], sg[8], spec = ef == 0xff ? 3ull << 48 : 0;   /* c Inf or NaN */
+#pragma GCC unroll 8
+        for (int j = 0; j < L; j++) {
+            uint64_t x = ta[a[k0 + j] & 0xffff], y = tb[b[k0 + j] & 0xffff];
+            v[j] = x + y;
+            sg[j] = (uint64_t)((uint32_t)x * (uint32_t)y) << (DW - pw);
+            spec |= v[j];
+            t[j] = (int32_t)((v[j] >> 32) & 0xffff) - 2046;    /* the product below 2^t */
+            A = t[j] > A ? t[j] : A;
+        }
+        /* (a zero term's shift, negative or past 63, is 63: nothing lost) */
+        uint32_t sh = (uint32_t)(A - tc);
+        sh = sh > 63 ? 63 : sh;
+        uint64_t m0 = csig << (DW - 24), m = m0 >> sh, lost = (m << sh) ^ m0, s = -(uint64_t)(w >> 31);
+        int64_t sum = (int64_t)((m ^ s) - s);
+#pragma GCC unroll 8
+        for (int j = 0; j < L; j++) {
+            sh = (uint32_t)(A - t[j]);
+            sh = sh > 63 ? 63 : sh;
+            m = sg[j] >> sh;
+            lost |= (m << sh) ^ sg[j];
+            s = (uint64_t)((int64_t)v[j] >> 63);
+            sum += (int64_t)((m ^ s) - s);
+        }
+        if (__builtin_expect(lost || sum == 0 || (spec & 3ull << 48), 0)) {
+            if ((spec & 3ull << 48) || !exact_step128(P, &w, a + k0, b + k0))
+                w = exact_one(h, c, a, b, sa, sb, k0, w);
+            if (w == P->nan) return w;
+            continue;
+        }
+        uint64_t sc = (uint64_t)(A - DW + 1023) << 52;     /* 2^(A-DW): A - DW > -400 */
+        double scale;
+        memcpy(&scale, &sc, sizeof scale);
+        float f = (float)((double)sum * scale);
+        memcpy(&w, &f, sizeof w);
+    }
+    return w;
+}
+
+/* The same step with the L products in the lanes of one vector (L = 4:
+ * 256 bits, L = 2: 128): a variable shift of 64 or more (a zero product's,
+ * or a negative distance taken as unsigned) leaves nothing, and shifted
+ * back it differs from the term when bits were lost, as above. */
+/* A product far above c and the other products (random bits: bf16
+ * exponents span 500 bits): below a quarter of its ulp (from its own
+ * leading bit: subnormal operands give shorter products) together, they
+ * leave it as it is, rounded alone (16 or 22 bits: exact unless it
+ * overflows, the same Inf as the sum's); a normal result only.  tl: the
+ * products' exponent fields (their top + 2046), sl: their significands
+ * shifted to bit DW. */
+static inline int dominant_product(const int64_t *tl, const uint64_t *sl, const uint64_t *vl, int L,
+                                   uint64_t csig, int32_t tc, uint32_t *wp)
+{
+    int im = -1;
+    int32_t top = INT32_MIN, second = csig ? tc : INT32_MIN;
+    for (int j = 0; j < L; j++) {
+        if (!sl[j]) continue;
+        int32_t t = (int32_t)tl[j] - 2046;
+        if (t > top) {
+            second = top > second ? top : second;
+            top = t;
+            im = j;
+        } else {
+            second = t > second ? t : second;
+        }
+    }
+    if (im < 0) return 0;
+    int32_t lead = top - DW + (64 - __builtin_clzll(sl[im]));   /* its own top, not the bound */
+    if (lead < -124 || (second != INT32_MIN && second + (32 - __builtin_clz((unsigned)L)) > lead - 26)) return 0;
+    uint64_t scb = (uint64_t)(top - DW + 1023) << 52;     /* sl: the product times 2^(DW - top) */
+    double scale;
+    memcpy(&scale, &scb, sizeof scale);
+    float f = (float)((double)sl[im] * scale);
+    uint32_t w;
+    memcpy(&w, &f, sizeof w);
+    *wp = w | (uint32_t)(vl[im] >> 63 << 31);
+    return 1;
+}
+
+#define EXACT_VDBL(NAME, L, PW, VT, AND, SET1, ENTRIES, ADD, MUL, SLLI, SRLI, SUB, SRLV, SLLV, XOR, OR,   \
+                   CMPGT, ZERO, TESTZ, HMAX, HSUM, STORE)                                                        \
+    static V_TARGET uint64_t NAME(const fast_hdr *h, uint64_t c, const uint64_t *a, const uint64_t *b,          \
+                                  const uint64_t *sa, const uint64_t *sb)                                        \
+    {                                                                                                            \
+        const exact_plan *P = PLAN(h);                                                                           \
+        const uint64_t *ta = P->dta, *tb = P->dtb;                                                               \
+        const VT m16 = SET1(0xffff), sbits = SET1(3ll << 48), z = ZERO();                                        \
+        uint32_t w = (uint32_t)c;                                                                                \
+        if (__builtin_expect(!sse_default(), 0)) return exact_dot_f32rne(h, c, a, b, sa, sb);                   \
+        for (int k0 = 0; k0 < P->k; k0 += L) {                                                                   \
+            uint32_t ef = (w >> 23) & 0xff;                                                                      \
+            uint64_t csig = (w & 0x7fffffu) | (ef ? 0x800000u : 0);                                              \
+            int32_t tc = (int32_t)(ef ? ef : 1) - 126;                                                           \
+            VT x = ENTRIES(ta, a + k0), y = ENTRIES(tb, b + k0);                                                   \
+            VT v = ADD(x, y), sg = SLLI(MUL(x, y), DW - PW), t = AND(SRLI(v, 32), m16);                          \
+            int32_t A = HMAX(t) - 2046;                                                                          \
+            A = csig && tc > A ? tc : A;                                                                         \
+            VT sh = SUB(SET1((long long)A + 2046), t), m = SRLV(sg, sh);                                         \
+            VT lost = XOR(SLLV(m, sh), sg), s = CMPGT(z, v), spl = AND(v, sbits);                                \
+            int64_t sum = HSUM(SUB(XOR(m, s), s));                                                               \
+            uint32_t shc = (uint32_t)(A - tc);                                                                   \
+            shc = shc > 63 ? 63 : shc;                                                                           \
+            uint64_t m0 = csig << (DW - 24), mc = m0 >> shc, sc = -(uint64_t)(w >> 31);                          \
+            sum += (int64_t)((mc ^ sc) - sc);                                                                    \
+            if (__builtin_expect(!TESTZ(OR(lost, spl), OR(lost, spl)) || ((mc << shc) ^ m0) || sum == 0 ||      \
+                                     ef == 0xff, 0)) {                                                           \
+                if (ef != 0xff && TESTZ(spl, spl) && TESTZ(lost, lost) && !((mc << shc) ^ m0)) {                \
+                    w = 0;                      /* an exact zero: +0 (mma_round_to, no zero=ieee here) */        \
+                    continue;                                                                                    \
+                }                                                                                                \
+                if (ef != 0xff && TESTZ(spl, spl)) {                                                             \
+                    /* c far above the products: c (exact_from says why) */                                     \
+                    int64_t tl[L], sl[L], vl[L];                 /* (bf16: the dominant product) */              \
+                    if (L == 2) {                                                                                \
+                        STORE((VT *)tl, t);                                                                      \
+                        STORE((VT *)sl, sg);                                                                     \
+                        STORE((VT *)vl, v);                                                                      \
+                    }                                                                                            \
+                    if (!(csig >> 23 && HMAX(t) - 2046 + (L == 4 ? 3 : 2) <= tc - 26) &&                        \
+                        !(L == 2 &&                                                                              \
+                          dominant_product(tl, (const uint64_t *)sl, (const uint64_t *)vl, L, csig, tc, &w)) &&  \
+                        !exact_step128(P, &w, a + k0, b + k0))                                                   \
+                        w = exact_one(h, c, a, b, sa, sb, k0, w);                                                \
+                    continue;                                                                                    \
+                }                                                                                                \
+                if (TESTZ(spl, spl) && !(w & 0x7fffffu)) continue;   /* Inf c, finite products: Inf */         \
+                w = (uint32_t)special_step(P, c_class(&P->cd, w), a + k0, b + k0);   /* (random bits) */       \
+                if (w == P->nan) return w;                                                                       \
+                continue;                                                                                        \
+            }                                                                                                    \
+            uint64_t scb = (uint64_t)(A - DW + 1023) << 52;                                                      \
+            double scale;                                                                                        \
+            memcpy(&scale, &scb, sizeof scale);                                                                  \
+            float f = (float)((double)sum * scale);                                                              \
+            memcpy(&w, &f, sizeof w);                                                                            \
+        }                                                                                                        \
+        return w;                                                                                                \
+    }
+V_FN int32_t hmax4(__m256i t)        /* lanes' low halves; the high ones are 0 */
+{
+    __m128i m = _mm_max_epi32(_mm256_castsi256_si128(t), _mm256_extracti128_si256(t, 1));
+    return _mm_cvtsi128_si32(_mm_max_epi32(m, _mm_shuffle_epi32(m, 0x4e)));
+}
+V_FN int32_t hmax2(__m128i t) { return _mm_cvtsi128_si32(_mm_max_epi32(t, _mm_shuffle_epi32(t, 0x4e))); }
+V_FN int64_t hsum2(__m128i s) { return _mm_cvtsi128_si64(_mm_add_epi64(s, _mm_shuffle_epi32(s, 0x4e))); }
+/* the entries of four (two) operands, loaded one by one: a gather is
+ * slower on AMD Zen 2 */
+#define TB4(t, p)                                                                                                 \
+    _mm256_set_epi64x((t)[(p)[3] & 0xffff], (t)[(p)[2] & 0xffff], (t)[(p)[1] & 0xffff], (t)[(p)[0] & 0xffff])
+#define TB2(t, p) _mm_set_epi64x((t)[(p)[1] & 0xffff], (t)[(p)[0] & 0xffff])
+EXACT_VDBL(exact_vdbl_f16, 4, 22, __m256i, _mm256_and_si256, _mm256_set1_epi64x, TB4,
+           _mm256_add_epi64, _mm256_mul_epu32, _mm256_slli_epi64, _mm256_srli_epi64, _mm256_sub_epi64,
+           _mm256_srlv_epi64, _mm256_sllv_epi64, _mm256_xor_si256, _mm256_or_si256, _mm256_cmpgt_epi64,
+           _mm256_setzero_si256, _mm256_testz_si256, hmax4, v_hsum64, _mm256_storeu_si256)
+EXACT_VDBL(exact_vdbl_bf16, 2, 16, __m128i, _mm_and_si128, _mm_set1_epi64x, TB2, _mm_add_epi64,
+           _mm_mul_epu32, _mm_slli_epi64, _mm_srli_epi64, _mm_sub_epi64, _mm_srlv_epi64, _mm_sllv_epi64,
+           _mm_xor_si128, _mm_or_si128, _mm_cmpgt_epi64, _mm_setzero_si128, _mm_testz_si128, hmax2, hsum2,
+           _mm_storeu_si128)
+#undef TB4
+#undef TB2
+#undef EXACT_VDBL
+
+static uint64_t exact_dbl_f16(const fast_hdr *h, uint64_t c, const uint64_t *a, const uint64_t *b,
+                              const uint64_t *sa, const uint64_t *sb)
+{
+    return exact_dbl(h, c, a, b, sa, sb, 4, 22);
+}
+
+static uint64_t exact_dbl_bf16(const fast_hdr *h, uint64_t c, const uint64_t *a, const uint64_t *b,
+                               const uint64_t *sa, const uint64_t *sb)
+{
+    return exact_dbl(h, c, a, b, sa, sb, 2, 16);
+}
+#endif
 
 static fast_hdr *exact_build(const mma_unit *u, int mode)
 {
@@ -233,6 +717,11 @@ static fast_hdr *exact_build(const mma_unit *u, int mode)
     P->k = u->k;
     P->l = u->lmax;
     P->fbp = mma_format(u->a)->mbits + mma_format(u->b)->mbits;
+    P->canon = (u->flags & MMA_F_NAN_CANON) != 0;
+    P->nan = mma_canonical_nan(u->d);
+    P->r = mma_unit_rspec(u);
+    P->inf[0] = mma_out_inf(&P->r, 0);
+    P->inf[1] = mma_out_inf(&P->r, 1);
     P->ta = fast_tab[u->a];
     P->tb = fast_tab[u->b];
     P->amask = mma_format(u->a)->width <= 8 ? 0xff : 0xffff;   /* (the 8-bit tables repeat narrower formats) */
@@ -240,12 +729,25 @@ static fast_hdr *exact_build(const mma_unit *u, int mode)
     fast_cfmt_init(&P->c0, u->c, 0);
     fast_cfmt_init(&P->cd, u->d, 0);
     fast_out_init(&P->o, u);
-    P->r = mma_unit_rspec(u);
     P->h.kernel = FAST_K_SCALAR;
     P->h.fn = exact_dot;
     if (mode != FAST_MODE_SCALAR && u->d == MMA_FMT_FP32 && u->p == 23 && u->rho == MMA_RNE) {
         P->h.fn = exact_dot_f32rne;
         P->h.kernel = FAST_K_SPECIAL;
+        /* CDNA1's fp16 (steps of 4) and bf16 (steps of 2): the double
+         * kernel, where overflow gives Inf as a conversion does */
+        int f16 = u->a == MMA_FMT_FP16 && u->b == MMA_FMT_FP16 && P->l == 4,
+            bf16 = u->a == MMA_FMT_BF16 && u->b == MMA_FMT_BF16 && P->l == 2;
+#ifdef FAST_HAVE_AVX2
+        if ((f16 || bf16) && P->canon && P->r.zero != MMA_ZS_IEEE && u->c == MMA_FMT_FP32 &&
+            P->inf[0] == 0x7f800000u && P->inf[1] == 0xff800000u && (P->dta = P->dtb = dbl_table(u->a))) {
+            P->h.fn = f16 ? exact_dbl_f16 : exact_dbl_bf16;       /* (the generic mode's: tested too) */
+            if (mode == FAST_MODE_BEST && fast_avx2_usable()) P->h.fn = f16 ? exact_vdbl_f16 : exact_vdbl_bf16;
+        }
+#else
+        (void)f16;
+        (void)bf16;
+#endif
     }
     return &P->h;
 }
