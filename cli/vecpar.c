@@ -25,6 +25,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -33,9 +34,8 @@
 
 #define PIECE_BYTES (256 * 1024)      /* input bytes (or output bytes, gen) a piece */
 #define LINE_MAX_OUT (MMA_MAX_K * 2 * 17 + 68 + 34 * MMA_VEC_MAX_SCALES)
-#define SEG_FIRST ((off_t)4 << 20)    /* the output file is mapped in growing segments */
-#define SEG_MAX ((off_t)4 << 30)
-#define NSEG 256                      /* (a fixed table: threads read it while it grows) */
+#define SEG ((off_t)64 << 20)         /* files are mapped and let go in segments */
+#define NSEG 65536                    /* (a fixed table: threads read it while it grows) */
 
 typedef struct { long rel; uint64_t file_d, model_d; unsigned file_fl, model_fl; char *text; } mismatch;
 
@@ -55,7 +55,7 @@ typedef struct {
     mismatch *mis;
 } slot;
 
-typedef struct { char *p; off_t off, len; } segment;
+typedef struct { char *p; atomic_long filled; } segment;
 
 /* the output: a mapped plain file (fd >= 0), or a stream written in order */
 typedef struct {
@@ -63,9 +63,8 @@ typedef struct {
     int fd;                           /* the file opened again, read-write (mmap needs it) */
     off_t at;                         /* the body's start in the file */
     off_t total;                      /* body bytes given out so far */
-    segment sg[NSEG];
-    int nseg;
-    off_t mapped;                     /* the file is mapped up to here */
+    segment *sg;                      /* SEG bytes each, unmapped once filled */
+    long nseg;
 } output;
 
 typedef struct {
@@ -78,7 +77,7 @@ typedef struct {
     FILE *f;
     int pipe_in, eof;
     const char *map;
-    size_t maplen;
+    size_t maplen, released;          /* mapped; unmapped up to here */
     off_t body, size;
     char *carry;
     size_t ncarry, ccap;
@@ -105,6 +104,8 @@ typedef struct {
     output o;
 } pass;
 
+#include <time.h>
+static void PH(const char *what) { if (!getenv("MMAREF_PHASES")) return; struct timespec t; clock_gettime(CLOCK_REALTIME, &t); fprintf(stderr, "PH %.6f %s\n", t.tv_sec + 1e-9 * t.tv_nsec, what); }
 static int grow(char **p, size_t *cap, size_t need)
 {
     if (need <= *cap) return 0;
@@ -119,23 +120,30 @@ static int grow(char **p, size_t *cap, size_t need)
 
 /* ---- the output ------------------------------------------------------------ */
 
-/* maps the file up to at least `end` (file offset): a segment of growing
- * size, its blocks reserved first (a full disk is then an error here, not
- * a SIGBUS when a page is first written) */
+/* maps the file up to at least `end` (file offset), its blocks reserved
+ * first (a full disk is then an error here, not a SIGBUS when a page is
+ * first written) */
 static int out_reserve(output *o, off_t end)
 {
-    while (o->mapped < end) {
-        off_t len = o->nseg ? o->sg[o->nseg - 1].len * 2 : SEG_FIRST;
-        if (len > SEG_MAX) len = SEG_MAX;
-        if (len < end - o->mapped) len = (end - o->mapped + SEG_FIRST - 1) / SEG_FIRST * SEG_FIRST;
-        if (o->nseg == NSEG) return -1;
-        if (fallocate(o->fd, 0, o->mapped, len)) return -1;
-        void *p = mmap(NULL, (size_t)len, PROT_READ | PROT_WRITE, MAP_SHARED, o->fd, o->mapped);
+    while (o->nseg * SEG < end) {
+        off_t off = o->nseg * SEG;
+        if (o->nseg == NSEG || fallocate(o->fd, 0, off, SEG)) return -1;
+        void *p = mmap(NULL, (size_t)SEG, PROT_READ | PROT_WRITE, MAP_SHARED, o->fd, off);
         if (p == MAP_FAILED) return -1;
-        o->sg[o->nseg++] = (segment){p, o->mapped, len};
-        o->mapped += len;
+        o->sg[o->nseg].p = p;
+        /* (the header, written by stdio) */
+        atomic_init(&o->sg[o->nseg].filled, o->at <= off ? 0 : o->at >= off + SEG ? SEG : o->at - off);
+        o->nseg++;
     }
     return 0;
+}
+
+/* unmaps what is still mapped */
+static void out_unmap(output *o)
+{
+    for (long k = 0; k < o->nseg; k++)
+        if (atomic_load(&o->sg[k].filled) < SEG) munmap(o->sg[k].p, (size_t)SEG);
+    o->nseg = 0;
 }
 
 /* a plain output file is mapped from its start (page-aligned; the header
@@ -149,22 +157,27 @@ static void out_start(output *o, cli_out *co)
     struct stat st;
     if (co->is_pipe || co->f == stdout || !co->tmp[0] || fflush(co->f)) return;
     if ((o->at = ftello(co->f)) < 0 || (o->fd = open(co->tmp, O_RDWR)) < 0) { o->fd = -1; return; }
-    if (!fstat(o->fd, &st) && S_ISREG(st.st_mode) && out_reserve(o, o->at + 1) == 0) return;
+    if (!fstat(o->fd, &st) && S_ISREG(st.st_mode) && (o->sg = calloc(NSEG, sizeof *o->sg)) &&
+        out_reserve(o, o->at + 1) == 0) return;
     /* no fallocate or mmap here: a stream, the file as it was */
-    for (int i = 0; i < o->nseg; i++) munmap(o->sg[i].p, (size_t)o->sg[i].len);
-    o->nseg = 0;
+    out_unmap(o);
+    free(o->sg);
+    o->sg = NULL;
     if (ftruncate(o->fd, o->at)) {}
     close(o->fd);
     o->fd = -1;
 }
 
-static void out_copy(const output *o, off_t at, const char *src, size_t len)
+/* copies len bytes to file offset at; a segment filled is unmapped at
+ * once, by the thread that filled it (the unmapping of a file's dirty
+ * pages, done at the end, was a serial tenth of gen on 16 threads) */
+static void out_copy(output *o, off_t at, const char *src, size_t len)
 {
-    int i = 0;
     while (len) {
-        while (at >= o->sg[i].off + o->sg[i].len) i++;
-        size_t room = (size_t)(o->sg[i].off + o->sg[i].len - at), k = len < room ? len : room;
-        memcpy(o->sg[i].p + (at - o->sg[i].off), src, k);
+        segment *g = &o->sg[at / SEG];
+        size_t in = (size_t)(at % SEG), k = len < (size_t)SEG - in ? len : (size_t)SEG - in;
+        memcpy(g->p + in, src, k);
+        if (atomic_fetch_add(&g->filled, (long)k) + (long)k == SEG) munmap(g->p, (size_t)SEG);
         at += (off_t)k;
         src += k;
         len -= k;
@@ -176,7 +189,8 @@ static void out_copy(const output *o, off_t at, const char *src, size_t len)
 static int out_stop(output *o, int ok)
 {
     int rc = 0;
-    for (int i = 0; i < o->nseg; i++) munmap(o->sg[i].p, (size_t)o->sg[i].len);
+    out_unmap(o);
+    free(o->sg);
     if (o->fd >= 0) {
         if (ok && (ftruncate(o->fd, o->at + o->total) || fseeko(o->f, o->at + o->total, SEEK_SET))) rc = -1;
         if (close(o->fd)) rc = -1;
@@ -439,8 +453,16 @@ static void work(pass *x, int tid)
         p->done = 1;
         long a = x->committed;
         commit(x);
+        /* the input before the first piece not committed (and the byte
+         * before it) is read no more: let it go, a segment at a time (as
+         * for the output, not all at the end on one thread) */
+        size_t r0 = x->released, r1 = r0;
+        if (x->map && x->committed > 0)
+            r1 = ((size_t)x->body + (size_t)x->committed * PIECE_BYTES - 1) / SEG * SEG;
+        if (r1 > r0) x->released = r1;
         if (x->committed > a) emit(x, a, x->committed);
         pthread_mutex_unlock(&x->mu);
+        if (r1 > r0) munmap((char *)x->map + r0, r1 - r0);
     }
 }
 
@@ -532,8 +554,11 @@ int cli_vec_pass(mma_vec_reader *r, const char *in, int check, long show, cli_ou
             else x.map = m;
         }
     }
+    PH("pass start");
     if (x.has_out) out_start(&x.o, o);
+    PH("out started");
     int rc = run_pool(&x, threads);
+    PH("pool done");
     if (rc) fprintf(stderr, "mmaref: out of memory\n");
     else if (x.mem_err || x.read_err) { fprintf(stderr, "mmaref: %s: out of memory or read error\n", in); rc = -1; }
     else if (x.err_line) {
@@ -551,11 +576,12 @@ int cli_vec_pass(mma_vec_reader *r, const char *in, int check, long show, cli_ou
         char derr[1024];
         if (mma_vec_finish(r, derr, sizeof derr)) { fprintf(stderr, "mmaref: %s\n", derr); rc = -1; }
     }
-    if (x.map) munmap((void *)x.map, x.maplen);
+    if (x.map && x.maplen > x.released) munmap((char *)x.map + x.released, x.maplen - x.released);
     if (x.has_out && (out_stop(&x.o, !rc && !x.write_err) || x.write_err) && !rc) {
         fprintf(stderr, "mmaref: %s: write failed\n", o->path[0] ? o->path : "output");
         rc = -1;
     }
+    PH("out stopped");
     free(x.err_line);
     free(x.carry);
     *nvec = x.nvec;
@@ -579,12 +605,16 @@ int cli_gen_pass(const mma_unit *u, long lo, long hi, cli_gen_fn fn, void *ctx, 
     x.gper = PIECE_BYTES / (40 + 6 * u->k);   /* about PIECE_BYTES of output */
     if (x.gper < 1) x.gper = 1;
     x.ntotal = hi > lo ? (hi - lo + x.gper - 1) / x.gper : 0;
+    PH("pass start");
     out_start(&x.o, o);
+    PH("out started");
     int rc = run_pool(&x, threads);
+    PH("pool done");
     if (rc || x.mem_err) { fprintf(stderr, "mmaref: out of memory\n"); rc = -1; }
     if ((out_stop(&x.o, !rc && !x.write_err) || x.write_err) && !rc) {
         fprintf(stderr, "mmaref: %s: write failed\n", o->path[0] ? o->path : "output");
         rc = -1;
     }
+    PH("out stopped");
     return rc;
 }
