@@ -88,7 +88,7 @@ typedef struct {
     int nslots;
     slot *s;
     long next, ntotal, committed, written;
-    int stop;
+    int stop, writer, finished;
     pthread_mutex_t mu, rmu;
     pthread_cond_t cv;
     /* per thread */
@@ -376,25 +376,60 @@ static void commit(pass *x)
     if (x->stop) pthread_cond_broadcast(&x->cv);
 }
 
-/* The output of pieces [a, b), just committed by this thread: copied into
- * the mapped file at once with the other threads' pieces, or written to
- * the stream in order.  Called with mu held; frees their slots. */
-static void emit(pass *x, long a, long b)
+/* writes the output of committed pieces [a, b): -1 if a write failed */
+static int write_out(pass *x, long a, long b)
 {
-    if (x->has_out && x->o.fd < 0)
-        while (x->written != a) pthread_cond_wait(&x->cv, &x->mu);
-    pthread_mutex_unlock(&x->mu);
     int bad = 0;
-    for (long i = a; i < b && x->has_out; i++) {
+    for (long i = a; i < b && !bad; i++) {
         slot *p = &x->s[i % x->nslots];
-        if (x->o.fd >= 0) bad |= out_pwrite(&x->o, x->o.at + p->out_at, p->out, p->outlen);
-        else if (!bad && p->outlen && fwrite(p->out, 1, p->outlen, x->o.f) != p->outlen) bad = 1;
+        if (x->o.fd >= 0) bad = out_pwrite(&x->o, x->o.at + p->out_at, p->out, p->outlen);
+        else bad = p->outlen && fwrite(p->out, 1, p->outlen, x->o.f) != p->outlen;
     }
-    pthread_mutex_lock(&x->mu);
+    return bad ? -1 : 0;
+}
+
+/* Pieces [a, b) are written: their slots are free.  Called with mu held. */
+static void written(pass *x, long a, long b, int bad)
+{
     if (bad) { x->write_err = 1; x->stop = 1; }
-    if (x->o.fd < 0) x->written = b;
+    x->written = b;
     for (long i = a; i < b; i++) x->s[i % x->nslots].idx = -1;
     pthread_cond_broadcast(&x->cv);
+}
+
+/* The writer: the committed pieces' output, in order, while the other
+ * threads compute (a write into a file holds the file's lock in the
+ * kernel: threads writing their own pieces queue there instead of
+ * computing; a pipe to xz blocks).  Done once finished is set and all
+ * is written. */
+static void *writer_main(void *arg)
+{
+    pass *x = arg;
+    pthread_mutex_lock(&x->mu);
+    for (;;) {
+        while (x->written == x->committed && !x->finished) pthread_cond_wait(&x->cv, &x->mu);
+        if (x->written == x->committed) break;
+        long a = x->written, b = x->committed;
+        int skip = x->write_err;
+        pthread_mutex_unlock(&x->mu);
+        int bad = skip ? 0 : write_out(x, a, b);
+        pthread_mutex_lock(&x->mu);
+        written(x, a, b, bad);
+    }
+    pthread_mutex_unlock(&x->mu);
+    return NULL;
+}
+
+/* Without a writer thread: the output of pieces [a, b), just committed
+ * by this thread, written in order by it.  Called with mu held. */
+static void emit(pass *x, long a, long b)
+{
+    if (x->has_out)
+        while (x->written != a) pthread_cond_wait(&x->cv, &x->mu);
+    pthread_mutex_unlock(&x->mu);
+    int bad = x->has_out && !x->write_err ? write_out(x, a, b) : 0;
+    pthread_mutex_lock(&x->mu);
+    written(x, a, b, bad);
 }
 
 static void work(pass *x, int tid)
@@ -413,7 +448,10 @@ static void work(pass *x, int tid)
         if (x->map && x->committed > 0)
             r1 = ((size_t)x->body + (size_t)x->committed * PIECE_BYTES - 1) / SEG * SEG;
         if (r1 > r0) x->released = r1;
-        if (x->committed > a) emit(x, a, x->committed);
+        if (x->committed > a) {
+            if (x->writer) pthread_cond_broadcast(&x->cv);   /* (for the writer) */
+            else emit(x, a, x->committed);
+        }
         pthread_mutex_unlock(&x->mu);
         if (r1 > r0) munmap((char *)x->map + r0, r1 - r0);
     }
@@ -446,6 +484,8 @@ static int run_pool(pass *x, int threads)
     pthread_mutex_init(&x->mu, NULL);
     pthread_mutex_init(&x->rmu, NULL);
     pthread_cond_init(&x->cv, NULL);
+    pthread_t wth;
+    x->writer = x->has_out && !pthread_create(&wth, NULL, writer_main, x);
     for (int t = 1; t < threads; t++) {
         w[t] = (worker){x, t};
         if (pthread_create(&th[t], NULL, worker_main, &w[t])) break;
@@ -453,6 +493,13 @@ static int run_pool(pass *x, int threads)
     }
     work(x, 0);
     for (int t = 1; t < started; t++) pthread_join(th[t], NULL);
+    if (x->writer) {
+        pthread_mutex_lock(&x->mu);
+        x->finished = 1;
+        pthread_cond_broadcast(&x->cv);
+        pthread_mutex_unlock(&x->mu);
+        pthread_join(wth, NULL);
+    }
     pthread_mutex_destroy(&x->mu);
     pthread_mutex_destroy(&x->rmu);
     pthread_cond_destroy(&x->cv);
