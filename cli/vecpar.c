@@ -103,8 +103,6 @@ typedef struct {
     output o;
 } pass;
 
-#include <time.h>
-static void PH(const char *what) { if (!getenv("MMAREF_PHASES")) return; struct timespec t; clock_gettime(CLOCK_REALTIME, &t); fprintf(stderr, "PH %.6f %s\n", t.tv_sec + 1e-9 * t.tv_nsec, what); }
 static int grow(char **p, size_t *cap, size_t need)
 {
     if (need <= *cap) return 0;
@@ -554,11 +552,8 @@ int cli_vec_pass(mma_vec_reader *r, const char *in, int check, long show, cli_ou
             else x.map = m;
         }
     }
-    PH("pass start");
     if (x.has_out) out_start(&x.o, o);
-    PH("out started");
     int rc = run_pool(&x, threads);
-    PH("pool done");
     if (rc) fprintf(stderr, "mmaref: out of memory\n");
     else if (x.mem_err || x.read_err) { fprintf(stderr, "mmaref: %s: out of memory or read error\n", in); rc = -1; }
     else if (x.err_line) {
@@ -581,7 +576,6 @@ int cli_vec_pass(mma_vec_reader *r, const char *in, int check, long show, cli_ou
         fprintf(stderr, "mmaref: %s: write failed\n", o->path[0] ? o->path : "output");
         rc = -1;
     }
-    PH("out stopped");
     free(x.err_line);
     free(x.carry);
     *nvec = x.nvec;
@@ -605,16 +599,12 @@ int cli_gen_pass(const mma_unit *u, long lo, long hi, cli_gen_fn fn, void *ctx, 
     x.gper = PIECE_BYTES / (40 + 6 * u->k);   /* about PIECE_BYTES of output */
     if (x.gper < 1) x.gper = 1;
     x.ntotal = hi > lo ? (hi - lo + x.gper - 1) / x.gper : 0;
-    PH("pass start");
     out_start(&x.o, o);
-    PH(x.o.fd >= 0 ? "out started: pwrite" : "out started: stream");
     int rc = run_pool(&x, threads);
-    PH("pool done");
     if (rc || x.mem_err) { fprintf(stderr, "mmaref: out of memory\n"); rc = -1; }
     if ((out_stop(&x.o, !rc && !x.write_err) || x.write_err) && !rc) {
         fprintf(stderr, "mmaref: %s: write failed\n", o->path[0] ? o->path : "output");
         rc = -1;
     }
-    PH("out stopped");
     return rc;
 }

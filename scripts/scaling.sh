@@ -2,28 +2,29 @@
 # Speed-up with the number of threads of gen, run, check, bench and metrics
 # on one large input (K=32 fp8; docs/performance.md).  Large enough that
 # starting the process does not count: 16,000,000 vectors (a 3.4 GB file)
-# for gen, run and check, a quarter as many for metrics (5 to 6 s on one
+# for gen, run and check, a quarter as many for metrics (5 to 7 s on one
 # thread).  Each figure is the best of REPEAT runs (the device host is a
 # virtual machine whose memory and caches warm up as they are used; a
-# first gen warms them); one run with one thread, the longest.  Prints the
-# machine (cores, threads per core, sockets: whether the CPUs are cores,
-# and the file system the files are on), then a TSV: command, threads,
-# seconds, items per second, speed-up over one thread; a line starting
-# '# ... differs' if the output of run or gen, or the report of check, is
-# not the same bytes as with one thread.
+# first gen warms them), of REPEAT1 with one thread, the longest (a slow
+# one-thread run shows as too high a speed-up: REPEAT1=2 costs a minute).
+# Prints the machine (CPUs as sockets x cores x threads per core: whether
+# the CPUs are cores; the file system the files are on), then a TSV:
+# command, threads, seconds, items per second, speed-up over one thread;
+# a line starting '# ... differs' if the output of run or gen, or the
+# report of check or metrics, is not the same bytes as with one thread.
 #   scripts/scaling.sh BIN [VECTORS] [THREADS...]   (default 16000000; 1 2 4 ... cores)
-#   REPEAT=3, DIR=a folder for the files (default: a new one under $TMPDIR or /tmp)
+#   REPEAT=3, REPEAT1=1, DIR=a folder for the files (default: a new one under $TMPDIR or /tmp)
 set -eu
 M=$1; N=${2:-16000000}; shift $(( $# >= 2 ? 2 : 1 ))
 C=$(nproc)
 T=${*:-$(t=1; while [ $t -lt "$C" ]; do printf '%s ' $t; t=$((t * 2)); done; echo "$C")}
-REPEAT=${REPEAT:-3}
+REPEAT=${REPEAT:-3}; REPEAT1=${REPEAT1:-1}
 U=hopper:wgmma.m64n8k32.f32.e4m3.e4m3
 D=$(mktemp -d "${DIR:-${TMPDIR:-/tmp}}/scaling.XXXXXX"); trap 'rm -rf "$D"' EXIT
 now() { date +%s.%N; }
 topo() { LC_ALL=C lscpu 2> /dev/null | sed -n "s/^$1: *//p" | head -1; }
 echo "# $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'): $C CPUs = $(topo 'Socket(s)') socket(s) x $(topo 'Core(s) per socket') core(s) x $(topo 'Thread(s) per core') thread(s) per core"
-echo "# files on $(df -PT "$D" | awk 'NR == 2 { print $2 }'); $N vectors of $U ($((N / 4)) for metrics); best of $REPEAT (of 1 with one thread)"
+echo "# files on $(df -PT "$D" | awk 'NR == 2 { print $2 }'); $N vectors of $U ($((N / 4)) for metrics); best of $REPEAT (of $REPEAT1 with one thread)"
 $M gen $U --suite compliance --count "$N" --seed 1 -o "$D/g1.vec"
 printf 'command\tthreads\tseconds\tper_second\tspeedup\n'
 for cmd in gen run check bench metrics; do
@@ -31,7 +32,7 @@ for cmd in gen run check bench metrics; do
   for t in $T; do
     best=
     i=0
-    reps=$REPEAT; [ "$t" = 1 ] && reps=1
+    reps=$REPEAT; [ "$t" = 1 ] && reps=$REPEAT1
     while [ $i -lt "$reps" ]; do
       i=$((i + 1))
       rm -f "$D/x.vec"
