@@ -240,8 +240,8 @@ static void compute(pass *x, int tid, slot *p)
     mma_vec *v = x->v[tid];
     if (x->gen) {
         long a = x->glo + p->idx * x->gper, b = a + x->gper < x->ghi ? a + x->gper : x->ghi;
-        if (grow(&p->out, &p->outcap, (size_t)(b - a) * LINE_MAX_OUT)) { p->io_err = 1; return; }
         for (long j = a; j < b; j++) {
+            if (grow(&p->out, &p->outcap, p->outlen + LINE_MAX_OUT)) { p->io_err = 1; return; }
             x->gen(x->gctx, j, v);
             unsigned fl;
             v->d = dot(x, v, &fl);
