@@ -250,7 +250,7 @@ for t in 1 3 8; do
   [ ! -e "$T/never3.vec" ] && [ ! -e "$T/never3.vec.xz" ] && ok || bad "run --threads $t wrote output on bad input"
 done
 ls "$T" | grep -q 'never3.*tmp' && bad "temporary file left behind (threads)" || ok
-# an output larger than one of the segments the output file is mapped in (64 MB)
+# a large file (69 MB): run reads it mapped and lets it go in 64 MB segments
 $M gen $Q --suite random --count 330000 --seed 6 --threads 1 -o "$T/big1.vec"
 $M gen $Q --suite random --count 330000 --seed 6 --threads 3 -o "$T/big.vec"
 cmp -s "$T/big1.vec" "$T/big.vec" && ok || bad "gen --threads 3 of 69 MB differs"
