@@ -14,6 +14,6 @@ bench-peer: all
 	python3 scripts/peer/bench_peer.py --mmaref $(B)/mmaref --list scripts/bench_instructions.txt \
 	    --dir $(B)/bench-peer --tsv docs/data/bench_peer.tsv --doc docs/performance.md
 
-SCALING_VECTORS ?= 4000000
+SCALING_VECTORS ?= 16000000
 scaling: all
 	sh scripts/scaling.sh $(B)/mmaref $(SCALING_VECTORS)

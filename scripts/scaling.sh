@@ -1,21 +1,30 @@
 #!/bin/sh
 # Speed-up with the number of threads of gen, run, check, bench and metrics
-# on one large input (K=32 fp8; docs/performance.md).  Each figure is the
-# best of REPEAT runs (the device host is a virtual machine whose memory
-# and caches warm up as they are used; a first gen warms them).  Prints a
-# TSV: command, threads, seconds, items per second, speed-up over one
-# thread; a line starting '# ... differs' if the output of run or gen, or
-# the report of check, is not the same bytes as with one thread.
-#   scripts/scaling.sh BIN [VECTORS] [THREADS...]     (default 4000000; 1 2 4 ... cores)
+# on one large input (K=32 fp8; docs/performance.md).  Large enough that
+# starting the process does not count: 16,000,000 vectors (a 3.4 GB file)
+# for gen, run and check, a quarter as many for metrics (5 to 7 s on one
+# thread).  Each figure is the best of REPEAT runs (the device host is a
+# virtual machine whose memory and caches warm up as they are used; a
+# first gen warms them), of REPEAT1 with one thread, the longest (a slow
+# one-thread run shows as too high a speed-up: REPEAT1=2 costs a minute).
+# Prints the machine (CPUs as sockets x cores x threads per core: whether
+# the CPUs are cores; the file system the files are on), then a TSV:
+# command, threads, seconds, items per second, speed-up over one thread;
+# a line starting '# ... differs' if the output of run or gen, or the
+# report of check or metrics, is not the same bytes as with one thread.
+#   scripts/scaling.sh BIN [VECTORS] [THREADS...]   (default 16000000; 1 2 4 ... cores)
+#   REPEAT=3, REPEAT1=1, DIR=a folder for the files (default: a new one under $TMPDIR or /tmp)
 set -eu
-M=$1; N=${2:-4000000}; shift $(( $# >= 2 ? 2 : 1 ))
+M=$1; N=${2:-16000000}; shift $(( $# >= 2 ? 2 : 1 ))
 C=$(nproc)
 T=${*:-$(t=1; while [ $t -lt "$C" ]; do printf '%s ' $t; t=$((t * 2)); done; echo "$C")}
-REPEAT=${REPEAT:-3}
+REPEAT=${REPEAT:-3}; REPEAT1=${REPEAT1:-1}
 U=hopper:wgmma.m64n8k32.f32.e4m3.e4m3
-D=$(mktemp -d); trap 'rm -rf "$D"' EXIT
+D=$(mktemp -d "${DIR:-${TMPDIR:-/tmp}}/scaling.XXXXXX"); trap 'rm -rf "$D"' EXIT
 now() { date +%s.%N; }
-echo "# $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'), $C cores; $N vectors of $U; best of $REPEAT"
+topo() { LC_ALL=C lscpu 2> /dev/null | sed -n "s/^$1: *//p" | head -1; }
+echo "# $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'): $C CPUs = $(topo 'Socket(s)') socket(s) x $(topo 'Core(s) per socket') core(s) x $(topo 'Thread(s) per core') thread(s) per core"
+echo "# files on $(df -PT "$D" | awk 'NR == 2 { print $2 }'); $N vectors of $U ($((N / 4)) for metrics); best of $REPEAT (of $REPEAT1 with one thread)"
 $M gen $U --suite compliance --count "$N" --seed 1 -o "$D/g1.vec"
 printf 'command\tthreads\tseconds\tper_second\tspeedup\n'
 for cmd in gen run check bench metrics; do
@@ -23,28 +32,35 @@ for cmd in gen run check bench metrics; do
   for t in $T; do
     best=
     i=0
-    while [ $i -lt "$REPEAT" ]; do
+    reps=$REPEAT; [ "$t" = 1 ] && reps=$REPEAT1
+    while [ $i -lt "$reps" ]; do
       i=$((i + 1))
+      rm -f "$D/x.vec"
       t0=$(now)
       case $cmd in
         gen) $M gen $U --suite compliance --count "$N" --seed 1 --threads "$t" -o "$D/x.vec"; n=$N ;;
         run) $M run "$D/g1.vec" -o "$D/x.vec" --threads "$t" 2> /dev/null; n=$N ;;
         check) $M check "$D/g1.vec" --threads "$t" > "$D/c$t.out"; n=$N ;;
-        metrics) n=$((N / 2)); $M metrics $U --count $n --threads "$t" > /dev/null ;;
+        metrics) n=$((N / 4)); $M metrics $U --count $n --threads "$t" > "$D/m$t.out" ;;
         bench) n=$($M bench $U --threads "$t" --seconds 1 | awk 'NR == 2 { print $6 }') ;;
       esac
       t1=$(now)
       if [ $cmd = bench ]; then rate=$n; else rate=$(awk "BEGIN { printf \"%.0f\", $n / ($t1 - $t0) }"); fi
       if [ -z "$best" ] || [ "$rate" -gt "$best" ]; then best=$rate; fi
-      case $cmd in
-        gen|run) { grep -v '^#' "$D/x.vec" | cmp -s - "$D/body" 2> /dev/null || { [ ! -e "$D/body" ] && grep -v '^#' "$D/x.vec" > "$D/body"; } || echo "# $cmd --threads $t: output differs"; }; rm -f "$D/x.vec" ;;
-        check) cmp -s "$D/c1.out" "$D/c$t.out" || echo "# check --threads $t: report differs" ;;
-      esac
+      # the same bytes as with one thread (gen: as the first file, made on all threads)
+      if [ $i = 1 ]; then
+        case $cmd in
+          gen) cmp -s "$D/g1.vec" "$D/x.vec" || echo "# gen --threads $t: output differs" ;;
+          run) if [ ! -e "$D/r1.vec" ]; then mv "$D/x.vec" "$D/r1.vec"; else cmp -s "$D/r1.vec" "$D/x.vec" || echo "# run --threads $t: output differs"; fi ;;
+          check|metrics) f=$(echo $cmd | cut -c1); cmp -s "$D/${f}1.out" "$D/$f$t.out" 2> /dev/null || [ ! -e "$D/${f}1.out" ] || echo "# $cmd --threads $t: report differs" ;;
+        esac
+      fi
     done
     [ -z "$base" ] && base=$best
     secs=$(awk "BEGIN { printf \"%.3f\", $n / $best }")
     [ $cmd = bench ] && secs=-
     printf '%s\t%s\t%s\t%s\t%s\n' $cmd "$t" "$secs" "$best" "$(awk "BEGIN { printf \"%.2f\", $best / $base }")"
   done
+  rm -f "$D/r1.vec" "$D/x.vec"
 done
-echo "# outputs of gen and run (vector lines) and check's report: the same bytes for every thread count"
+echo "# outputs of gen and run (the files), reports of check and metrics: the same bytes for every thread count"

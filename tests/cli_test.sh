@@ -218,6 +218,45 @@ for t in 1 4; do
   [ ! -e "$T/never2.vec" ] && ok || bad "run --threads $t wrote output on bad input"
 done
 expect 2 "--threads" $M check "$T/t1.vec" --threads 0
+# every way in and out of the threaded pass, the same bytes as one thread
+# writing a plain file: stdout, .xz out and in, pipes, a last line without
+# a newline, CRLF lines, an empty body, a bad line deep in a compressed file
+$M gen "$I" --suite compliance --count 0 --seed 4 -o "$T/q0.vec"
+for t in 1 4; do
+  expect 0 "0 vectors, 0 mismatches" $M check "$T/q0.vec" --threads $t
+  $M gen "$I" --suite compliance --count $N --seed 4 --threads $t -o - | cmp -s - "$T/t1.vec" && ok || bad "gen --threads $t to stdout"
+  $M run "$T/q0.vec" -o "$T/q0r.vec" --threads $t 2> /dev/null && [ "$(grep -vc '^#' "$T/q0r.vec")" = 0 ] && ok || bad "run --threads $t of an empty body"
+done
+awk '!/^#/ { $NF = "00000000" } { print }' "$T/t1.vec" > "$T/qz.vec"
+$M run "$T/qz.vec" -o "$T/qr1.vec" --threads 1 2> /dev/null
+xz -c "$T/qz.vec" > "$T/qz.vec.xz"
+head -c -1 "$T/qz.vec" > "$T/qn.vec"
+sed 's/$/\r/' "$T/qz.vec" > "$T/qcr.vec"
+for t in 2 3 8; do
+  $M run "$T/qz.vec" -o - --threads $t 2> /dev/null | cmp -s - "$T/qr1.vec" && ok || bad "run --threads $t to stdout"
+  $M run "$T/qz.vec" -o "$T/qr.vec.xz" --threads $t 2> /dev/null
+  xz -dc "$T/qr.vec.xz" | cmp -s - "$T/qr1.vec" && ok || bad "run --threads $t to .xz"
+  $M run "$T/qz.vec.xz" -o "$T/qr.vec" --threads $t 2> /dev/null; cmp -s "$T/qr.vec" "$T/qr1.vec" && ok || bad "run --threads $t from .xz"
+  $M run "$T/qn.vec" -o "$T/qr.vec" --threads $t 2> /dev/null; cmp -s "$T/qr.vec" "$T/qr1.vec" && ok || bad "run --threads $t, no final newline"
+  $M run - -o "$T/qr.vec" --threads $t < "$T/qn.vec" 2> /dev/null; cmp -s "$T/qr.vec" "$T/qr1.vec" && ok || bad "run --threads $t, a pipe without a final newline"
+  $M run "$T/qcr.vec" -o "$T/qr.vec" --threads $t 2> /dev/null; cmp -s "$T/qr.vec" "$T/qr1.vec" && ok || bad "run --threads $t of CRLF lines"
+done
+awk -v n=$((N - 3)) 'NR == n { sub(/ [0-9a-f][0-9a-f] /, " 1 ") } { print }' "$T/t1.vec" | xz -c > "$T/qbad.vec.xz"
+(head -c -1 "$T/t1.vec"; printf ' 00') > "$T/qlast.vec"
+for t in 1 3 8; do
+  expect 2 "qbad.vec.xz:$((N - 3)): field" $M check "$T/qbad.vec.xz" --threads $t
+  expect 2 "qbad.vec.xz:$((N - 3)): field" $M run "$T/qbad.vec.xz" -o "$T/never3.vec.xz" --threads $t
+  expect 2 "qlast.vec:$((N + 9)): field" $M run "$T/qlast.vec" -o "$T/never3.vec" --threads $t
+  [ ! -e "$T/never3.vec" ] && [ ! -e "$T/never3.vec.xz" ] && ok || bad "run --threads $t wrote output on bad input"
+done
+ls "$T" | grep -q 'never3.*tmp' && bad "temporary file left behind (threads)" || ok
+# a large file (69 MB): run reads it mapped and lets it go in 64 MB segments
+$M gen $Q --suite random --count 330000 --seed 6 --threads 1 -o "$T/big1.vec"
+$M gen $Q --suite random --count 330000 --seed 6 --threads 3 -o "$T/big.vec"
+cmp -s "$T/big1.vec" "$T/big.vec" && ok || bad "gen --threads 3 of 69 MB differs"
+$M run "$T/big1.vec" -o "$T/big.vec" --threads 3 2> /dev/null
+[ "$(grep -v '^#' "$T/big.vec" | cksum)" = "$(grep -v '^#' "$T/big1.vec" | cksum)" ] && ok || bad "run --threads 3 of 69 MB differs"
+rm -f "$T/big1.vec" "$T/big.vec"
 
 echo "cli tests: $pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -163,7 +163,7 @@ typedef struct {
 extern const double mx_pct[4];
 int mx_row_init(mma_row *r, long count, long chunk, int keep_abs_rel);
 void mx_row_put(mma_row *r, long i, const mx_res *x);   /* one thread per chunk */
-void mx_row_finish(mma_row *r);                         /* index order       */
+void mx_row_finish(mma_row *r, int threads);            /* index order       */
 
 /* ---- computing one vector's result -------------------------------------- */
 /* The value of output encoding d (format df) against exact v: fills x.

@@ -285,7 +285,7 @@ int mma_metrics_run(const mma_metrics_opts *o, const mma_unit *u, int nu, mma_ro
         if (row_init(&rows[j], &u[j], "", u[j].d, 0, o->count, 1024, 0, err, errlen)) goto out;
     }
     mma_parallel_for(o->count, 1024, x.threads, metrics_chunk, &x, o->progress, o->pctx);
-    for (int j = 0; j < nu; j++) mx_row_finish(&rows[j]);
+    for (int j = 0; j < nu; j++) mx_row_finish(&rows[j], x.threads);
     rc = 0;
 out:
     if (rc) for (int j = 0; j < nu; j++) mma_row_free(&rows[j]);
@@ -395,7 +395,7 @@ int mma_gemm_run(const mma_metrics_opts *o, const mma_unit *u, int nu, mma_row *
             }
     }
     mma_parallel_for(o->count, 16, x.threads, gemm_chunk, &x, o->progress, o->pctx);
-    if (!o->ntrun) for (int r = 0; r < nr; r++) mx_row_finish(&rows[r]);
+    if (!o->ntrun) for (int r = 0; r < nr; r++) mx_row_finish(&rows[r], x.threads);
     rc = 0;
 out:
     if (rc) {

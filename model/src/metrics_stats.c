@@ -66,46 +66,84 @@ void mx_row_put(mma_row *r, long i, const mx_res *x)
     }
 }
 
-/* LSD radix sort of non-negative floats by their bit patterns */
-static void sort_f(uint32_t *a, uint32_t *tmp, size_t n)
+/* The percentiles (nearest rank) of |v| over its entries that are not NaN,
+ * by a radix select on the bit patterns (non-negative floats order as
+ * their bits) rather than a sort: three passes over v, on the digits of
+ * bits 31-21, 20-10 and 9-0, each a histogram counted on all threads in
+ * fixed chunks, narrow each wanted rank down to one bit pattern.  The
+ * counts are integers, so the result is the sorted array's element for
+ * any thread count.  (The serial radix sort took 12 ms a million numbers
+ * here, about a tenth of a 16-core metrics run.) */
+#define SEL_BINS 2048
+typedef struct {
+    const float *v;
+    int shift, pass;
+    uint32_t mask, prefix[4];
+    uint64_t *hist;        /* per thread: 4 histograms */
+} select_pass;
+
+static void select_chunk(void *ctx, int tid, long lo, long hi)
 {
-    for (int sh = 0; sh < 32; sh += 8) {
-        size_t cnt[257] = {0};
-        for (size_t i = 0; i < n; i++) cnt[((a[i] >> sh) & 0xff) + 1]++;
-        for (int b = 0; b < 256; b++) cnt[b + 1] += cnt[b];
-        for (size_t i = 0; i < n; i++) tmp[cnt[(a[i] >> sh) & 0xff]++] = a[i];
-        memcpy(a, tmp, n * sizeof *a);
+    const select_pass *s = ctx;
+    uint64_t *h = s->hist + (size_t)tid * 4 * SEL_BINS;
+    for (long i = lo; i < hi; i++) {
+        float x = s->v[i];
+        if (x != x) continue;
+        x = fabsf(x);
+        uint32_t b;
+        memcpy(&b, &x, 4);
+        uint32_t d = (b >> s->shift) & (SEL_BINS - 1);
+        if (s->pass == 0) { h[d]++; continue; }
+        for (int q = 0; q < 4; q++) if ((b & s->mask) == s->prefix[q]) h[q * SEL_BINS + d]++;
     }
 }
 
-static void percentiles(const float *v, long count, double out[4])
+static void percentiles(const float *v, long count, int threads, double out[4])
 {
     for (int q = 0; q < 4; q++) out[q] = NAN;
     if (!v || !count) return;
-    uint32_t *a = malloc((size_t)count * 4), *t = malloc((size_t)count * 4);
-    if (!a || !t) { free(a); free(t); return; }
-    size_t n = 0;
-    for (long i = 0; i < count; i++) {
-        float x = v[i];
-        if (x != x) continue;
-        x = fabsf(x);
-        memcpy(&a[n++], &x, 4);
-    }
-    if (n) {
-        sort_f(a, t, n);
-        for (int q = 0; q < 4; q++) {
-            size_t rank = (size_t)ceil(mx_pct[q] * (double)n);
-            if (rank < 1) rank = 1;
-            float x;
-            memcpy(&x, &a[rank - 1], 4);
-            out[q] = x;
+    if (threads <= 0) threads = mma_default_threads();
+    long nchunks = (count + 65535) / 65536;
+    if (threads > nchunks) threads = (int)nchunks;
+    select_pass s = {v, 21, 0, 0, {0, 0, 0, 0}, calloc((size_t)threads * 4 * SEL_BINS, sizeof(uint64_t))};
+    if (!s.hist) return;
+    static const int shifts[3] = {21, 10, 0};
+    uint64_t rank[4] = {0, 0, 0, 0}, sum[4 * SEL_BINS];
+    for (int pass = 0; pass < 3; pass++) {
+        s.pass = pass;
+        s.shift = shifts[pass];
+        s.mask = pass ? ~(uint32_t)0 << shifts[pass - 1] : 0;
+        memset(s.hist, 0, (size_t)threads * 4 * SEL_BINS * sizeof(uint64_t));
+        mma_parallel_for(count, 65536, threads, select_chunk, &s, NULL, NULL);
+        memset(sum, 0, sizeof sum);
+        for (int t = 0; t < threads; t++)
+            for (int i = 0; i < 4 * SEL_BINS; i++) sum[i] += s.hist[(size_t)t * 4 * SEL_BINS + (size_t)i];
+        if (pass == 0) {                 /* the ranks, now that the count of numbers is known */
+            uint64_t n = 0;
+            for (int i = 0; i < SEL_BINS; i++) n += sum[i];
+            if (!n) { free(s.hist); return; }
+            for (int q = 0; q < 4; q++) {
+                rank[q] = (uint64_t)ceil(mx_pct[q] * (double)n);
+                if (rank[q] < 1) rank[q] = 1;
+                memcpy(sum + q * SEL_BINS, sum, SEL_BINS * sizeof *sum);
+            }
+        }
+        for (int q = 0; q < 4; q++) {   /* the digit of the rank-th number; the rank within it */
+            const uint64_t *h = sum + q * SEL_BINS;
+            int d = 0;
+            while (d < SEL_BINS - 1 && rank[q] > h[d]) rank[q] -= h[d++];
+            s.prefix[q] |= (uint32_t)d << s.shift;
         }
     }
-    free(a);
-    free(t);
+    for (int q = 0; q < 4; q++) {
+        float x;
+        memcpy(&x, &s.prefix[q], 4);
+        out[q] = x;
+    }
+    free(s.hist);
 }
 
-void mx_row_finish(mma_row *r)
+void mx_row_finish(mma_row *r, int threads)
 {
     mma_part t;
     memset(&t, 0, sizeof t);
@@ -120,9 +158,9 @@ void mx_row_finish(mma_row *r)
         if (p->max_abs > t.max_abs) t.max_abs = p->max_abs;
     }
     r->tot = t;
-    percentiles(r->e_ulp, r->count, r->pulp);
-    percentiles(r->e_abs, r->count, r->pabs);
-    percentiles(r->e_rel, r->count, r->prel);
+    percentiles(r->e_ulp, r->count, threads, r->pulp);
+    percentiles(r->e_abs, r->count, threads, r->pabs);
+    percentiles(r->e_rel, r->count, threads, r->prel);
 }
 
 

@@ -12,7 +12,11 @@
  *     RNE/RZ roundings into fp64, fp32, fp16, bf16 equal MPFR's and
  *     mma_exact_round's; for the unit's real output d, the error d - x
  *     (to a double), its ulps and the "not correctly rounded" flag equal
- *     what MPFR computes.
+ *     what MPFR computes;
+ *  4. the percentiles of a row (a radix select on all threads) equal the
+ *     nearest-rank elements of |errors| sorted by qsort, NaN left out, on
+ *     arrays with zeros, infinities, ties and subnormals, for 1, 2 and 5
+ *     threads.
  *
  * usage: test_exact [N]   (N dot products per unit and distribution)
  * Prints one line per check group and exits 1 on the first mismatches. */
@@ -377,6 +381,59 @@ static void test_dots(long n)
     free(a);
 }
 
+static int cmp_float(const void *a, const void *b)
+{
+    float x = *(const float *)a, y = *(const float *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void test_percentiles(void)
+{
+    static const long sizes[] = {1, 2, 3, 999, 70000, 300001};
+    uint64_t st = 12345;
+    long checked = 0;
+    for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++)
+        for (int kind = 0; kind < 4; kind++) {
+            long n = sizes[si];
+            mma_row r;
+            memset(&r, 0, sizeof r);
+            if (mx_row_init(&r, n, 1024, 0)) { FAIL("percentiles: out of memory"); return; }
+            float *ref = malloc(sizeof *ref * (size_t)n);
+            long m = 0;
+            for (long i = 0; i < n; i++) {
+                st = st * 6364136223846793005ULL + 1442695040888963407ULL;
+                uint32_t b = (uint32_t)(st >> 32);
+                float x;
+                switch (kind) {
+                case 0: x = (float)((double)(b >> 8) / 65536.0 - 128.0); break;   /* ordinary, signed */
+                case 1: x = (b & 3) ? 0.0f : (float)(b >> 20); break;                /* mostly exact */
+                case 2: memcpy(&x, &b, 4); break;                                    /* any bit pattern */
+                default: x = (b & 7) == 0 ? NAN : (b & 7) == 1 ? -INFINITY : (b & 7) == 2 ? 1e-42f : (float)(b & 15); break;
+                }
+                r.e_ulp[i] = x;
+                if (x == x) ref[m++] = fabsf(x);
+            }
+            qsort(ref, (size_t)m, sizeof *ref, cmp_float);
+            for (int t = 1; t <= 5; t += t == 1 ? 1 : 3) {
+                mx_row_finish(&r, t);
+                for (int q = 0; q < 4; q++) {
+                    double want = NAN;
+                    if (m) {
+                        long rank = (long)ceil(mx_pct[q] * (double)m);
+                        want = ref[(rank < 1 ? 1 : rank) - 1];
+                    }
+                    if (!(r.pulp[q] == want || (r.pulp[q] != r.pulp[q] && want != want)))
+                        FAIL("percentiles: n=%ld kind %d threads %d: p%g = %g, sorted gives %g", n, kind, t,
+                             100 * mx_pct[q], r.pulp[q], want);
+                    checked++;
+                }
+            }
+            free(ref);
+            mma_row_free(&r);
+        }
+    printf("percentiles: %ld checked against qsort\n", checked);
+}
+
 int main(int argc, char **argv)
 {
     long n = argc > 1 ? atol(argv[1]) : 400;
@@ -385,6 +442,7 @@ int main(int argc, char **argv)
     test_quant(n * 50);
     test_acc(n * 50);
     test_dots(n);
+    test_percentiles();
     if (fails) { fprintf(stderr, "test_exact: %ld failures\n", fails); return 1; }
     printf("test_exact: all checks passed\n");
     return 0;
