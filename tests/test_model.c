@@ -812,8 +812,8 @@ END_TEST
 
 /* mma_batch_dot on encodings at their natural width gives each vector
  * what mma_dot (mma_dot_flags) gives it, for every element size of a, b,
- * c and d that holds the format, every pair of scale sizes, one thread
- * and three (n not a multiple of the chunk), with and without flags. */
+ * c, d, sa and sb that holds the format, one thread and three (n not a
+ * multiple of the chunk), with and without flags. */
 static uint64_t xorshift(uint64_t *x)
 {
     *x ^= *x << 13; *x ^= *x >> 7; *x ^= *x << 17;
@@ -864,42 +864,43 @@ START_TEST(batch_natural_width)
         }
         int za[4], zb[4], zc[4], zd[4], zs[4];
         int na = sizes_for(u.a, za), nb = sizes_for(u.b, zb), nc = sizes_for(u.c, zc), nd = sizes_for(u.d, zd);
-        int nz = ns ? sizes_for(u.scale, zs) : 1, combo = 0;
+        int nz = ns ? sizes_for(u.scale, zs) : 1;
         if (!ns) zs[0] = 8;
         for (int ia = 0; ia < na; ia++)
             for (int ib = 0; ib < nb; ib++)
                 for (int ic = 0; ic < nc; ic++)
-                    for (int id = 0; id < nd; id++, combo++) {
-                        mma_batch x;
-                        mma_batch_init(&x);
-                        x.n = N;
-                        x.a_size = za[ia]; x.b_size = zb[ib]; x.c_size = zc[ic]; x.d_size = zd[id];
-                        /* the scale sizes in turn, every pair over the combinations */
-                        x.sa_size = zs[combo % nz]; x.sb_size = zs[(combo / nz) % nz];
-                        void *pa = narrow_copy(a, N * k, x.a_size), *pb = narrow_copy(b, N * k, x.b_size);
-                        void *pc = narrow_copy(c, N, x.c_size), *pd = malloc(N * (size_t)x.d_size);
-                        void *psa = narrow_copy(sa, N * ns, x.sa_size), *psb = narrow_copy(sb, N * ns, x.sb_size);
-                        x.a = pa; x.b = pb; x.c = pc; x.d = pd;
-                        if (ns) { x.sa = psa; x.sb = psb; }
-                        for (int threads = 1; threads <= 3; threads += 2) {
-                            char err[256] = "";
-                            memset(pd, 0xa5, N * (size_t)x.d_size);
-                            memset(fl, 0xa5, sizeof fl);
-                            x.threads = threads;
-                            x.flags = threads == 3 ? fl : NULL;
-                            ck_assert_int_eq(mma_batch_dot(&u, &x, err, sizeof err), 0);
-                            for (size_t i = 0; i < N; i++) d[i] = 0;
-                            for (size_t i = 0; i < N; i++) memcpy(&d[i], (char *)pd + i * (size_t)x.d_size, (size_t)x.d_size);
-                            for (size_t i = 0; i < N; i++) {
-                                if (d[i] != want[i])
-                                    ck_abort_msg("%s sizes c%d a%d b%d sa%d sb%d d%d, %d threads: vector %zu: %#llx, mma_dot %#llx",
-                                                 names[t], x.c_size, x.a_size, x.b_size, x.sa_size, x.sb_size, x.d_size,
-                                                 threads, i, (unsigned long long)d[i], (unsigned long long)want[i]);
-                                if (x.flags) ck_assert_uint_eq(fl[i], want_fl[i]);
+                    for (int id = 0; id < nd; id++)
+                        for (int isa = 0; isa < nz; isa++)
+                            for (int isb = 0; isb < nz; isb++) {
+                                mma_batch x;
+                                mma_batch_init(&x);
+                                x.n = N;
+                                x.a_size = za[ia]; x.b_size = zb[ib]; x.c_size = zc[ic]; x.d_size = zd[id];
+                                x.sa_size = zs[isa]; x.sb_size = zs[isb];
+                                void *pa = narrow_copy(a, N * k, x.a_size), *pb = narrow_copy(b, N * k, x.b_size);
+                                void *pc = narrow_copy(c, N, x.c_size), *pd = malloc(N * (size_t)x.d_size);
+                                void *psa = narrow_copy(sa, N * ns, x.sa_size), *psb = narrow_copy(sb, N * ns, x.sb_size);
+                                x.a = pa; x.b = pb; x.c = pc; x.d = pd;
+                                if (ns) { x.sa = psa; x.sb = psb; }
+                                for (int threads = 1; threads <= 3; threads += 2) {
+                                    char err[256] = "";
+                                    memset(pd, 0xa5, N * (size_t)x.d_size);
+                                    memset(fl, 0xa5, sizeof fl);
+                                    x.threads = threads;
+                                    x.flags = threads == 3 ? fl : NULL;
+                                    ck_assert_int_eq(mma_batch_dot(&u, &x, err, sizeof err), 0);
+                                    for (size_t i = 0; i < N; i++) d[i] = 0;
+                                    for (size_t i = 0; i < N; i++) memcpy(&d[i], (char *)pd + i * (size_t)x.d_size, (size_t)x.d_size);
+                                    for (size_t i = 0; i < N; i++) {
+                                        if (d[i] != want[i])
+                                            ck_abort_msg("%s sizes c%d a%d b%d sa%d sb%d d%d, %d threads: vector %zu: %#llx, mma_dot %#llx",
+                                                         names[t], x.c_size, x.a_size, x.b_size, x.sa_size, x.sb_size, x.d_size,
+                                                         threads, i, (unsigned long long)d[i], (unsigned long long)want[i]);
+                                        if (x.flags) ck_assert_uint_eq(fl[i], want_fl[i]);
+                                    }
+                                }
+                                free(pa); free(pb); free(pc); free(pd); free(psa); free(psb);
                             }
-                        }
-                        free(pa); free(pb); free(pc); free(pd); free(psa); free(psb);
-                    }
         free(a); free(b); free(c); free(sa); free(sb); free(want); free(d);
     }
 }

@@ -17,24 +17,22 @@
 #define AVX2 __attribute__((target("avx2")))
 #endif
 
+/* (branches rather than a switch's jump table: one well-predicted compare
+ * a vector) */
 static inline uint64_t load(const void *p, int size, size_t i)
 {
-    switch (size) {
-    case 1: return ((const uint8_t *)p)[i];
-    case 2: return ((const uint16_t *)p)[i];
-    case 4: return ((const uint32_t *)p)[i];
-    default: return ((const uint64_t *)p)[i];
-    }
+    if (size == 8) return ((const uint64_t *)p)[i];
+    if (size == 4) return ((const uint32_t *)p)[i];
+    if (size == 2) return ((const uint16_t *)p)[i];
+    return ((const uint8_t *)p)[i];
 }
 
 static inline void store(void *p, int size, size_t i, uint64_t x)
 {
-    switch (size) {
-    case 1: ((uint8_t *)p)[i] = (uint8_t)x; break;
-    case 2: ((uint16_t *)p)[i] = (uint16_t)x; break;
-    case 4: ((uint32_t *)p)[i] = (uint32_t)x; break;
-    default: ((uint64_t *)p)[i] = x; break;
-    }
+    if (size == 8) ((uint64_t *)p)[i] = x;
+    else if (size == 4) ((uint32_t *)p)[i] = (uint32_t)x;
+    else if (size == 2) ((uint16_t *)p)[i] = (uint16_t)x;
+    else ((uint8_t *)p)[i] = (uint8_t)x;
 }
 
 /* Elements at .. at+n-1 of p as uint64_t: in place when they already are,
@@ -115,47 +113,60 @@ typedef struct {
     size_t k, ns;
 } job;
 
-/* One chunk of vectors.  NAME's loop widens a and b with sizes ASIZE and
- * BSIZE and the scales when SCALED: constants in the specialized loops of
- * the common cases (a fifth faster than the general loop for K=32 fp8),
- * the batch's own sizes in the general ones. */
-#define BATCH_CHUNK(NAME, ATTR, WIDEN, ASIZE, BSIZE, SCALED, FLAGS)                                   \
+/* One chunk of vectors.  NAME's loop reads elements of ASIZE, BSIZE, CSIZE
+ * bytes, the scales' SASIZE and SBSIZE when SCALED, and writes DSIZE: constants in
+ * the loops of the common cases, the batch's own sizes in the general one,
+ * whose bookkeeping (spilled to the stack: too many live sizes and
+ * pointers) took a K=4 fp64 dot product a third of its time. */
+#define BATCH_CHUNK(NAME, ATTR, WIDEN, ASIZE, BSIZE, CSIZE, DSIZE, SCALED, SASIZE, SBSIZE, FLAGS)     \
     static ATTR void NAME(void *ctx, int tid, long lo, long hi)                                        \
     {                                                                                                  \
         (void)tid;                                                                                     \
         const job *j = ctx;                                                                            \
         const mma_batch *x = j->x;                                                                     \
         const mma_unit *u = j->u;                                                                      \
-        size_t k = j->k, ns = j->ns;                                                                   \
+        const size_t k = j->k, ns = j->ns;                                                             \
+        const void *pa = x->a, *pb = x->b, *pc = x->c, *psa = x->sa, *psb = x->sb;                     \
+        void *pd = x->d;                                                                               \
+        uint8_t *fl = x->flags;                                                                        \
+        const int as = ASIZE, bs = BSIZE, cs = CSIZE, ds = DSIZE, sas = SASIZE, sbs = SBSIZE;          \
+        (void)psa; (void)psb; (void)sas; (void)sbs; (void)fl;                                          \
         uint64_t wa[MMA_MAX_K] __attribute__((aligned(32))), wb[MMA_MAX_K] __attribute__((aligned(32))); \
         uint64_t wsa[MMA_MAX_SCALES] __attribute__((aligned(32)));                                     \
         uint64_t wsb[MMA_MAX_SCALES] __attribute__((aligned(32)));                                     \
         for (long i = lo; i < hi; i++) {                                                               \
             size_t s = (size_t)i;                                                                      \
-            const uint64_t *a = WIDEN(x->a, ASIZE, s * k, k, wa), *b = WIDEN(x->b, BSIZE, s * k, k, wb); \
+            const uint64_t *a = WIDEN(pa, as, s * k, k, wa), *b = WIDEN(pb, bs, s * k, k, wb);         \
             const uint64_t *sa = NULL, *sb = NULL;                                                     \
             if (SCALED) {                                                                              \
-                sa = WIDEN(x->sa, x->sa_size, s * ns, ns, wsa);                                        \
-                sb = WIDEN(x->sb, x->sb_size, s * ns, ns, wsb);                                        \
+                sa = WIDEN(psa, sas, s * ns, ns, wsa);                                                 \
+                sb = WIDEN(psb, sbs, s * ns, ns, wsb);                                                 \
             }                                                                                          \
-            uint64_t c = load(x->c, x->c_size, s), d;                                                  \
+            uint64_t c = load(pc, cs, s), d;                                                           \
             if (FLAGS) {                                                                               \
                 unsigned f = 0;                                                                        \
                 d = mma_dot_flags(u, c, a, b, sa, sb, &f);                                             \
-                x->flags[s] = (uint8_t)f;                                                              \
+                fl[s] = (uint8_t)f;                                                                    \
             } else {                                                                                   \
                 d = mma_dot(u, c, a, b, sa, sb);                                                       \
             }                                                                                          \
-            store(x->d, x->d_size, s, d);                                                              \
+            store(pd, ds, s, d);                                                                       \
         }                                                                                              \
     }
 
-BATCH_CHUNK(chunk_any, , widen_scalar, x->a_size, x->b_size, ns != 0, x->flags != NULL)
+BATCH_CHUNK(chunk_any, , widen_scalar, x->a_size, x->b_size, x->c_size, x->d_size,
+            ns != 0, x->sa_size, x->sb_size, fl != NULL)
+/* uint64 arrays: nothing to widen (mma_dot_batch) */
+BATCH_CHUNK(chunk_u64, , widen_scalar, 8, 8, 8, 8, ns != 0, 8, 8, 0)
 #if defined(__x86_64__)
-BATCH_CHUNK(chunk_any_avx2, AVX2, widen_avx2, x->a_size, x->b_size, ns != 0, x->flags != NULL)
-BATCH_CHUNK(chunk_u8_avx2, AVX2, widen_avx2, 1, 1, 0, 0)
-BATCH_CHUNK(chunk_u16_avx2, AVX2, widen_avx2, 2, 2, 0, 0)
-BATCH_CHUNK(chunk_u8_scaled_avx2, AVX2, widen_avx2, 1, 1, 1, 0)
+BATCH_CHUNK(chunk_any_avx2, AVX2, widen_avx2, x->a_size, x->b_size, x->c_size, x->d_size,
+            ns != 0, x->sa_size, x->sb_size, fl != NULL)
+/* the natural widths of the common units, fp32 c and d: fp8 (OCP MX ones
+ * with 8-bit scales), fp16 / bf16, tf32 */
+BATCH_CHUNK(chunk_e8_avx2, AVX2, widen_avx2, 1, 1, 4, 4, 0, 1, 1, 0)
+BATCH_CHUNK(chunk_e8_scaled_avx2, AVX2, widen_avx2, 1, 1, 4, 4, 1, 1, 1, 0)
+BATCH_CHUNK(chunk_e16_avx2, AVX2, widen_avx2, 2, 2, 4, 4, 0, 1, 1, 0)
+BATCH_CHUNK(chunk_e32_avx2, AVX2, widen_avx2, 4, 4, 4, 4, 0, 1, 1, 0)
 #endif
 #undef BATCH_CHUNK
 
@@ -196,15 +207,20 @@ int mma_batch_dot(const mma_unit *u, const mma_batch *x, char *err, size_t errle
     if (!need) return 0;
     job j = {u, x, (size_t)u->k, ns};
     mma_chunk_fn fn = chunk_any;
+    int z = x->a_size, plain = !x->flags && x->b_size == z;
+    int s1 = !ns || (x->sa_size == 1 && x->sb_size == 1), s8 = !ns || (x->sa_size == 8 && x->sb_size == 8);
+    if (plain && z == 8 && x->c_size == 8 && x->d_size == 8 && s8) fn = chunk_u64;
 #if defined(__x86_64__)
-    if (avx2_usable()) {
+    else if (avx2_usable()) {
         fn = chunk_any_avx2;
-        if (!x->flags && x->a_size == x->b_size && x->a_size <= 2) {
-            if (!ns) fn = x->a_size == 1 ? chunk_u8_avx2 : chunk_u16_avx2;
-            else if (x->a_size == 1) fn = chunk_u8_scaled_avx2;
+        if (plain && x->c_size == 4 && x->d_size == 4) {
+            if (z == 1 && s1) fn = ns ? chunk_e8_scaled_avx2 : chunk_e8_avx2;
+            else if (z == 2 && !ns) fn = chunk_e16_avx2;
+            else if (z == 4 && !ns) fn = chunk_e32_avx2;
         }
     }
 #endif
+    (void)s1;
     /* Each d[i] depends on vector i alone, so the chunk size changes no
      * result: about eight chunks a thread, so that threads finish together,
      * of at least 256 vectors, so that handing them out costs nothing. */
