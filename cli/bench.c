@@ -3,6 +3,7 @@
 #include "cli.h"
 #include "mmaref_parallel.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -42,6 +43,139 @@ static void run_items(void *ctx, int tid, long lo, long hi)
         x ^= mma_dot(j->u, j->c[i], j->a + i * k, j->b + i * k, s ? j->sa + i * s : NULL, s ? j->sb + i * s : NULL);
     }
     j->sink[tid & 255] ^= x;
+}
+
+/* ---- --file: the vectors at their natural widths, through mma_batch_dot */
+
+/* the smallest element of 1, 2, 4 or 8 bytes that holds f's encodings */
+static int natural_size(mma_fmt f)
+{
+    int w = mma_format(f)->width;
+    return w <= 8 ? 1 : w <= 16 ? 2 : w <= 32 ? 4 : 8;
+}
+
+/* the `per` encodings at offset `off` of each of the n vectors, in
+ * elements of `size` bytes */
+static void *pack(const mma_vec *v, long n, size_t off, size_t per, int size)
+{
+    unsigned char *p = malloc((size_t)n * per * (size_t)size + 1);
+    for (long i = 0; p && i < n; i++)
+        for (size_t j = 0; j < per; j++) {
+            const uint64_t *x = (const uint64_t *)((const char *)&v[i] + off) + j;
+            memcpy(p + ((size_t)i * per + j) * (size_t)size, x, (size_t)size);   /* (little-endian hosts) */
+        }
+    return p;
+}
+
+typedef struct {
+    const mma_unit *u;
+    mma_batch x;
+    void *mem[6];        /* c, a, b, -, sa, sb */
+} batch_job;
+
+/* The file's vectors as a caller streaming operands holds them: a K=32 fp8
+ * vector is 65 bytes rather than 520, and 100,000 of them stay in the
+ * caches (as uint64 the loop waited on memory). */
+static int batch_setup(batch_job *j, const mma_unit *u, const mma_vec *v, long n)
+{
+    int ns = mma_unit_nscales(u);
+    memset(j, 0, sizeof *j);
+    j->u = u;
+    mma_batch_init(&j->x);
+    j->x.n = (size_t)n;
+    j->x.c_size = natural_size(u->c);
+    j->x.a_size = natural_size(u->a);
+    j->x.b_size = natural_size(u->b);
+    j->x.d_size = natural_size(u->d);
+    j->x.c = j->mem[0] = pack(v, n, offsetof(mma_vec, c), 1, j->x.c_size);
+    j->x.a = j->mem[1] = pack(v, n, offsetof(mma_vec, a), (size_t)u->k, j->x.a_size);
+    j->x.b = j->mem[2] = pack(v, n, offsetof(mma_vec, b), (size_t)u->k, j->x.b_size);
+    int ok = j->mem[0] && j->mem[1] && j->mem[2];   /* (d: batch_run's, per thread) */
+    if (ns) {
+        j->x.sa_size = j->x.sb_size = natural_size(u->scale);
+        j->x.sa = j->mem[4] = pack(v, n, offsetof(mma_vec, sa), (size_t)ns, j->x.sa_size);
+        j->x.sb = j->mem[5] = pack(v, n, offsetof(mma_vec, sb), (size_t)ns, j->x.sb_size);
+        ok = ok && j->mem[4] && j->mem[5];
+    }
+    return ok ? 0 : -1;
+}
+
+static void batch_free(batch_job *j)
+{
+    for (int i = 0; i < 6; i++) free(j->mem[i]);
+}
+
+/* The passes of one thread over the file, through mma_batch_dot on one
+ * thread, into a d of its own (threads sharing one d would fight over its
+ * cache lines).  Every thread runs whole passes, rather than each pass
+ * being cut among the threads: a pass over 100,000 vectors is too short
+ * for the thread starts of a parallel call to vanish in it. */
+typedef struct {
+    batch_job *bj;
+    long reps;
+    unsigned char *d;     /* per thread: n results */
+} batch_threads;
+
+static void batch_passes(void *ctx, int tid, long lo, long hi)
+{
+    (void)tid;
+    batch_threads *t = ctx;
+    mma_batch x = t->bj->x;
+    char err[256];
+    x.threads = 1;
+    for (long i = lo; i < hi; i++) {
+        x.d = t->d + (size_t)i * x.n * (size_t)x.d_size;
+        for (long r = 0; r < t->reps; r++)
+            if (mma_batch_dot(t->bj->u, &x, err, sizeof err)) { fprintf(stderr, "mmaref bench: %s\n", err); exit(2); }
+    }
+}
+
+static void batch_run(batch_job *j, long reps, int threads)
+{
+    batch_threads t = {j, reps, malloc((size_t)threads * j->x.n * (size_t)j->x.d_size)};
+    if (!t.d) { fprintf(stderr, "mmaref bench: out of memory\n"); exit(2); }
+    mma_parallel_for(threads, 1, threads, batch_passes, &t, NULL, NULL);
+    free(t.d);
+}
+
+/* What a figure times: reps passes over the n vectors on each of `threads`
+ * threads; the generated inputs as uint64 through mma_dot (job), or a
+ * file's at their natural widths through mma_batch_dot (bj). */
+typedef struct {
+    job *j;
+    uint64_t *buf;
+    batch_job *bj;
+    long n;
+} passes;
+
+static void run_passes(passes *p, long reps, int threads)
+{
+    if (p->bj) batch_run(p->bj, reps, threads);
+    else if (threads == 1) run_items(p->j, 0, 0, p->n * reps);
+    else mma_parallel_for(p->n * reps * threads, p->n, threads, run_items, p->j, NULL, NULL);
+}
+
+static void passes_free(passes *p)
+{
+    if (p->bj) batch_free(p->bj);
+    free(p->buf);
+    free(p->j);
+}
+
+/* c, a[k], b[k], sa, sb of every vector, densely as uint64 */
+static uint64_t *packed64(const mma_unit *u, const mma_vec *v, long n)
+{
+    int k = u->k, ns = mma_unit_nscales(u) ? mma_unit_nscales(u) : 1;
+    uint64_t *buf = malloc(sizeof(uint64_t) * (size_t)n * (size_t)(1 + 2 * k + 2 * ns));
+    uint64_t *pc = buf, *pa = pc + n, *pb = pa + n * k, *psa = pb + n * k, *psb = psa + n * ns;
+    for (long i = 0; buf && i < n; i++) {
+        pc[i] = v[i].c;
+        memcpy(pa + i * k, v[i].a, sizeof(uint64_t) * (size_t)k);
+        memcpy(pb + i * k, v[i].b, sizeof(uint64_t) * (size_t)k);
+        memcpy(psa + i * ns, v[i].sa, sizeof(uint64_t) * (size_t)ns);
+        memcpy(psb + i * ns, v[i].sb, sizeof(uint64_t) * (size_t)ns);
+    }
+    return buf;
 }
 
 /* up to max vectors of a file (*n: how many), its unit in *u */
@@ -91,7 +225,10 @@ const char cli_bench_help[] =
     "  dot products per second: one core (thread CPU time and wall clock) and N threads,\n"
     "  on 4096 vectors of the normal suite; without units, seven representative instructions\n"
     "  --all            every catalogue unit, then the slowest\n"
-    "  --file F.vec     the vectors of a file instead (up to 1,000,000)\n"
+    "  --file F.vec     the vectors of a file instead (up to 1,000,000), each encoding held\n"
+    "                   in the fewest bytes that hold its format (one for fp8) and computed\n"
+    "                   through the library's batch call, mma_batch_dot (all cores: each\n"
+    "                   thread makes the call on the whole file)\n"
     "  --threads N      threads for the all-core figure (default: every core)\n"
     "  --seconds S      measuring time per figure (default 1)\n"
     "  --reps R         R fixed passes over the vectors on one core (for instruction counts)\n";
@@ -163,48 +300,49 @@ int cmd_bench(int argc, char **argv)
             v = inputs(list[li], n);
             if (!v) { fprintf(stderr, "mmaref bench: cannot make inputs for %s\n", list[li]); rc = 2; break; }
         }
-        int k = u.k, ns = mma_unit_nscales(&u) ? mma_unit_nscales(&u) : 1;
-        uint64_t *buf = malloc(sizeof(uint64_t) * (size_t)n * (size_t)(1 + 2 * k + 2 * ns));
-        uint64_t *pc = buf, *pa = pc + n, *pb = pa + n * k, *psa = pb + n * k, *psb = psa + n * ns;
-        for (long i = 0; i < n; i++) {
-            pc[i] = v[i].c;
-            memcpy(pa + i * k, v[i].a, sizeof(uint64_t) * (size_t)k);
-            memcpy(pb + i * k, v[i].b, sizeof(uint64_t) * (size_t)k);
-            memcpy(psa + i * ns, v[i].sa, sizeof(uint64_t) * (size_t)ns);
-            memcpy(psb + i * ns, v[i].sb, sizeof(uint64_t) * (size_t)ns);
+        passes p = {NULL, NULL, NULL, n};
+        batch_job bj;
+        if (files) {
+            int bad = batch_setup(&bj, &u, v, n);
+            free(v);
+            if (bad) { batch_free(&bj); fprintf(stderr, "mmaref bench: out of memory\n"); rc = 2; break; }
+            p.bj = &bj;
+        } else {
+            p.buf = packed64(&u, v, n);
+            free(v);
+            p.j = calloc(1, sizeof *p.j);
+            if (!p.buf || !p.j) { passes_free(&p); fprintf(stderr, "mmaref bench: out of memory\n"); rc = 2; break; }
+            int ns = mma_unit_nscales(&u) ? mma_unit_nscales(&u) : 1;
+            uint64_t *pa = p.buf + n, *pb = pa + n * u.k, *psa = pb + n * u.k;
+            *p.j = (job){&u, p.buf, pa, pb, psa, psa + n * ns, n, 1, {0}};
         }
-        free(v);
-        job *j = calloc(1, sizeof *j);
-        *j = (job){&u, pc, pa, pb, psa, psb, n, 1, {0}};
         if (fixed_reps) {
             double f0 = mma_now();
-            run_items(j, 0, 0, n * fixed_reps);
+            run_passes(&p, fixed_reps, 1);
             printf("%-80s %14.0f\n", list[li], (double)n * (double)fixed_reps / (mma_now() - f0));
-            free(buf);
-            free(j);
+            passes_free(&p);
             continue;
         }
         /* calibrate the repetitions to about `secs` on one core */
         double t0 = mma_now();
-        run_items(j, 0, 0, n);
+        run_passes(&p, 1, 1);
         double t1 = mma_now() - t0;
         long reps = (long)(secs / (t1 > 1e-6 ? t1 : 1e-6)) + 1;
         t0 = mma_now();
         double c0 = cpu_now();
-        run_items(j, 0, 0, n * reps);
+        run_passes(&p, reps, 1);
         double onecpu = (double)n * (double)reps / (cpu_now() - c0);
         double one = (double)n * (double)reps / (mma_now() - t0);
         /* all threads: the same work per thread, through the library's
          * parallel loop */
         t0 = mma_now();
-        mma_parallel_for(n * reps * threads, n, threads, run_items, j, NULL, NULL);
+        run_passes(&p, reps, threads);
         double allr = (double)n * (double)reps * threads / (mma_now() - t0);
         printf("%-80s %-10s %-9s %14.0f %14.0f %14.0f %7d\n", files ? u.name : list[li], mma_unit_algorithm(&u),
                kernel_name[mma_fast_kernel(&u) & 3], onecpu, one, allr, threads);
         fflush(stdout);
         if (!slowest || onecpu < slow_rate) { slowest = list[li]; slow_rate = onecpu; }
-        free(buf);
-        free(j);
+        passes_free(&p);
     }
     if (!rc && all && slowest)
         printf("slowest of %d units: %s, %.1f M dot/s on one core (CPU time)\n", nl, slowest, slow_rate / 1e6);

@@ -810,6 +810,140 @@ START_TEST(dot_batch)
 }
 END_TEST
 
+/* mma_batch_dot on encodings at their natural width gives each vector
+ * what mma_dot (mma_dot_flags) gives it, for every element size of a, b,
+ * c, d, sa and sb that holds the format, one thread and three (n not a
+ * multiple of the chunk), with and without flags. */
+static uint64_t xorshift(uint64_t *x)
+{
+    *x ^= *x << 13; *x ^= *x >> 7; *x ^= *x << 17;
+    return *x;
+}
+
+/* the n values of v in elements of `size` bytes (each fits them) */
+static void *narrow_copy(const uint64_t *v, size_t n, int size)
+{
+    unsigned char *p = malloc(n * (size_t)size + 1);
+    for (size_t i = 0; i < n; i++) memcpy(p + i * (size_t)size, &v[i], (size_t)size);   /* little-endian host */
+    return p;
+}
+
+static int sizes_for(mma_fmt f, int *out)
+{
+    int n = 0;
+    for (int s = 1; s <= 8; s *= 2)
+        if (s * 8 >= mma_format(f)->width) out[n++] = s;
+    return n;
+}
+
+START_TEST(batch_natural_width)
+{
+    const char *names[] = {"hopper:wgmma.m64n8k32.f32.e4m3.e4m3", "hopper:wgmma.m64n8k16.f32.bf16.bf16",
+                           "hopper:wgmma.m64n8k8.f32.tf32.tf32", "hopper:mma.m8n8k4.f64.f64.f64.f64",
+                           "blackwell:tcgen05.mma.m128n8k32.kind::mxf8f6f4.block32.f32.e4m3.e4m3.ue8m0",
+                           "cdna3:v_mfma_f32_16x16x32_fp8_fp8", "ieee,a=fp16,c=fp32,k=8"};
+    enum { N = 261 };   /* chunks of 256: one full, one of 5 */
+    uint64_t seed = 88172645463325252ull;
+    for (size_t t = 0; t < sizeof names / sizeof names[0]; t++) {
+        mma_unit u = U(names[t]);
+        size_t k = (size_t)u.k, ns = (size_t)mma_unit_nscales(&u), nsn = ns ? ns : 1;
+        uint64_t *a = malloc(N * k * 8), *b = malloc(N * k * 8), *c = malloc(N * 8), *sa = malloc(N * nsn * 8),
+                 *sb = malloc(N * nsn * 8), *want = malloc(N * 8), *d = malloc(N * 8);
+        unsigned char want_fl[N], fl[N];
+        uint64_t ma = mma_format_max(u.a), mb = mma_format_max(u.b), mc = mma_format_max(u.c);
+        uint64_t ms = ns ? mma_format_max(u.scale) : 0;
+        for (size_t i = 0; i < N * k; i++) { a[i] = xorshift(&seed) & ma; b[i] = xorshift(&seed) & mb; }
+        for (size_t i = 0; i < N; i++) c[i] = xorshift(&seed) & mc;
+        for (size_t i = 0; i < N * ns; i++) { sa[i] = xorshift(&seed) & ms; sb[i] = xorshift(&seed) & ms; }
+        for (size_t i = 0; i < N; i++) {
+            unsigned f = 0;
+            want[i] = mma_dot_flags(&u, c[i], a + i * k, b + i * k, ns ? sa + i * ns : NULL, ns ? sb + i * ns : NULL, &f);
+            want_fl[i] = (unsigned char)f;
+            ck_assert_uint_eq(want[i], mma_dot(&u, c[i], a + i * k, b + i * k, ns ? sa + i * ns : NULL,
+                                               ns ? sb + i * ns : NULL));
+        }
+        int za[4], zb[4], zc[4], zd[4], zs[4];
+        int na = sizes_for(u.a, za), nb = sizes_for(u.b, zb), nc = sizes_for(u.c, zc), nd = sizes_for(u.d, zd);
+        int nz = ns ? sizes_for(u.scale, zs) : 1;
+        if (!ns) zs[0] = 8;
+        for (int ia = 0; ia < na; ia++)
+            for (int ib = 0; ib < nb; ib++)
+                for (int ic = 0; ic < nc; ic++)
+                    for (int id = 0; id < nd; id++)
+                        for (int isa = 0; isa < nz; isa++)
+                            for (int isb = 0; isb < nz; isb++) {
+                                mma_batch x;
+                                mma_batch_init(&x);
+                                x.n = N;
+                                x.a_size = za[ia]; x.b_size = zb[ib]; x.c_size = zc[ic]; x.d_size = zd[id];
+                                x.sa_size = zs[isa]; x.sb_size = zs[isb];
+                                void *pa = narrow_copy(a, N * k, x.a_size), *pb = narrow_copy(b, N * k, x.b_size);
+                                void *pc = narrow_copy(c, N, x.c_size), *pd = malloc(N * (size_t)x.d_size);
+                                void *psa = narrow_copy(sa, N * ns, x.sa_size), *psb = narrow_copy(sb, N * ns, x.sb_size);
+                                x.a = pa; x.b = pb; x.c = pc; x.d = pd;
+                                if (ns) { x.sa = psa; x.sb = psb; }
+                                for (int threads = 1; threads <= 3; threads += 2) {
+                                    char err[256] = "";
+                                    memset(pd, 0xa5, N * (size_t)x.d_size);
+                                    memset(fl, 0xa5, sizeof fl);
+                                    x.threads = threads;
+                                    x.flags = threads == 3 ? fl : NULL;
+                                    ck_assert_int_eq(mma_batch_dot(&u, &x, err, sizeof err), 0);
+                                    for (size_t i = 0; i < N; i++) d[i] = 0;
+                                    for (size_t i = 0; i < N; i++) memcpy(&d[i], (char *)pd + i * (size_t)x.d_size, (size_t)x.d_size);
+                                    for (size_t i = 0; i < N; i++) {
+                                        if (d[i] != want[i])
+                                            ck_abort_msg("%s sizes c%d a%d b%d sa%d sb%d d%d, %d threads: vector %zu: %#llx, mma_dot %#llx",
+                                                         names[t], x.c_size, x.a_size, x.b_size, x.sa_size, x.sb_size, x.d_size,
+                                                         threads, i, (unsigned long long)d[i], (unsigned long long)want[i]);
+                                        if (x.flags) ck_assert_uint_eq(fl[i], want_fl[i]);
+                                    }
+                                }
+                                free(pa); free(pb); free(pc); free(pd); free(psa); free(psb);
+                            }
+        free(a); free(b); free(c); free(sa); free(sb); free(want); free(d);
+    }
+}
+END_TEST
+
+/* An element size too narrow for its format, or not 1, 2, 4 or 8, is
+ * refused with a message naming the argument, and nothing is written. */
+START_TEST(batch_refusals)
+{
+    static const struct { const char *unit; int field, size; const char *msg; } cases[] = {
+        {"hopper:wgmma.m64n8k32.f32.e4m3.e4m3", 0, 2, "c: 2-byte elements cannot hold fp32's 32 bits"},
+        {"hopper:wgmma.m64n8k16.f32.bf16.bf16", 1, 1, "a: 1-byte elements cannot hold bf16's 16 bits"},
+        {"hopper:wgmma.m64n8k8.f32.tf32.tf32", 2, 2, "b: 2-byte elements cannot hold tf32's 32 bits"},
+        {"hopper:mma.m8n8k4.f64.f64.f64.f64", 5, 4, "d: 4-byte elements cannot hold fp64's 64 bits"},
+        {"hopper:wgmma.m64n8k32.f32.e4m3.e4m3", 1, 3, "a: elements of 3 bytes (1, 2, 4 or 8 expected)"},
+        {"blackwell:tcgen05.mma.m128n8k32.kind::mxf8f6f4.block32.f32.e4m3.e4m3.ue8m0", 4, 0,
+         "sb: elements of 0 bytes (1, 2, 4 or 8 expected)"},
+    };
+    uint64_t v[2 * MMA_MAX_K] = {0}, d[2] = {7, 7};
+    for (size_t t = 0; t < sizeof cases / sizeof cases[0]; t++) {
+        mma_unit u = U(cases[t].unit);
+        mma_batch x;
+        mma_batch_init(&x);
+        x.n = 1; x.c = x.a = x.b = x.sa = x.sb = v; x.d = d;
+        int *sz[] = {&x.c_size, &x.a_size, &x.b_size, &x.sa_size, &x.sb_size, &x.d_size};
+        *sz[cases[t].field] = cases[t].size;
+        char err[256] = "";
+        ck_assert_int_eq(mma_batch_dot(&u, &x, err, sizeof err), -1);
+        ck_assert_str_eq(err, cases[t].msg);
+        ck_assert_uint_eq(d[0], 7);
+    }
+    /* a block-scaled unit without its scales */
+    mma_unit u = U(cases[5].unit);
+    mma_batch x;
+    mma_batch_init(&x);
+    x.n = 1; x.c = x.a = x.b = x.sb = v; x.d = d;
+    char err[256] = "";
+    ck_assert_int_eq(mma_batch_dot(&u, &x, err, sizeof err), -1);
+    ck_assert_str_eq(err, "sa: NULL, but the batch has vectors to compute");
+    ck_assert_uint_eq(d[0], 7);
+}
+END_TEST
+
 /* IEEE 754-2019 6.3 on the ieee tree and on the fused tree with zero=ieee:
  * an exact zero sum of zeros of one sign keeps it (x + x has the sign of
  * x, also rounding down); zeros of both signs, or terms that cancel, give
@@ -1017,6 +1151,8 @@ static Suite *suite(void)
     tcase_add_test(t, tile);
     tcase_add_test(t, tile_scaled);
     tcase_add_test(t, dot_batch);
+    tcase_add_test(t, batch_natural_width);
+    tcase_add_test(t, batch_refusals);
     tcase_add_test(t, ieee_zero_signs);
     tcase_add_test(t, ieee_overflow);
     tcase_add_test(t, ieee_tininess);

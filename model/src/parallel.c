@@ -100,32 +100,3 @@ void mma_parallel_for(long count, long chunk, int threads, mma_chunk_fn fn, void
     free(w);
     free(t);
 }
-
-typedef struct {
-    const mma_unit *u;
-    const uint64_t *c, *a, *b, *sa, *sb;
-    uint64_t *d;
-    int ns;
-} batch;
-
-static void batch_chunk(void *ctx, int tid, long lo, long hi)
-{
-    (void)tid;
-    const batch *x = ctx;
-    size_t k = (size_t)x->u->k, ns = (size_t)x->ns;
-    for (long i = lo; i < hi; i++) {
-        size_t s = (size_t)i;
-        x->d[s] = mma_dot(x->u, x->c[s], x->a + s * k, x->b + s * k,
-                          ns ? x->sa + s * ns : NULL, ns ? x->sb + s * ns : NULL);
-    }
-}
-
-void mma_dot_batch(const mma_unit *u, size_t n, const uint64_t *c, const uint64_t *a,
-                   const uint64_t *b, const uint64_t *sa, const uint64_t *sb,
-                   uint64_t *d, int threads)
-{
-    batch x = {u, c, a, b, sa, sb, d, mma_unit_nscales(u)};
-    /* 4096 dot products a chunk: large enough that handing out chunks costs
-     * nothing, small enough that threads finish together */
-    mma_parallel_for((long)n, 4096, threads, batch_chunk, &x, NULL, NULL);
-}

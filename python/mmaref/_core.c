@@ -3,10 +3,11 @@
  * Translation only: arguments in, library calls, results out.  Arrays come
  * as C-contiguous buffers (the Python side, mmaref/__init__.py, checks their
  * dtypes and shapes and names the argument at fault); encodings may be
- * unsigned integers of 1, 2, 4 or 8 bytes and are widened here, a vector at
- * a time, so that a million uint8 dot products need no uint64 copy.  Long
- * loops run with the GIL released, on all cores, through the library's
- * deterministic parallel loop (mma_dot_batch / mma_parallel_for). */
+ * unsigned integers of 1, 2, 4 or 8 bytes, handed to the library as they
+ * are (mma_batch_dot widens them a vector at a time), so that a million
+ * uint8 dot products need no uint64 copy.  Long loops run with the GIL
+ * released, on all cores, through the library's deterministic parallel
+ * loop (mma_batch_dot / mma_parallel_for). */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
@@ -157,64 +158,6 @@ static inline void store(buf *b, size_t i, uint64_t x)
     }
 }
 
-/* Widening narrow encodings into the uint64 operands mma_dot reads.  The
- * model's fast path loads its operands 256 bits at a time; filled by 64-bit
- * stores, those loads wait for store forwarding, and a K=32 fp8 dot product
- * took half again as long.  With AVX2 the scratch is written 256 bits at a
- * time (the loop is chosen at run time, as the model's fast path is). */
-#define WIDEN_BODY(LOAD4)                                                      \
-    if (b->isz == 8) return (const uint64_t *)b->v.buf + at;                   \
-    const char *p = (const char *)b->v.buf + at * (size_t)b->isz; (void)p;      \
-    size_t j = 0;                                                              \
-    LOAD4                                                                      \
-    for (; j < k; j++) w[j] = load(b, at + j);                                 \
-    return w;
-
-static inline const uint64_t *widen(const buf *b, size_t at, size_t k, uint64_t *w)
-{
-    WIDEN_BODY()
-}
-
-#if defined(__x86_64__)
-#include <immintrin.h>
-#define AVX2 __attribute__((target("avx2")))
-static inline AVX2 const uint64_t *widen_avx2(const buf *b, size_t at, size_t k, uint64_t *w)
-{
-    WIDEN_BODY(
-        switch (b->isz) {
-        case 1:
-            for (; j + 4 <= k; j += 4) {
-                uint32_t x;
-                memcpy(&x, p + j, 4);
-                _mm256_storeu_si256((__m256i *)(w + j), _mm256_cvtepu8_epi64(_mm_cvtsi32_si128((int)x)));
-            }
-            break;
-        case 2:
-            for (; j + 4 <= k; j += 4) {
-                long long x;
-                memcpy(&x, p + 2 * j, 8);
-                _mm256_storeu_si256((__m256i *)(w + j), _mm256_cvtepu16_epi64(_mm_cvtsi64_si128(x)));
-            }
-            break;
-        case 4:
-            for (; j + 4 <= k; j += 4)
-                _mm256_storeu_si256((__m256i *)(w + j), _mm256_cvtepu32_epi64(_mm_loadu_si128((const __m128i *)(p + 4 * j))));
-            break;
-        })
-}
-#endif
-#undef WIDEN_BODY
-
-static int use_avx2;
-
-static void widen_init(void)
-{
-#if defined(__x86_64__)
-    __builtin_cpu_init();
-    use_avx2 = __builtin_cpu_supports("avx2") != 0;
-#endif
-}
-
 /* Do all encodings in b fit `width` bits?  Otherwise a ValueError naming
  * the argument (the model would otherwise ignore the excess bits). */
 #define OR_LOOP(T) { const T *p = b->v.buf; T o0 = 0, o1 = 0, o2 = 0, o3 = 0; size_t i = 0;           \
@@ -247,74 +190,39 @@ static int check_fit(const buf *b, mma_fmt f, const char *name)
 }
 
 /* ---- dot products ---------------------------------------------------------------- */
+/* exact=True: the exact value of each chain of k/u->k dot products, on a
+ * Kulisch accumulator per thread (the encodings widened by the library's
+ * mma_widen into a per-thread scratch: k may exceed one dot product) */
 typedef struct {
     const mma_unit *u;
     size_t k, ns;
     const buf *c, *a, *b, *sa, *sb;
-    buf *d;
-    buf *fl;               /* the exception flags too, when not NULL */
-    uint64_t *scratch;     /* per thread: a, b, sa, sb, 32-byte aligned */
-    int exact;             /* 1: exact values (d is float64), chained over k */
+    double *d;
+    uint64_t *scratch;     /* per thread: a, b, sa, sb */
     mma_acc *acc;
-} dot_ctx;
+} exact_ctx;
 
-#define DOT_CHUNK_BODY(WIDEN)                                                                       \
-    dot_ctx *x = vctx;                                                                              \
-    size_t k = x->k, ns = x->ns;                                                                    \
-    size_t k4 = (k + 3) & ~(size_t)3, ns4 = (ns + 3) & ~(size_t)3;                                  \
-    uint64_t *wa = x->scratch + (size_t)tid * (2 * k4 + 2 * ns4), *wb = wa + k4, *wsa = wb + k4,   \
-             *wsb = wsa + ns4;                                                                      \
-    for (long i = lo; i < hi; i++) {                                                                \
-        size_t s = (size_t)i;                                                                       \
-        const uint64_t *a = WIDEN(x->a, s * k, k, wa), *b = WIDEN(x->b, s * k, k, wb);              \
-        const uint64_t *sa = ns ? WIDEN(x->sa, s * ns, ns, wsa) : NULL;                             \
-        const uint64_t *sb = ns ? WIDEN(x->sb, s * ns, ns, wsb) : NULL;                             \
-        uint64_t c = load(x->c, s);                                                                 \
-        if (x->exact) {                                                                             \
-            mma_acc *acc = &x->acc[tid];                                                            \
-            mma_acc_reset(acc);                                                                     \
-            mma_acc_chain(acc, x->u, c, a, b, sa, sb, (int)k);                                      \
-            ((double *)x->d->v.buf)[s] = mma_xval_double(mma_acc_value(acc));                       \
-        } else if (x->fl) {                                                                         \
-            unsigned fl = 0;                                                                        \
-            store(x->d, s, mma_dot_flags(x->u, c, a, b, sa, sb, &fl));                              \
-            store(x->fl, s, fl);                                                                    \
-        } else {                                                                                    \
-            store(x->d, s, mma_dot(x->u, c, a, b, sa, sb));                                         \
-        }                                                                                           \
-    }
+static const void *at(const buf *b, size_t i) { return (const char *)b->v.buf + i * (size_t)b->isz; }
 
-static void dot_chunk(void *vctx, int tid, long lo, long hi) { DOT_CHUNK_BODY(widen) }
-#if defined(__x86_64__)
-static AVX2 __attribute__((optimize("O3"))) void dot_chunk_avx2(void *vctx, int tid, long lo, long hi) { DOT_CHUNK_BODY(widen_avx2) }
-/* The common cases on their own: 8- or 16-bit operands of an unscaled
- * unit, widened with constant sizes (a fifth faster than the general loop) */
-#define NARROW_CHUNK(NAME, T, CVT, LOADT)                                                      \
-    static AVX2 __attribute__((optimize("O3"))) void NAME(void *vctx, int tid, long lo, long hi) \
-    {                                                                                        \
-        dot_ctx *x = vctx;                                                                   \
-        size_t k = x->k, k4 = (k + 3) & ~(size_t)3;                                          \
-        uint64_t *wa = x->scratch + (size_t)tid * 2 * k4, *wb = wa + k4;                     \
-        const T *pa = x->a->v.buf, *pb = x->b->v.buf;                                        \
-        for (long i = lo; i < hi; i++) {                                                     \
-            size_t s = (size_t)i, j = 0;                                                     \
-            for (; j + 4 <= k; j += 4) {                                                     \
-                _mm256_storeu_si256((__m256i *)(wa + j), CVT(LOADT(pa + s * k + j)));         \
-                _mm256_storeu_si256((__m256i *)(wb + j), CVT(LOADT(pb + s * k + j)));         \
-            }                                                                                \
-            for (; j < k; j++) { wa[j] = pa[s * k + j]; wb[j] = pb[s * k + j]; }             \
-            store(x->d, s, mma_dot(x->u, load(x->c, s), wa, wb, NULL, NULL));                \
-        }                                                                                    \
+static void exact_chunk(void *vctx, int tid, long lo, long hi)
+{
+    exact_ctx *x = vctx;
+    size_t k = x->k, ns = x->ns;
+    uint64_t *wa = x->scratch + (size_t)tid * (2 * k + 2 * ns), *wb = wa + k, *wsa = wb + k, *wsb = wsa + ns;
+    mma_acc *acc = &x->acc[tid];
+    for (long i = lo; i < hi; i++) {
+        size_t s = (size_t)i;
+        mma_widen(wa, at(x->a, s * k), x->a->isz, k);
+        mma_widen(wb, at(x->b, s * k), x->b->isz, k);
+        if (ns) {
+            mma_widen(wsa, at(x->sa, s * ns), x->sa->isz, ns);
+            mma_widen(wsb, at(x->sb, s * ns), x->sb->isz, ns);
+        }
+        mma_acc_reset(acc);
+        mma_acc_chain(acc, x->u, load(x->c, s), wa, wb, ns ? wsa : NULL, ns ? wsb : NULL, (int)k);
+        x->d[s] = mma_xval_double(mma_acc_value(acc));
     }
-static inline AVX2 __m128i load4_u8(const uint8_t *p) { uint32_t y; memcpy(&y, p, 4); return _mm_cvtsi32_si128((int)y); }
-static inline AVX2 __m128i load4_u16(const uint16_t *p) { long long y; memcpy(&y, p, 8); return _mm_cvtsi64_si128(y); }
-NARROW_CHUNK(dot_chunk_u8_avx2, uint8_t, _mm256_cvtepu8_epi64, load4_u8)
-NARROW_CHUNK(dot_chunk_u16_avx2, uint16_t, _mm256_cvtepu16_epi64, load4_u16)
-#undef NARROW_CHUNK
-#else
-#define dot_chunk_avx2 dot_chunk
-#endif
-#undef DOT_CHUNK_BODY
+}
 
 /* dot(unit, c, a, b, sa, sb, d, threads, exact[, flags]): n = len(c)
  * vectors of len(a)/n products; d gets the encodings (or, exact, the exact
@@ -335,6 +243,7 @@ static PyObject *py_dot(PyObject *self, PyObject *args)
     if (get_buf(co, &c, 'u', 0, 0, "c") || get_buf(ao, &a, 'u', 0, 0, "a") || get_buf(bo, &b, 'u', 0, 0, "b") ||
         get_buf(sao, &sa, 'u', 0, 1, "sa") || get_buf(sbo, &sb, 'u', 0, 1, "sb") ||
         get_buf(dout, &d, exact ? 'd' : 'u', 1, 0, "d") || get_buf(flo, &fl, 'u', 1, 1, "flags")) goto out;
+    if (fl.held && fl.isz != 1) { PyErr_SetString(PyExc_ValueError, "flags: a uint8 array expected"); goto out; }
     size_t n = c.n, ns = (size_t)mma_unit_nscales(u), k = n ? a.n / n : (size_t)u->k;
     if ((fl.held && (exact || fl.n != n)) ||
         d.n != n || a.n != n * k || b.n != a.n || (!exact && k != (size_t)u->k) || (exact && (k == 0 || k % (size_t)u->k)) ||
@@ -346,26 +255,29 @@ static PyObject *py_dot(PyObject *self, PyObject *args)
     if (check_fit(&c, u->c, "c") || check_fit(&a, u->a, "a") || check_fit(&b, u->b, "b") ||
         (ns && (check_fit(&sa, u->scale, "sa") || check_fit(&sb, u->scale, "sb")))) goto out;
     if (!n) { ret = Py_None; Py_INCREF(ret); goto out; }
-    if (!exact && !fl.held && c.isz == 8 && a.isz == 8 && b.isz == 8 && d.isz == 8 && (!ns || (sa.isz == 8 && sb.isz == 8))) {
+    if (!exact) {
+        mma_batch x;
+        mma_batch_init(&x);
+        x.n = n; x.threads = threads;
+        x.c = c.v.buf; x.a = a.v.buf; x.b = b.v.buf; x.d = d.v.buf; x.flags = fl.held ? fl.v.buf : NULL;
+        x.c_size = c.isz; x.a_size = a.isz; x.b_size = b.isz; x.d_size = d.isz;
+        if (ns) { x.sa = sa.v.buf; x.sb = sb.v.buf; x.sa_size = sa.isz; x.sb_size = sb.isz; }
+        char err[256];
+        int rc;
         Py_BEGIN_ALLOW_THREADS
-        mma_dot_batch(u, n, c.v.buf, a.v.buf, b.v.buf, ns ? sa.v.buf : NULL, ns ? sb.v.buf : NULL, d.v.buf, threads);
+        rc = mma_batch_dot(u, &x, err, sizeof err);
         Py_END_ALLOW_THREADS
+        if (rc) { PyErr_SetString(PyExc_ValueError, err); goto out; }
     } else {
         int t = threads > 0 ? threads : mma_default_threads();
-        dot_ctx x = {u, k, ns, &c, &a, &b, &sa, &sb, &d, fl.held ? &fl : NULL, NULL, exact, NULL};
-        size_t per = 2 * ((k + 3) & ~(size_t)3) + 2 * ((ns + 3) & ~(size_t)3);
-        x.scratch = aligned_alloc(32, sizeof(uint64_t) * ((size_t)t * per + 4));
-        if (exact) x.acc = malloc(sizeof *x.acc * (size_t)t);
-        if (!x.scratch || (exact && !x.acc)) { free(x.scratch); free(x.acc); PyErr_NoMemory(); goto out; }
-        for (int i = 0; exact && i < t; i++) mma_acc_clear(&x.acc[i]);
+        exact_ctx x = {u, k, ns, &c, &a, &b, &sa, &sb, d.v.buf, NULL, NULL};
+        x.scratch = malloc(sizeof(uint64_t) * (size_t)t * (2 * k + 2 * ns));
+        x.acc = malloc(sizeof *x.acc * (size_t)t);
+        if (!x.scratch || !x.acc) { free(x.scratch); free(x.acc); PyErr_NoMemory(); goto out; }
+        for (int i = 0; i < t; i++) mma_acc_clear(&x.acc[i]);
         Py_BEGIN_ALLOW_THREADS
-        /* 4096 vectors a chunk, as mma_dot_batch; exact chains are longer */
-        mma_chunk_fn fn = use_avx2 ? dot_chunk_avx2 : dot_chunk;
-#if defined(__x86_64__)
-        if (use_avx2 && !exact && !ns && !fl.held && a.isz == 1 && b.isz == 1) fn = dot_chunk_u8_avx2;
-        if (use_avx2 && !exact && !ns && !fl.held && a.isz == 2 && b.isz == 2) fn = dot_chunk_u16_avx2;
-#endif
-        mma_parallel_for((long)n, exact ? 256 : 4096, t, fn, &x, NULL, NULL);
+        /* chunks of 256: an exact chain is many dot products long */
+        mma_parallel_for((long)n, 256, t, exact_chunk, &x, NULL, NULL);
         Py_END_ALLOW_THREADS
         free(x.scratch);
         free(x.acc);
@@ -815,7 +727,6 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_core", "The mmaref 
 PyMODINIT_FUNC PyInit__core(void)
 {
     if (PyType_Ready(&UnitType) < 0) return NULL;
-    widen_init();
     PyObject *m = PyModule_Create(&module);
     if (!m) return NULL;
     Error = PyErr_NewExceptionWithDoc("mmaref.Error",
