@@ -9,11 +9,13 @@
 
 /* Output written to a temporary file and renamed into place only when the
  * whole command succeeded, so a failed run leaves nothing half-written.
- * A name ending in .xz or .gz is compressed. */
+ * A name ending in .xz or .gz is compressed.  A path that exists and is not
+ * a regular file (/dev/null, a FIFO, a terminal) is written directly: a
+ * rename over it would replace the device with a plain file. */
 typedef struct {
     FILE *f;
     char path[1024], tmp[1100];
-    int is_pipe;
+    int is_pipe, direct;
 } cli_out;
 int cli_out_open(cli_out *o, const char *path);
 int cli_out_commit(cli_out *o);     /* 0 on success */

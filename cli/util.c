@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static int ends_with(const char *s, const char *suf)
@@ -16,6 +17,15 @@ int cli_out_open(cli_out *o, const char *path)
     memset(o, 0, sizeof *o);
     if (!strcmp(path, "-")) { o->f = stdout; return 0; }
     snprintf(o->path, sizeof o->path, "%s", path);
+    struct stat st;
+    o->direct = !stat(path, &st) && !S_ISREG(st.st_mode);
+    if (o->direct) {
+        if (S_ISDIR(st.st_mode)) { fprintf(stderr, "mmaref: %s: is a directory\n", path); return -1; }
+        o->f = fopen(path, "w");
+        if (!o->f) { fprintf(stderr, "mmaref: %s: cannot write\n", path); return -1; }
+        setvbuf(o->f, NULL, _IOFBF, 1 << 20);
+        return 0;
+    }
     snprintf(o->tmp, sizeof o->tmp, "%s.tmp%ld", path, (long)getpid());
     if (ends_with(path, ".xz") || ends_with(path, ".gz")) {
         char cmd[1300];
@@ -38,6 +48,10 @@ int cli_out_commit(cli_out *o)
     int bad = ferror(o->f);
     int rc = o->is_pipe ? pclose(o->f) : fclose(o->f);
     o->f = NULL;
+    if (o->direct) {
+        if (bad || rc) { fprintf(stderr, "mmaref: %s: write failed\n", o->path); return -1; }
+        return 0;
+    }
     if (bad || rc) { unlink(o->tmp); fprintf(stderr, "mmaref: %s: write failed\n", o->path); return -1; }
     if (rename(o->tmp, o->path)) { unlink(o->tmp); fprintf(stderr, "mmaref: %s: cannot rename into place\n", o->path); return -1; }
     return 0;
@@ -48,7 +62,7 @@ void cli_out_abort(cli_out *o)
     if (!o->f || o->f == stdout) return;
     if (o->is_pipe) pclose(o->f); else fclose(o->f);
     o->f = NULL;
-    unlink(o->tmp);
+    if (!o->direct) unlink(o->tmp);
 }
 
 int cli_unit(const char *name, mma_unit *u)

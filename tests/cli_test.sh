@@ -258,5 +258,21 @@ $M run "$T/big1.vec" -o "$T/big.vec" --threads 3 2> /dev/null
 [ "$(grep -v '^#' "$T/big.vec" | cksum)" = "$(grep -v '^#' "$T/big1.vec" | cksum)" ] && ok || bad "run --threads 3 of 69 MB differs"
 rm -f "$T/big1.vec" "$T/big.vec"
 
+# an output path that is not a regular file (a FIFO here; /dev/null alike) is
+# written as it is: a rename over it replaced it with a plain file
+mkfifo "$T/fifo"
+cat "$T/fifo" > "$T/fromfifo" &
+$M gen $Q --suite normal --count 3000 --seed 5 --threads 3 -o "$T/fifo"; rc=$?
+wait
+$M gen $Q --suite normal --count 3000 --seed 5 -o "$T/plain.vec"
+[ $rc = 0 ] && [ -p "$T/fifo" ] && cmp -s "$T/fromfifo" "$T/plain.vec" && ok || bad "gen -o FIFO (rc $rc)"
+cat "$T/fifo" > "$T/fromfifo" &
+$M run "$T/plain.vec" -o "$T/fifo" --threads 2; rc=$?
+wait
+[ $rc = 0 ] && [ -p "$T/fifo" ] && cmp -s "$T/fromfifo" "$T/plain.vec" && ok || bad "run -o FIFO (rc $rc)"
+mkdir "$T/adir"
+expect 2 "is a directory" $M gen $Q --suite normal --count 3 --seed 5 -o "$T/adir"
+rm -rf "$T/fifo" "$T/fromfifo" "$T/plain.vec" "$T/adir"
+
 echo "cli tests: $pass passed, $fail failed"
 [ "$fail" = 0 ]

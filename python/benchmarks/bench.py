@@ -30,7 +30,7 @@ def c_rate(unit):
     for _ in range(3):
         out = subprocess.run([M, "bench", unit, "--threads", "1", "--seconds", "1"], capture_output=True, text=True,
                              check=True).stdout.splitlines()
-        rates.append(float(out[-1].split()[2]))
+        rates.append(float(out[-1].split()[3]))
     return max(rates)
 
 
