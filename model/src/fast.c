@@ -250,6 +250,15 @@ static int cpu_has_lzcnt(void)
     return (ec >> 5) & 1;
 }
 
+/* F16C: CPUID leaf 1, ECX bit 29 (clang 14's __builtin_cpu_supports does
+ * not know "f16c") */
+int fast_f16c_usable(void)
+{
+    unsigned ea, eb, ec, ed;
+    if (!__get_cpuid(1, &ea, &eb, &ec, &ed)) return 0;
+    return (ec >> 29) & 1;
+}
+
 int fast_avx2_usable(void)
 {
     static int r = -1;

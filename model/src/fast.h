@@ -415,6 +415,7 @@ int fast_vec_op(fast_op *o, mma_fmt f);
 #ifdef FAST_HAVE_AVX2
 /* 1: AVX2, BMI2 and LZCNT are there */
 int fast_avx2_usable(void);
+int fast_f16c_usable(void);
 
 #define V_FN static inline __attribute__((always_inline, target("avx2,bmi2,lzcnt")))
 #define V_TARGET __attribute__((target("avx2,bmi2,lzcnt")))

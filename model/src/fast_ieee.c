@@ -380,7 +380,7 @@ static fast_hdr *ieee_build(const mma_unit *u, int mode)
 #ifdef FAST_HAVE_AVX2
         if (mode == FAST_MODE_BEST && P->anynan && !P->fc && (u->g == 2 || (u->g == 4 && u->k >= 4)) &&
             (u->k == 2 || u->k == 4 || u->k == 8 || u->k == 16) && fast_avx2_usable() &&
-            __builtin_cpu_supports("f16c")) {
+            fast_f16c_usable()) {
             int g4 = u->g == 4;
             P->h.fn = u->k == 2    ? gps_v2g2
                       : u->k == 4  ? (g4 ? gps_v4g4 : gps_v4g2)
