@@ -1,7 +1,6 @@
 /* mmaref bench: dot products per second through the model, on one core and
  * on all cores, for pre-generated inputs (the generator is not timed). */
 #include "cli.h"
-#include "mmaref_parallel.h"
 
 #include <stddef.h>
 #include <stdlib.h>
@@ -48,7 +47,7 @@ static void run_items(void *ctx, int tid, long lo, long hi)
 /* ---- --file: the vectors at their natural widths, through mma_batch_dot */
 
 /* the smallest element of 1, 2, 4 or 8 bytes that holds f's encodings */
-static int natural_size(mma_fmt f)
+int cli_natural_size(mma_fmt f)
 {
     int w = mma_format(f)->width;
     return w <= 8 ? 1 : w <= 16 ? 2 : w <= 32 ? 4 : 8;
@@ -67,6 +66,29 @@ static void *pack(const mma_vec *v, long n, size_t off, size_t per, int size)
     return p;
 }
 
+int cli_batch_natural(mma_batch *x, void *mem[6], const mma_unit *u, const mma_vec *v, long n)
+{
+    int ns = mma_unit_nscales(u);
+    memset(mem, 0, 6 * sizeof *mem);
+    mma_batch_init(x);
+    x->n = (size_t)n;
+    x->c_size = cli_natural_size(u->c);
+    x->a_size = cli_natural_size(u->a);
+    x->b_size = cli_natural_size(u->b);
+    x->d_size = cli_natural_size(u->d);
+    x->c = mem[0] = pack(v, n, offsetof(mma_vec, c), 1, x->c_size);
+    x->a = mem[1] = pack(v, n, offsetof(mma_vec, a), (size_t)u->k, x->a_size);
+    x->b = mem[2] = pack(v, n, offsetof(mma_vec, b), (size_t)u->k, x->b_size);
+    int ok = mem[0] && mem[1] && mem[2];
+    if (ns) {
+        x->sa_size = x->sb_size = cli_natural_size(u->scale);
+        x->sa = mem[4] = pack(v, n, offsetof(mma_vec, sa), (size_t)ns, x->sa_size);
+        x->sb = mem[5] = pack(v, n, offsetof(mma_vec, sb), (size_t)ns, x->sb_size);
+        ok = ok && mem[4] && mem[5];
+    }
+    return ok ? 0 : -1;
+}
+
 typedef struct {
     const mma_unit *u;
     mma_batch x;
@@ -75,29 +97,12 @@ typedef struct {
 
 /* The file's vectors as a caller streaming operands holds them: a K=32 fp8
  * vector is 65 bytes rather than 520, and 100,000 of them stay in the
- * caches (as uint64 the loop waited on memory). */
+ * caches (as uint64 the loop waited on memory).  (d: batch_run's, per
+ * thread) */
 static int batch_setup(batch_job *j, const mma_unit *u, const mma_vec *v, long n)
 {
-    int ns = mma_unit_nscales(u);
-    memset(j, 0, sizeof *j);
     j->u = u;
-    mma_batch_init(&j->x);
-    j->x.n = (size_t)n;
-    j->x.c_size = natural_size(u->c);
-    j->x.a_size = natural_size(u->a);
-    j->x.b_size = natural_size(u->b);
-    j->x.d_size = natural_size(u->d);
-    j->x.c = j->mem[0] = pack(v, n, offsetof(mma_vec, c), 1, j->x.c_size);
-    j->x.a = j->mem[1] = pack(v, n, offsetof(mma_vec, a), (size_t)u->k, j->x.a_size);
-    j->x.b = j->mem[2] = pack(v, n, offsetof(mma_vec, b), (size_t)u->k, j->x.b_size);
-    int ok = j->mem[0] && j->mem[1] && j->mem[2];   /* (d: batch_run's, per thread) */
-    if (ns) {
-        j->x.sa_size = j->x.sb_size = natural_size(u->scale);
-        j->x.sa = j->mem[4] = pack(v, n, offsetof(mma_vec, sa), (size_t)ns, j->x.sa_size);
-        j->x.sb = j->mem[5] = pack(v, n, offsetof(mma_vec, sb), (size_t)ns, j->x.sb_size);
-        ok = ok && j->mem[4] && j->mem[5];
-    }
-    return ok ? 0 : -1;
+    return cli_batch_natural(&j->x, j->mem, u, v, n);
 }
 
 static void batch_free(batch_job *j)

@@ -38,6 +38,8 @@
  * 1 scalar, 2 AVX2 generic, 3 AVX2 specialized) */
 void mma_fast_force(int mode);
 int mma_fast_kernel(const mma_unit *u);
+/* whether a batch of u at natural widths takes a narrow kernel */
+int mma_fast_narrow(const mma_unit *u);
 
 static const char *suites[] = {"compliance", "random", "normal", "cancel", "order",
                                "precision", "rounding", "specials", "ezero"};
@@ -47,6 +49,7 @@ static const char *suites[] = {"compliance", "random", "normal", "cancel", "orde
 #define NALG 16
 static struct { const char *name; long units, vecs, bad; } alg[NALG];
 static long n_units, n_cat, n_vecs, n_bad, n_kernel[4], n_files, n_file_vecs, n_nan_open;
+static long n_batch, n_batch_narrow;     /* batch results compared; through narrow kernels */
 static char tmpdir[256];
 
 static int alg_index(const mma_unit *u)
@@ -96,33 +99,107 @@ static int check_one(const char *name, const char *what, const mma_unit *u, cons
     return 1;
 }
 
+/* v cut to the natural widths (cli_natural_size) of u's formats, as a
+ * batch at those widths holds it */
+static mma_vec natural(const mma_unit *u, const mma_vec *v)
+{
+    mma_vec t = *v;
+    int sa = cli_natural_size(u->a), sb = cli_natural_size(u->b), ns = mma_unit_nscales(u);
+#define CUT(x, size) ((size) == 8 ? (x) : (x) & (((uint64_t)1 << 8 * (size)) - 1))
+    t.c = CUT(t.c, cli_natural_size(u->c));
+    for (int k = 0; k < u->k; k++) {
+        t.a[k] = CUT(t.a[k], sa);
+        t.b[k] = CUT(t.b[k], sb);
+    }
+    for (int k = 0; k < ns; k++) {
+        t.sa[k] = CUT(t.sa[k], cli_natural_size(u->scale));
+        t.sb[k] = CUT(t.sb[k], cli_natural_size(u->scale));
+    }
+#undef CUT
+    return t;
+}
+
+/* The n vectors through mma_batch_dot at their natural widths (one
+ * thread: the plan of this thread's forced mode) into d; 0, or -1 */
+static int batch_natural(const mma_unit *u, const mma_vec *vs, long n, uint64_t *d)
+{
+    mma_batch x;
+    void *mem[6];
+    char err[256];
+    int rc = cli_batch_natural(&x, mem, u, vs, n);
+    unsigned char *pd = malloc((size_t)(n ? n : 1) * 8);
+    x.d = pd;
+    x.threads = 1;
+    if (rc || !pd || mma_batch_dot(u, &x, err, sizeof err)) {
+        fprintf(stderr, "FAIL: batch of %s: %s\n", u->name, rc || !pd ? "out of memory" : err);
+        rc = -1;
+    }
+    for (long i = 0; !rc && i < n; i++) {
+        d[i] = 0;
+        memcpy(&d[i], pd + (size_t)i * (size_t)x.d_size, (size_t)x.d_size);   /* (little-endian hosts) */
+    }
+    for (int i = 0; i < 6; i++) free(mem[i]);
+    free(pd);
+    return rc;
+}
+
+/* The batch's result bat for a vector cut to natural widths against the
+ * reference's on the cut vector r, and bit for bit against mma_dot's on
+ * it in the same mode (fast_t): the narrow kernels give what the uint64
+ * ones give. */
+static int check_batch(const char *name, const char *what, const mma_unit *u, uint64_t r, uint64_t bat,
+                       uint64_t fast_t, long i)
+{
+    if (bat == fast_t && bat == r) return 0;
+    if (bat == fast_t && mma_result_equal(u, bat, r)) { n_nan_open++; return 0; }
+    if (n_bad++ < 20)
+        fprintf(stderr, "MISMATCH %s (%s) vector %ld: reference %llx, mma_dot %llx, mma_batch_dot %llx\n", name,
+                what, i, (unsigned long long)r, (unsigned long long)fast_t, (unsigned long long)bat);
+    return 1;
+}
+
 /* all vectors of a set, each kernel in turn (switching kernels per batch
- * keeps the plan cache warm) */
+ * keeps the plan cache warm); and each kernel's batch at natural widths */
 static void check_set(const char *name, const char *what, const mma_unit *u, mma_vec *vs, long n)
 {
     mma_unit ref = *u, hand = *u;
     ref.impl = 1;
     hand.impl = 0;
     static const char *kname[3] = {"best kernel", "scalar kernel", "generic vector kernel"};
-    uint64_t *out[3];
+    uint64_t *out[3], *bat[3], *fast_t[3];
+    mma_vec *t = malloc(sizeof *t * (size_t)(n ? n : 1));
+    for (long i = 0; i < n; i++) t[i] = natural(u, &vs[i]);
+    long bad = 0;
     for (int m = 0; m < 3; m++) {
         out[m] = malloc(sizeof *out[m] * (size_t)(n ? n : 1));
+        bat[m] = malloc(sizeof *bat[m] * (size_t)(n ? n : 1));
+        fast_t[m] = malloc(sizeof *fast_t[m] * (size_t)(n ? n : 1));
         mma_fast_force(m);
         for (long i = 0; i < n; i++) out[m][i] = dot(u, &vs[i]);
+        for (long i = 0; i < n; i++) fast_t[m][i] = dot(u, &t[i]);
+        if (batch_natural(u, vs, n, bat[m])) bad++;
+        else {
+            n_batch += n;
+            if (mma_fast_narrow(u)) n_batch_narrow += n;
+        }
     }
     mma_fast_force(0);
     char w[300];
-    long bad = 0;
-    for (long i = 0; i < n; i++)
+    for (long i = 0; i < n; i++) {
+        uint64_t rt = dot(&ref, &t[i]);
         for (int m = 0; m < 3; m++) {
             snprintf(w, sizeof w, "%s, %s", what, kname[m]);
             if (check_one(name, w, u, &ref, &hand, &vs[i], out[m], i)) { bad++; break; }
+            snprintf(w, sizeof w, "%s, %s, mma_batch_dot at natural widths", what, kname[m]);
+            if (check_batch(name, w, u, rt, bat[m][i], fast_t[m][i], i)) { bad++; break; }
         }
+    }
     int ai = alg_index(u);
     alg[ai].vecs += n;
     alg[ai].bad += bad;
     n_vecs += n;
-    for (int m = 0; m < 3; m++) free(out[m]);
+    for (int m = 0; m < 3; m++) { free(out[m]); free(bat[m]); free(fast_t[m]); }
+    free(t);
 }
 
 static mma_vec *random_bits(const mma_unit *u, long count);
@@ -537,9 +614,11 @@ int main(int argc, char **argv)
     rmdir(tmpdir);
     printf("test_fastpath: %ld catalogue units and %ld configurations on the fast path "
            "(best kernel here: %ld specialized AVX2, %ld generic AVX2, %ld scalar), %ld vectors "
-           "(%ld of them from %ld vector files), %ld mismatches (%ld NaN results of units that leave the payload open "
-           "matched as any NaN)\n",
-           n_cat, n_units - n_cat, n_kernel[3], n_kernel[2], n_kernel[1], n_vecs, n_file_vecs, n_files, n_bad, n_nan_open);
+           "(%ld of them from %ld vector files), each through the three kernels and the three kernels' batches at "
+           "natural widths (%ld batch results, %ld of them by narrow kernels), %ld mismatches (%ld NaN results of "
+           "units that leave the payload open matched as any NaN)\n",
+           n_cat, n_units - n_cat, n_kernel[3], n_kernel[2], n_kernel[1], n_vecs, n_file_vecs, n_files, n_batch,
+           n_batch_narrow, n_bad, n_nan_open);
     for (int i = 0; i < NALG && alg[i].name; i++)
         printf("  %-11s %4ld units %9ld vectors %ld mismatches\n", alg[i].name, alg[i].units, alg[i].vecs, alg[i].bad);
     return n_bad ? 1 : 0;

@@ -1,11 +1,14 @@
 /* Batches of dot products on encodings kept at their natural width
  * (mmaref_parallel.h): the element sizes are checked against the unit's
- * formats, then the vectors go through the deterministic parallel loop,
- * each widened into a scratch on the stack and handed to mma_dot (or
- * mma_dot_flags).  A K=32 fp8 batch held as uint64_t reads 520 bytes a dot
- * product; at 100,000 vectors that is beyond the caches and the loop waits
- * on memory, while as uint8_t it reads 65 bytes. */
-#include "mmaref.h"
+ * formats, then the vectors go through the deterministic parallel loop.
+ * Where the unit's fast-path plan has a kernel for operands at their
+ * natural widths (fast.h: nfn) and the batch holds them so, each vector
+ * goes to it as it lies; otherwise each is widened into a scratch on the
+ * stack and handed to mma_dot (or mma_dot_flags).  A K=32 fp8 batch held
+ * as uint64_t reads 520 bytes a dot product; at 100,000 vectors that is
+ * beyond the caches and the loop waits on memory, while as uint8_t it
+ * reads 65 bytes. */
+#include "fast.h"
 #include "mmaref_parallel.h"
 
 #include <stdarg.h>
@@ -17,15 +20,6 @@
 #define AVX2 __attribute__((target("avx2")))
 #endif
 
-/* (branches rather than a switch's jump table: one well-predicted compare
- * a vector) */
-static inline uint64_t load(const void *p, int size, size_t i)
-{
-    if (size == 8) return ((const uint64_t *)p)[i];
-    if (size == 4) return ((const uint32_t *)p)[i];
-    if (size == 2) return ((const uint16_t *)p)[i];
-    return ((const uint8_t *)p)[i];
-}
 
 static inline void store(void *p, int size, size_t i, uint64_t x)
 {
@@ -40,7 +34,7 @@ static inline void store(void *p, int size, size_t i, uint64_t x)
 static inline const uint64_t *widen_scalar(const void *p, int size, size_t at, size_t n, uint64_t *w)
 {
     if (size == 8) return (const uint64_t *)p + at;
-    for (size_t j = 0; j < n; j++) w[j] = load(p, size, at + j);
+    for (size_t j = 0; j < n; j++) w[j] = fast_ld(p, size, at + j);
     return w;
 }
 
@@ -75,7 +69,7 @@ static inline AVX2 __attribute__((always_inline)) const uint64_t *widen_avx2(con
             _mm256_storeu_si256((__m256i *)(w + j), _mm256_cvtepu32_epi64(_mm_loadu_si128((const __m128i *)(s + 4 * j))));
         break;
     }
-    for (; j < n; j++) w[j] = load(p, size, at + j);
+    for (; j < n; j++) w[j] = fast_ld(p, size, at + j);
     return w;
 }
 
@@ -111,7 +105,29 @@ typedef struct {
     const mma_unit *u;
     const mma_batch *x;
     size_t k, ns;
+    const fast_hdr *plan;            /* the narrow chunks: the plan with an nfn */
 } job;
+
+/* One chunk through the plan's narrow kernel: nothing widened.  CSIZE and
+ * DSIZE constants for fp32 c and d. */
+#define NARROW_CHUNK(NAME, CSIZE, DSIZE)                                                               \
+    static void NAME(void *ctx, int tid, long lo, long hi)                                             \
+    {                                                                                                  \
+        (void)tid;                                                                                     \
+        const job *j = ctx;                                                                            \
+        const mma_batch *x = j->x;                                                                     \
+        const fast_hdr *P = j->plan;                                                                   \
+        const fast_nfn fn = P->nfn;                                                                    \
+        const size_t k = j->k, ns = j->ns;                                                             \
+        const void *pa = x->a, *pb = x->b, *pc = x->c, *psa = x->sa, *psb = x->sb;                     \
+        void *pd = x->d;                                                                               \
+        const int as = x->a_size, bs = x->b_size, cs = CSIZE, ds = DSIZE, ss = x->sa_size;             \
+        for (long i = lo; i < hi; i++) {                                                               \
+            size_t s = (size_t)i;                                                                      \
+            const void *sa = ns ? fast_at(psa, ss, s * ns) : NULL, *sb = ns ? fast_at(psb, ss, s * ns) : NULL; \
+            store(pd, ds, s, fn(P, fast_ld(pc, cs, s), fast_at(pa, as, s * k), fast_at(pb, bs, s * k), sa, sb)); \
+        }                                                                                              \
+    }
 
 /* One chunk of vectors.  NAME's loop reads elements of ASIZE, BSIZE, CSIZE
  * bytes, the scales' SASIZE and SBSIZE when SCALED, and writes DSIZE: constants in
@@ -142,7 +158,7 @@ typedef struct {
                 sa = WIDEN(psa, sas, s * ns, ns, wsa);                                                 \
                 sb = WIDEN(psb, sbs, s * ns, ns, wsb);                                                 \
             }                                                                                          \
-            uint64_t c = load(pc, cs, s), d;                                                           \
+            uint64_t c = fast_ld(pc, cs, s), d;                                                           \
             if (FLAGS) {                                                                               \
                 unsigned f = 0;                                                                        \
                 d = mma_dot_flags(u, c, a, b, sa, sb, &f);                                             \
@@ -169,6 +185,9 @@ BATCH_CHUNK(chunk_e16_avx2, AVX2, widen_avx2, 2, 2, 4, 4, 0, 1, 1, 0)
 BATCH_CHUNK(chunk_e32_avx2, AVX2, widen_avx2, 4, 4, 4, 4, 0, 1, 1, 0)
 #endif
 #undef BATCH_CHUNK
+NARROW_CHUNK(chunk_narrow, x->c_size, x->d_size)
+NARROW_CHUNK(chunk_narrow_f32, 4, 4)
+#undef NARROW_CHUNK
 
 static __attribute__((format(printf, 3, 4))) int fail(char *err, size_t errlen, const char *fmt, ...)
 {
@@ -205,11 +224,19 @@ int mma_batch_dot(const mma_unit *u, const mma_batch *x, char *err, size_t errle
                check(x->sb, x->sb_size, u->scale, need, "sb", err, errlen)))
         return -1;
     if (!need) return 0;
-    job j = {u, x, (size_t)u->k, ns};
+    job j = {u, x, (size_t)u->k, ns, NULL};
     mma_chunk_fn fn = chunk_any;
     int z = x->a_size, plain = !x->flags && x->b_size == z;
     int s1 = !ns || (x->sa_size == 1 && x->sb_size == 1), s8 = !ns || (x->sa_size == 8 && x->sb_size == 8);
-    if (plain && z == 8 && x->c_size == 8 && x->d_size == 8 && s8) fn = chunk_u64;
+    /* (a batch with flags: mma_dot_flags, whose units raise them on the
+     * reference path) */
+    const fast_hdr *P = x->flags ? NULL : fast_plan_of(u);
+    if (P && P->nfn && x->a_size == fast_nat_size(u->a) && x->b_size == fast_nat_size(u->b) &&
+        (!ns || (x->sa_size == fast_nat_size(u->scale) && x->sb_size == x->sa_size))) {
+        j.plan = P;
+        fn = x->c_size == 4 && x->d_size == 4 ? chunk_narrow_f32 : chunk_narrow;
+    }
+    else if (plain && z == 8 && x->c_size == 8 && x->d_size == 8 && s8) fn = chunk_u64;
 #if defined(__x86_64__)
     else if (avx2_usable()) {
         fn = chunk_any_avx2;

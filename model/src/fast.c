@@ -414,6 +414,20 @@ int mma_fast_kernel(const mma_unit *u)
     return P ? P->kernel : FAST_K_REF;
 }
 
+const fast_hdr *fast_plan_of(const mma_unit *u)
+{
+    if (u->impl != 2 && !(u->impl == 0 && mma_fast_ok(u))) return NULL;   /* (mma_dot's choice) */
+    return plan_lookup(u);
+}
+
+/* Tests: whether a batch of u at natural widths takes a narrow kernel */
+int mma_fast_narrow(const mma_unit *u);
+int mma_fast_narrow(const mma_unit *u)
+{
+    const fast_hdr *P = fast_plan_of(u);
+    return P && P->nfn;
+}
+
 static __attribute__((noinline)) uint64_t fast_miss(const mma_unit *u, uint64_t c, const uint64_t *a,
                                                      const uint64_t *b, const uint64_t *sa, const uint64_t *sb)
 {

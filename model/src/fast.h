@@ -366,15 +366,79 @@ enum { FAST_K_REF = 0, FAST_K_SCALAR = 1, FAST_K_VECTOR = 2, FAST_K_SPECIAL = 3 
 typedef struct fast_hdr fast_hdr;
 typedef uint64_t (*fast_fn)(const fast_hdr *, uint64_t c, const uint64_t *a, const uint64_t *b,
                             const uint64_t *sa, const uint64_t *sb);
+/* A kernel on operands at their natural widths (narrow kernels): a and b
+ * (k elements each) and, for block-scaled units, sa and sb (one per block)
+ * each in fast_nat_size bytes of its format (uint8_t for fp8 and fp4,
+ * uint16_t for fp16, uint32_t for tf32), as mma_batch_dot's callers hold
+ * them; c and the result as fn has them.  It returns what fn returns for
+ * the same operands zero-extended to uint64_t, and is checked against the
+ * reference as fn is (tests/test_fastpath.c, through mma_batch_dot).
+ *
+ * Why: a batch held at natural widths otherwise widens every vector into
+ * uint64_t scratch, which fn then repacks into 32-bit lanes; for a K=64
+ * fp4 unit that took a third of the time.  Plugging one in: a family's
+ * build sets h.nfn where it has one for the plan's kernel (NULL, calloc's
+ * default: batches widen and call fn).  Its common path reads the narrow
+ * operands directly (v_operands_n, v_load8_n below); its rare paths
+ * (Inf, NaN, the reference) may widen the operands into a local scratch
+ * (fast_widen) and take fn's own code.  batch.c calls it when the batch's
+ * a, b, sa and sb have the natural sizes and the batch wants no flags. */
+typedef uint64_t (*fast_nfn)(const fast_hdr *, uint64_t c, const void *a, const void *b, const void *sa,
+                             const void *sb);
 /* the head of every family's plan */
 struct fast_hdr {
     uint64_t key[(FAST_KEY_BYTES + 7) / 8];   /* the unit's fields from a on */
     int mode;                                 /* the forced mode when made   */
     int kernel;                               /* FAST_K_*                    */
     fast_fn fn;
+    fast_nfn nfn;                             /* narrow kernel, or NULL      */
     mma_unit u;                               /* the unit (impl 1: reference) */
     fast_hdr *sub;                            /* a plan this one owns, or NULL */
 };
+
+/* The plan of u for a batch (batch.c): NULL when u takes the reference
+ * (impl 1, or impl 0 decided so) or no plan could be made.  A plan in the
+ * cache is never freed; with the cache full it is this thread's spare,
+ * freed at the thread's next miss or its end, so the caller may hand it to
+ * other threads only while it looks up no other plan (a narrow kernel
+ * looks up none). */
+const fast_hdr *fast_plan_of(const mma_unit *u);
+
+/* ---- narrow operands ------------------------------------------------------ */
+
+/* the natural element size of f: the fewest of 1, 2, 4, 8 bytes that
+ * hold its encodings */
+static inline int fast_nat_size(mma_fmt f)
+{
+    int w = mma_format(f)->width;
+    return w <= 8 ? 1 : w <= 16 ? 2 : w <= 32 ? 4 : 8;
+}
+
+/* element i of p, of `size` bytes (1, 2, 4 or 8), zero-extended
+ * (branches rather than a switch's jump table: one well-predicted compare
+ * an element) */
+static inline uint64_t fast_ld(const void *p, int size, size_t i)
+{
+    if (size == 8) return ((const uint64_t *)p)[i];
+    if (size == 4) return ((const uint32_t *)p)[i];
+    if (size == 2) return ((const uint16_t *)p)[i];
+    return ((const uint8_t *)p)[i];
+}
+
+/* the n elements at p as uint64_t: p itself when they are (size 8),
+ * else zero-extended into w (a narrow kernel's rare paths) */
+static inline const uint64_t *fast_widen(const void *p, int size, int n, uint64_t *w)
+{
+    if (size == 8) return (const uint64_t *)p;
+    for (int j = 0; j < n; j++) w[j] = fast_ld(p, size, (size_t)j);
+    return w;
+}
+
+/* the address of element i of p, of `size` bytes */
+static inline const void *fast_at(const void *p, int size, size_t i)
+{
+    return (const char *)p + i * (size_t)size;
+}
 
 /* Modes (tests): 0 the best kernel; 1 scalar kernels only; 2 no
  * specialized vector kernel. */
@@ -461,20 +525,46 @@ V_FN void v_decode(__m256i x, const fast_vop *k, const int32_t *one, __m256i *si
     *spec = _mm256_or_si256(*spec, _mm256_cmpeq_epi32(_mm256_and_si256(x, V_LD(k->sm)), V_LD(k->sv)));
 }
 
-/* Group g of eight operands of a and b (the last group holding `part`
- * operands when part > 0), shifted first where tf (tf32) and decoded:
- * the raw lanes, significands, max(biased exponent, 1), Inf/NaN lanes
- * or'ed into *spec, the loaded lanes in *valid (part > 0). */
-V_FN void v_operands(const uint64_t *a, const uint64_t *b, int g, const int part, const int tf, const fast_vop *ka,
-                     const fast_vop *kb, const int32_t *one, __m256i *xa, __m256i *xb, __m256i *sa, __m256i *sb,
-                     __m256i *ea, __m256i *eb, __m256i *valid, __m256i *spec)
+/* Eight operands of `size` bytes (8: as v_load8, 1, 2, 4: in order; the
+ * parity of k is kept either way), low 32 bits of each. */
+V_FN __m256i v_load8_n(const void *p, const int size)
 {
+    if (size == 1) return _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)p));
+    if (size == 2) return _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)p));
+    if (size == 4) return _mm256_loadu_si256((const __m256i *)p);
+    return v_load8((const uint64_t *)p);
+}
+
+/* the first n (1..7) of eight such, zeros after, as v_load_part (no byte
+ * read past the n-th element) */
+V_FN __m256i v_load_part_n(const void *p, const int size, int n, __m256i *valid)
+{
+    if (size == 8) return v_load_part((const uint64_t *)p, n, valid);
+    *valid = _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    if (size == 4) return _mm256_maskload_epi32((const int *)p, *valid);
+    unsigned char t[16] = {0};                            /* (1 or 2 bytes) */
+    memcpy(t, p, (size_t)n * (size_t)size);
+    __m128i x = _mm_loadu_si128((const __m128i *)t);
+    return size == 1 ? _mm256_cvtepu8_epi32(x) : _mm256_cvtepu16_epi32(x);
+}
+
+/* Group g of eight operands of a and b (the last group holding `part`
+ * operands when part > 0), of as and bs bytes each (fast_nat_size, or 8
+ * for uint64_t; both 8 or neither, the lane orders differing), shifted first where tf (tf32) and decoded: the raw
+ * lanes, significands, max(biased exponent, 1), Inf/NaN lanes or'ed into
+ * *spec, the loaded lanes in *valid (part > 0). */
+V_FN void v_operands_n(const void *a, const void *b, const int as, const int bs, int g, const int part,
+                       const int tf, const fast_vop *ka, const fast_vop *kb, const int32_t *one, __m256i *xa,
+                       __m256i *xb, __m256i *sa, __m256i *sb, __m256i *ea, __m256i *eb, __m256i *valid,
+                       __m256i *spec)
+{
+    const void *pa = fast_at(a, as, 8 * (size_t)g), *pb = fast_at(b, bs, 8 * (size_t)g);
     if (part) {
-        *xa = v_load_part(a + 8 * g, part, valid);
-        *xb = v_load_part(b + 8 * g, part, valid);
+        *xa = v_load_part_n(pa, as, part, valid);
+        *xb = v_load_part_n(pb, bs, part, valid);
     } else {
-        *xa = v_load8(a + 8 * g);
-        *xb = v_load8(b + 8 * g);
+        *xa = v_load8_n(pa, as);
+        *xb = v_load8_n(pb, bs);
     }
     if (tf) {
         *xa = _mm256_srl_epi32(*xa, V_CNT(ka->shr));
@@ -482,6 +572,14 @@ V_FN void v_operands(const uint64_t *a, const uint64_t *b, int g, const int part
     }
     v_decode(*xa, ka, one, sa, ea, spec);
     v_decode(*xb, kb, one, sb, eb, spec);
+}
+
+/* the same on uint64_t operands */
+V_FN void v_operands(const uint64_t *a, const uint64_t *b, int g, const int part, const int tf, const fast_vop *ka,
+                     const fast_vop *kb, const int32_t *one, __m256i *xa, __m256i *xb, __m256i *sa, __m256i *sb,
+                     __m256i *ea, __m256i *eb, __m256i *valid, __m256i *spec)
+{
+    v_operands_n(a, b, 8, 8, g, part, tf, ka, kb, one, xa, xb, sa, sb, ea, eb, valid, spec);
 }
 
 V_FN int32_t v_hmax(__m256i v)
