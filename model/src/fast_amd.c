@@ -30,6 +30,7 @@ typedef struct {
     int64_t prec[2];
     int groups, tail;
     int32_t bab;
+    int as, bs;                      /* the operands' natural sizes (fast_nat_size) */
 } amd_plan;
 #define PLAN(h) ((const amd_plan *)(h))
 
@@ -202,8 +203,9 @@ static inline __attribute__((always_inline)) uint64_t amd_step(const amd_plan *P
  * even and odd products are the even and odd lanes (v_load8 keeps the
  * parity of k).  A step with Inf, NaN or a product that may overflow is
  * left to the scalar step. */
-V_FN uint64_t amd_vstep(const amd_plan *P, const int first, uint64_t acc, const uint64_t *a, const uint64_t *b,
-                        const int G, const int tail, const int tf, const int evenodd, const int out, const int np)
+V_FN uint64_t amd_vstep(const amd_plan *P, const int first, uint64_t acc, const void *a, const void *b,
+                        const int as, const int bs, const int G, const int tail, const int tf, const int evenodd,
+                        const int out, const int np)
 {
     __m256i SP[8], EP[8], SG[8];
     const __m256i zero = _mm256_setzero_si256(), low = V_LD(P->low);
@@ -212,7 +214,8 @@ V_FN uint64_t amd_vstep(const amd_plan *P, const int first, uint64_t acc, const 
     for (int g = 0; g < G; g++) {
         __m256i xa, xb, sa, sb, ea, eb, valid = zero;
         const int part = tail && g == G - 1;
-        v_operands(a, b, g, part ? tail : 0, tf, &P->ka, &P->kb, P->one, &xa, &xb, &sa, &sb, &ea, &eb, &valid, &spec);
+        v_operands_n(a, b, as, bs, g, part ? tail : 0, tf, &P->ka, &P->kb, P->one, &xa, &xb, &sa, &sb, &ea, &eb,
+                     &valid, &spec);
         if (np) {                                 /* NaN lanes: Inf/NaN with a fraction */
             __m256i na = _mm256_andnot_si256(_mm256_cmpeq_epi32(_mm256_and_si256(xa, V_LD(P->ka.mm)), zero),
                                              _mm256_cmpeq_epi32(_mm256_and_si256(xa, V_LD(P->ka.sm)), V_LD(P->ka.sv)));
@@ -239,9 +242,10 @@ V_FN uint64_t amd_vstep(const amd_plan *P, const int first, uint64_t acc, const 
     int pspec = np ? !_mm256_testc_si256(nanv, spec) : !_mm256_testz_si256(spec, spec);
     uint64_t pnan = np ? -(uint64_t)!_mm256_testz_si256(nanv, nanv) : 0;
     if (__builtin_expect(pspec || xc.spec || (P->povf && er - P->bab >= 127), 0)) {
-        uint64_t r;                              /* (random bits: most steps) */
-        if (amd_special(P, a, b, c_class(cf, acc), &r)) return r;
-        return amd_step(P, first, acc, a, b, evenodd, out);
+        uint64_t r, wa[64], wb[64];              /* (random bits: most steps) */
+        const uint64_t *a64 = fast_widen(a, as, P->L, wa), *b64 = fast_widen(b, bs, P->L, wb);
+        if (amd_special(P, a64, b64, c_class(cf, acc), &r)) return r;
+        return amd_step(P, first, acc, a64, b64, evenodd, out);
     }
     int64_t S = 0;
     int32_t ed = 0;
@@ -275,23 +279,35 @@ V_FN uint64_t amd_vstep(const amd_plan *P, const int first, uint64_t acc, const 
     return np ? (r & ~pnan) | (P->o.nan & pnan) : r;
 }
 
-#define AMD_VKERNEL(NAME, G, TAIL, TF, EO, OUT, NP)                                                \
-    static V_TARGET uint64_t NAME(const fast_hdr *h, uint64_t c, const uint64_t *a, const uint64_t *b, \
-                                  const uint64_t *sa, const uint64_t *sb)                          \
+/* a kernel on uint64_t operands (fast_fn), T uint64_t, AS = BS = 8, or on
+ * operands at their natural widths (fast_nfn), T void, AS and BS their
+ * sizes */
+#define AMD_VKERNEL(NAME, T, AS, BS, G, TAIL, TF, EO, OUT, NP)                                     \
+    static V_TARGET uint64_t NAME(const fast_hdr *h, uint64_t c, const T *a, const T *b, const T *sa, \
+                                  const T *sb)                                                     \
     {                                                                                              \
         const amd_plan *P = PLAN(h);                                                               \
+        const int as = AS, bs = BS;                                                                \
         (void)sa;                                                                                  \
         (void)sb;                                                                                  \
-        c = amd_vstep(P, 1, c, a, b, G, TAIL, TF, EO, OUT, NP);                                    \
+        c = amd_vstep(P, 1, c, a, b, as, bs, G, TAIL, TF, EO, OUT, NP);                            \
         for (int s = 1; s < P->steps && c != P->o.nan; s++)   /* a NaN c gives NaN */            \
-            c = amd_vstep(P, 0, c, a + s * P->L, b + s * P->L, G, TAIL, TF, EO, OUT, NP);          \
+            c = amd_vstep(P, 0, c, fast_at(a, as, (size_t)(s * P->L)), fast_at(b, bs, (size_t)(s * P->L)), as, bs, \
+                          G, TAIL, TF, EO, OUT, NP);                                               \
         return c;                                                                                  \
     }
-AMD_VKERNEL(amd_v8, 1, 0, 0, 0, OUT_F32RNE, 1)          /* CDNA3 fp16/bf16: steps of 8 */
-AMD_VKERNEL(amd_v_tf4, 1, 4, 1, 0, OUT_F32RNE, 0)       /* xf32: steps of 4 */
-AMD_VKERNEL(amd_v_eo16, 2, 0, 0, 1, OUT_F32RNE, 0)      /* fp8/bf8: steps of 16 */
-AMD_VKERNEL(amd_v_any, P->groups, P->tail, 1, 0, 0, 0)
-AMD_VKERNEL(amd_v_eo_any, P->groups, P->tail, 1, 1, 0, 0)
+#define AMD_VKERNELS(NAME, NS, G, TAIL, TF, EO, OUT, NP)                                           \
+    AMD_VKERNEL(NAME, uint64_t, 8, 8, G, TAIL, TF, EO, OUT, NP)                                    \
+    AMD_VKERNEL(NAME##_n, void, NS, NS, G, TAIL, TF, EO, OUT, NP)
+AMD_VKERNELS(amd_v8, 2, 1, 0, 0, 0, OUT_F32RNE, 1)      /* CDNA3 fp16/bf16: steps of 8 */
+AMD_VKERNELS(amd_v_tf4, 4, 1, 4, 1, 0, OUT_F32RNE, 0)   /* xf32: steps of 4 */
+AMD_VKERNELS(amd_v_eo16, 1, 2, 0, 0, 1, OUT_F32RNE, 0)  /* fp8/bf8: steps of 16 */
+/* (the narrow ones at the plan's sizes) */
+AMD_VKERNEL(amd_v_any, uint64_t, 8, 8, P->groups, P->tail, 1, 0, 0, 0)
+AMD_VKERNEL(amd_v_any_n, void, P->as, P->bs, P->groups, P->tail, 1, 0, 0, 0)
+AMD_VKERNEL(amd_v_eo_any, uint64_t, 8, 8, P->groups, P->tail, 1, 1, 0, 0)
+AMD_VKERNEL(amd_v_eo_any_n, void, P->as, P->bs, P->groups, P->tail, 1, 1, 0, 0)
+#undef AMD_VKERNELS
 #undef AMD_VKERNEL
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
@@ -363,12 +379,23 @@ static fast_hdr *amd_build(const mma_unit *u, int mode)
         int tf = P->va.shr || P->vb.shr;
         P->h.kernel = FAST_K_VECTOR;
         P->h.fn = P->evenodd ? amd_v_eo_any : amd_v_any;
+        P->as = fast_nat_size(u->a);
+        P->bs = fast_nat_size(u->b);
+        P->h.nfn = P->evenodd ? amd_v_eo_any_n : amd_v_any_n;
         if (mode == FAST_MODE_BEST && f32) {
-            int kern = 1;
-            if (!P->evenodd && P->L == 8 && !tf) P->h.fn = amd_v8;
-            else if (!P->evenodd && P->L == 4 && tf && P->va.shr && P->vb.shr) P->h.fn = amd_v_tf4;
-            else if (P->evenodd && P->L == 16 && !tf) P->h.fn = amd_v_eo16;
-            else kern = 0;
+            int kern = 1, both = P->as == P->bs ? P->as : 0;
+            if (!P->evenodd && P->L == 8 && !tf) {
+                P->h.fn = amd_v8;
+                if (both == 2) P->h.nfn = amd_v8_n;
+            } else if (!P->evenodd && P->L == 4 && tf && P->va.shr && P->vb.shr) {
+                P->h.fn = amd_v_tf4;
+                P->h.nfn = amd_v_tf4_n;                   /* (tf32: 4 bytes) */
+            } else if (P->evenodd && P->L == 16 && !tf) {
+                P->h.fn = amd_v_eo16;
+                if (both == 1) P->h.nfn = amd_v_eo16_n;
+            } else {
+                kern = 0;
+            }
             if (kern) P->h.kernel = FAST_K_SPECIAL;
         }
     }
