@@ -58,16 +58,16 @@ static inline int64_t align_to(int64_t v, int32_t from, int32_t to, int rd)
  * to a group's sum and make no class: the reference sums significands,
  * and theirs are 0). */
 static inline __attribute__((always_inline)) uint64_t groups_finish(const groups_plan *P, const int64_t *gs,
-                                                                   const int *nz, uint64_t c, const uint64_t *sa,
-                                                                   const uint64_t *sb)
+                                                                   const int *nz, uint64_t c, const void *sa,
+                                                                   const void *sb, const int ss)
 {
     int64_t val[MMA_MAX_K];
     int32_t lsb[MMA_MAX_K];
     int ng = 0, nan = 0, any_zero = 0;
     int32_t emax = FAST_EMPTY;
     for (int i = 0; i < P->ng; i++) {
-        int blk = P->blk[i];
-        uint64_t s = P->spt[(sa[blk] & 0xff) << 8 | (sb[blk] & 0xff)];
+        int blk = P->blk[i];          /* (scales of ss bytes: 8, or 1, their natural size) */
+        uint64_t s = P->spt[(fast_ld(sa, ss, (size_t)blk) & 0xff) << 8 | (fast_ld(sb, ss, (size_t)blk) & 0xff)];
         if (__builtin_expect(s & P_NAN, 0)) { nan = 1; continue; }
         if (!nz[i] || (s & P_ZERO)) { any_zero = 1; continue; }
         int32_t es = (int32_t)((s >> 32) & 0xfff) - P_EOFF;
@@ -107,7 +107,7 @@ static uint64_t groups_dot(const fast_hdr *h, uint64_t c, const uint64_t *a, con
         gs[i] = sum >> 8;
         nz[i] = (sum & 0xff) != 0;
     }
-    return groups_finish(P, gs, nz, c, sa, sb);
+    return groups_finish(P, gs, nz, c, sa, sb, 8);
 }
 
 #ifdef FAST_HAVE_AVX2
@@ -124,35 +124,75 @@ V_FN __m256i pack32_nibbles(const uint64_t *p, __m256i m)
     return _mm256_packus_epi16(q0, q1);
 }
 
-/* the e2m1 x e2m1 kernel (K = 64, groups of 16): operands decoded by a
+/* The e2m1 x e2m1 kernel (K = 64, groups of 16): operands decoded by a
  * byte shuffle into signed doubled values (-12..12), products and their
  * sums of pairs by pmaddubsw (|a| unsigned, b carrying a's sign), then of
  * fours by pmaddwd; the four group sums (in units of 2^-2 = 2^lsb0) and,
- * alike from |a| |b|, whether a group has a nonzero product */
-static V_TARGET uint64_t groups_fp4(const fast_hdr *h, uint64_t c, const uint64_t *a, const uint64_t *b,
-                                    const uint64_t *sa, const uint64_t *sb)
+ * alike from |a| |b|, whether a group has a nonzero product.  Each half
+ * (32 operands) of a and b comes in 32 bytes, one operand a byte, either
+ * as pack32_nibbles packs them (uint64_t operands) or in order (operands
+ * of one byte): `inorder`, which changes where hadd leaves the groups. */
+V_FN uint64_t groups_fp4_sums(const groups_plan *P, const __m256i *xa, const __m256i *xb, const int inorder,
+                              uint64_t c, const void *sa, const void *sb, const int ss)
 {
-    const groups_plan *P = PLAN(h);
-    const __m256i m = _mm256_set1_epi64x(0xf), lut = V_LD(P->lut), ones = _mm256_set1_epi16(1);
+    const __m256i lut = V_LD(P->lut), ones = _mm256_set1_epi16(1);
     __m256i sum[2], mag[2];
 #pragma GCC unroll 2
     for (int i = 0; i < 2; i++) {
-        __m256i va = _mm256_shuffle_epi8(lut, pack32_nibbles(a + 32 * i, m));
-        __m256i vb = _mm256_shuffle_epi8(lut, pack32_nibbles(b + 32 * i, m));
+        __m256i va = _mm256_shuffle_epi8(lut, xa[i]), vb = _mm256_shuffle_epi8(lut, xb[i]);
         __m256i aa = _mm256_abs_epi8(va);
         sum[i] = _mm256_madd_epi16(_mm256_maddubs_epi16(aa, _mm256_sign_epi8(vb, va)), ones);
         mag[i] = _mm256_madd_epi16(_mm256_maddubs_epi16(aa, _mm256_abs_epi8(vb)), ones);
     }
     __m256i hs = _mm256_hadd_epi32(sum[0], sum[1]), hm = _mm256_hadd_epi32(mag[0], mag[1]);
-    __m128i s4 = _mm_add_epi32(_mm256_castsi256_si128(hs), _mm256_extracti128_si256(hs, 1));
-    __m128i m4 = _mm_add_epi32(_mm256_castsi256_si128(hm), _mm256_extracti128_si256(hm, 1));
-    int32_t s32[4], m32[4];
-    _mm_storeu_si128((__m128i *)s32, s4);
-    _mm_storeu_si128((__m128i *)m32, m4);
-    /* hadd's order: group 0, 1 of the first 32, then 2, 3 */
-    int64_t gs[4] = {s32[0], s32[1], s32[2], s32[3]};
-    int nz[4] = {m32[0] != 0, m32[1] != 0, m32[2] != 0, m32[3] != 0};
-    return groups_finish(P, gs, nz, c, sa, sb);
+    int32_t s32[8], m32[8];
+    int64_t gs[4];
+    int nz[4];
+    if (!inorder) {
+        /* hadd's order: group 0, 1 of the first 32, then 2, 3, in both lanes */
+        __m128i s4 = _mm_add_epi32(_mm256_castsi256_si128(hs), _mm256_extracti128_si256(hs, 1));
+        __m128i m4 = _mm_add_epi32(_mm256_castsi256_si128(hm), _mm256_extracti128_si256(hm, 1));
+        _mm_storeu_si128((__m128i *)s32, s4);
+        _mm_storeu_si128((__m128i *)m32, m4);
+        for (int g = 0; g < 4; g++) {
+            gs[g] = s32[g];
+            nz[g] = m32[g] != 0;
+        }
+    } else {
+        /* one group a lane: after a second hadd, groups 0, 2 in the low
+         * lane's first two words, 1, 3 in the high lane's */
+        _mm256_storeu_si256((__m256i *)s32, _mm256_hadd_epi32(hs, hs));
+        _mm256_storeu_si256((__m256i *)m32, _mm256_hadd_epi32(hm, hm));
+        static const int at[4] = {0, 4, 1, 5};
+        for (int g = 0; g < 4; g++) {
+            gs[g] = s32[at[g]];
+            nz[g] = m32[at[g]] != 0;
+        }
+    }
+    return groups_finish(P, gs, nz, c, sa, sb, ss);
+}
+
+static V_TARGET uint64_t groups_fp4(const fast_hdr *h, uint64_t c, const uint64_t *a, const uint64_t *b,
+                                    const uint64_t *sa, const uint64_t *sb)
+{
+    const __m256i m = _mm256_set1_epi64x(0xf);
+    __m256i xa[2] = {pack32_nibbles(a, m), pack32_nibbles(a + 32, m)};
+    __m256i xb[2] = {pack32_nibbles(b, m), pack32_nibbles(b + 32, m)};
+    return groups_fp4_sums(PLAN(h), xa, xb, 0, c, sa, sb, 8);
+}
+
+/* the same on one byte an operand and a scale (the high nibble ignored,
+ * as the uint64_t kernel's mask ignores the bits above) */
+static V_TARGET uint64_t groups_fp4_n(const fast_hdr *h, uint64_t c, const void *a, const void *b, const void *sa,
+                                      const void *sb)
+{
+    const __m256i m = _mm256_set1_epi8(0xf);
+    __m256i xa[2], xb[2];
+    for (int i = 0; i < 2; i++) {
+        xa[i] = _mm256_and_si256(V_LD((const uint8_t *)a + 32 * i), m);
+        xb[i] = _mm256_and_si256(V_LD((const uint8_t *)b + 32 * i), m);
+    }
+    return groups_fp4_sums(PLAN(h), xa, xb, 1, c, sa, sb, 1);
 }
 #endif
 
@@ -221,6 +261,7 @@ static fast_hdr *groups_build(const mma_unit *u, int mode)
             P->lut[x] = (int8_t)(v.neg ? -t : t);
         }
         P->h.fn = groups_fp4;
+        P->h.nfn = groups_fp4_n;                   /* (e2m1 and the scales: one byte) */
         P->h.kernel = FAST_K_SPECIAL;
     }
 #endif
