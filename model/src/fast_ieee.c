@@ -164,31 +164,45 @@ static inline int chain_invalid(float d, const float *g, const int *ord, int n)
 
 #define GPS_FN static inline __attribute__((always_inline, target("avx2,bmi2,lzcnt,f16c")))
 #define GPS_TARGET __attribute__((target("avx2,bmi2,lzcnt,f16c")))
-GPS_FN __m256 v_dec8(const uint64_t *p, const int bf)
+/* (p: eight operands of S bytes, 8 or 2 (uint16_t, then h holds them as
+ * they lie and fp16 converts straight from it)) */
+GPS_FN __m256 v_dec8(const void *p, const int S, const int bf)
 {
-    __m256 lo = _mm256_castsi256_ps(_mm256_loadu_si256((const __m256i *)p));
-    __m256 hi = _mm256_castsi256_ps(_mm256_loadu_si256((const __m256i *)(p + 4)));
-    __m256i x = _mm256_castps_si256(_mm256_shuffle_ps(lo, hi, 0x88));
-    x = _mm256_and_si256(_mm256_permute4x64_epi64(x, 0xd8), _mm256_set1_epi32(0xffff));
+    __m256i x;
+    __m128i h;
+    if (S == 2) {
+        h = _mm_loadu_si128((const __m128i *)p);
+        x = _mm256_cvtepu16_epi32(h);
+    } else {
+        x = _mm256_and_si256(_mm256_permute4x64_epi64(v_load8((const uint64_t *)p), 0xd8), _mm256_set1_epi32(0xffff));
+        h = _mm_packus_epi32(_mm256_castsi256_si128(x), _mm256_extracti128_si256(x, 1));
+    }
     const __m256i em = _mm256_set1_epi32(bf ? 0x7f80 : 0x7c00), m15 = _mm256_set1_epi32(0x7fff);
-    __m256 f = bf ? _mm256_castsi256_ps(_mm256_slli_epi32(x, 16))
-                  : _mm256_cvtph_ps(_mm_packus_epi32(_mm256_castsi256_si128(x), _mm256_extracti128_si256(x, 1)));
+    __m256 f = bf ? _mm256_castsi256_ps(_mm256_slli_epi32(x, 16)) : _mm256_cvtph_ps(h);
     __m256i z = _mm256_cmpeq_epi32(_mm256_and_si256(x, em), _mm256_setzero_si256());
     __m256i nan = _mm256_cmpgt_epi32(_mm256_and_si256(x, m15), em);
     f = _mm256_andnot_ps(_mm256_castsi256_ps(z), f);
     return _mm256_blendv_ps(f, _mm256_castsi256_ps(_mm256_set1_epi32((int)QNAN)), _mm256_castsi256_ps(nan));
 }
 
-static inline __attribute__((always_inline)) GPS_TARGET uint64_t gps_v(const fast_hdr *h, uint64_t c,
-                                                                    const uint64_t *a, const uint64_t *b,
-                                                                    const uint64_t *sa, const uint64_t *sb,
-                                                                    const int K, const int G)
+/* the scalar kernel on operands of S bytes (8, or 2 widened here first) */
+static inline __attribute__((always_inline)) uint64_t gps_dot_n(const fast_hdr *h, uint64_t c, const void *a,
+                                                                const void *b, const int S, const int K)
+{
+    uint64_t wa[16], wb[16];
+    return gps_dot(h, c, fast_widen(a, S, K, wa), fast_widen(b, S, K, wb), NULL, NULL);
+}
+
+/* (operands of S bytes: 8, or 2) */
+static inline __attribute__((always_inline)) GPS_TARGET uint64_t gps_v(const fast_hdr *h, uint64_t c, const void *a,
+                                                                    const void *b, const int S, const int K,
+                                                                    const int G)
 {
     const ieee_plan *P = PLAN(h);
-    __m256 xa = v_dec8(a, P->abf), xb = v_dec8(b, P->bbf), ya = xa, yb = xb;
+    __m256 xa = v_dec8(a, S, P->abf), xb = v_dec8(b, S, P->bbf), ya = xa, yb = xb;
     if (K == 16) {
-        ya = v_dec8(a + 8, P->abf);
-        yb = v_dec8(b + 8, P->bbf);
+        ya = v_dec8(fast_at(a, S, 8), S, P->abf);
+        yb = v_dec8(fast_at(b, S, 8), S, P->bbf);
     }
     __m256 p0 = v_ftz(_mm256_mul_ps(xa, xb)), p1 = v_ftz(_mm256_mul_ps(ya, yb));
     /* pair sums: lanes 0 1 | 4 5 of p0's pairs, 2 3 | 6 7 of p1's */
@@ -222,7 +236,7 @@ static inline __attribute__((always_inline)) GPS_TARGET uint64_t gps_v(const fas
                                   _mm256_or_si256(_mm256_cmpeq_epi32(ja, qn), _mm256_cmpeq_epi32(jb, qn)));
     int cnan = (wc & 0x7fffffffu) > 0x7f800000u;
     if (_mm256_testz_si256(isn, isn) && !cnan) return w_of(d);
-    if (cnan) return gps_dot(h, c, a, b, sa, sb);
+    if (cnan) return gps_dot_n(h, c, a, b, S, K);
     /* (first the cheap sufficient test: no Inf anywhere, so nothing invalid) */
     const __m256i dn = _mm256_set1_epi32((int)DEFAULT_NAN), inf = _mm256_set1_epi32(0x7f800000),
                   mag = _mm256_set1_epi32(0x7fffffff);
@@ -236,7 +250,7 @@ static inline __attribute__((always_inline)) GPS_TARGET uint64_t gps_v(const fas
     __m256i inv = _mm256_or_si256(_mm256_or_si256(V_DN(p0), V_DN(p1)), _mm256_or_si256(V_DN(s1), V_DN(s)));
 #undef V_DN
     if (_mm256_testz_si256(inv, inv) && !chain_invalid(f_of(wc), g, ord, n)) return w_of(d);
-    return gps_dot(h, c, a, b, sa, sb);
+    return gps_dot_n(h, c, a, b, S, K);
 }
 
 /* K = 2 or 4 in the low lanes of one 128-bit vector, as gps_v does it
@@ -247,23 +261,24 @@ V_FN __m128 v_ftz4(__m128 x)
     return _mm_andnot_ps(_mm_castsi128_ps(_mm_and_si128(z, _mm_set1_epi32(0x7fffffff))), x);
 }
 
-static inline __attribute__((always_inline)) V_TARGET uint64_t gps_v4(const fast_hdr *h, uint64_t c,
-                                                                     const uint64_t *a, const uint64_t *b,
-                                                                     const uint64_t *sa, const uint64_t *sb,
-                                                                     const int K, const int G)
+static inline __attribute__((always_inline)) V_TARGET uint64_t gps_v4(const fast_hdr *h, uint64_t c, const void *a,
+                                                                     const void *b, const int S, const int K,
+                                                                     const int G)
 {
     const ieee_plan *P = PLAN(h);
     const uint32_t *fa = P->fa, *fb = P->fb;          /* (loads: gathers are slow on Zen 2) */
+#define FA(i) (int)fa[fast_ld(a, S, i) & 0xffff]
+#define FB(i) (int)fb[fast_ld(b, S, i) & 0xffff]
     __m128i ia, ib;
     if (K == 4) {
-        ia = _mm_set_epi32((int)fa[a[3] & 0xffff], (int)fa[a[2] & 0xffff], (int)fa[a[1] & 0xffff],
-                           (int)fa[a[0] & 0xffff]);
-        ib = _mm_set_epi32((int)fb[b[3] & 0xffff], (int)fb[b[2] & 0xffff], (int)fb[b[1] & 0xffff],
-                           (int)fb[b[0] & 0xffff]);
+        ia = _mm_set_epi32(FA(3), FA(2), FA(1), FA(0));
+        ib = _mm_set_epi32(FB(3), FB(2), FB(1), FB(0));
     } else {
-        ia = _mm_set_epi32(0, 0, (int)fa[a[1] & 0xffff], (int)fa[a[0] & 0xffff]);
-        ib = _mm_set_epi32(0, 0, (int)fb[b[1] & 0xffff], (int)fb[b[0] & 0xffff]);
+        ia = _mm_set_epi32(0, 0, FA(1), FA(0));
+        ib = _mm_set_epi32(0, 0, FB(1), FB(0));
     }
+#undef FA
+#undef FB
     __m128 p = v_ftz4(_mm_mul_ps(_mm_castsi128_ps(ia), _mm_castsi128_ps(ib)));
     /* lanes 0 1: the pair sums */
     __m128 s = v_ftz4(_mm_add_ps(_mm_shuffle_ps(p, p, 0x88), _mm_shuffle_ps(p, p, 0xdd))), s1 = s;
@@ -286,29 +301,33 @@ static inline __attribute__((always_inline)) V_TARGET uint64_t gps_v4(const fast
 #undef V_DN
     static const int ord4[2] = {0, 1};
     if (!cnan && _mm_testz_si128(inv, inv) && !chain_invalid(f_of(wc), g, ord4, K / G)) return w_of(d);
-    return gps_dot(h, c, a, b, sa, sb);
+    return gps_dot_n(h, c, a, b, S, K);
 }
 
-#define GPS_V(NAME, K, G)                                                                          \
-    static GPS_TARGET uint64_t NAME(const fast_hdr *h, uint64_t c, const uint64_t *a, const uint64_t *b, \
-                                  const uint64_t *sa, const uint64_t *sb)                          \
+/* each kernel on uint64_t operands (fast_fn) and on uint16_t ones (NAME_n,
+ * a fast_nfn) */
+#define GPS_V(NAME, BODY, TGT, K, G)                                                               \
+    static TGT uint64_t NAME(const fast_hdr *h, uint64_t c, const uint64_t *a, const uint64_t *b,  \
+                             const uint64_t *sa, const uint64_t *sb)                               \
     {                                                                                              \
-        return gps_v(h, c, a, b, sa, sb, K, G);                                                    \
-    }
-#define GPS_V4(NAME, K, G)                                                                         \
-    static V_TARGET uint64_t NAME(const fast_hdr *h, uint64_t c, const uint64_t *a, const uint64_t *b, \
-                                  const uint64_t *sa, const uint64_t *sb)                          \
+        (void)sa;                                                                                  \
+        (void)sb;                                                                                  \
+        return BODY(h, c, a, b, 8, K, G);                                                          \
+    }                                                                                              \
+    static TGT uint64_t NAME##_n(const fast_hdr *h, uint64_t c, const void *a, const void *b, const void *sa, \
+                                 const void *sb)                                                   \
     {                                                                                              \
-        return gps_v4(h, c, a, b, sa, sb, K, G);                                                   \
+        (void)sa;                                                                                  \
+        (void)sb;                                                                                  \
+        return BODY(h, c, a, b, 2, K, G);                                                          \
     }
-GPS_V4(gps_v4g4, 4, 4)
-GPS_V4(gps_v4g2, 4, 2)
-GPS_V4(gps_v2g2, 2, 2)
-#undef GPS_V4
-GPS_V(gps_v8g4, 8, 4)
-GPS_V(gps_v16g4, 16, 4)
-GPS_V(gps_v8g2, 8, 2)
-GPS_V(gps_v16g2, 16, 2)
+GPS_V(gps_v4g4, gps_v4, V_TARGET, 4, 4)
+GPS_V(gps_v4g2, gps_v4, V_TARGET, 4, 2)
+GPS_V(gps_v2g2, gps_v4, V_TARGET, 2, 2)
+GPS_V(gps_v8g4, gps_v, GPS_TARGET, 8, 4)
+GPS_V(gps_v16g4, gps_v, GPS_TARGET, 16, 4)
+GPS_V(gps_v8g2, gps_v, GPS_TARGET, 8, 2)
+GPS_V(gps_v16g2, gps_v, GPS_TARGET, 16, 2)
 #undef GPS_V
 #endif
 
@@ -386,6 +405,10 @@ static fast_hdr *ieee_build(const mma_unit *u, int mode)
                       : u->k == 4  ? (g4 ? gps_v4g4 : gps_v4g2)
                       : u->k == 8  ? (g4 ? gps_v8g4 : gps_v8g2)
                                    : (g4 ? gps_v16g4 : gps_v16g2);
+            P->h.nfn = u->k == 2    ? gps_v2g2_n                /* (fp16, bf16: two bytes) */
+                       : u->k == 4  ? (g4 ? gps_v4g4_n : gps_v4g2_n)
+                       : u->k == 8  ? (g4 ? gps_v8g4_n : gps_v8g2_n)
+                                    : (g4 ? gps_v16g4_n : gps_v16g2_n);
             P->h.kernel = FAST_K_SPECIAL;
             P->abf = u->a == MMA_FMT_BF16;
             P->bbf = u->b == MMA_FMT_BF16;
