@@ -538,6 +538,11 @@ int main(int argc, char **argv)
         "evenodd,a=e4m3fnuz,b=e5m2fnuz,k=32,l=16,f=24,f2=31,cadd=rdz,round=rne,nan=canon+any,zero=fixed",
         "evenodd,a=e5m2,b=e4m3,k=16,l=16,f=24,f2=31,cadd=rd,round=rne",
         "evenodd,a=fp16,b=fp16,k=16,l=8,f=22,f2=28,cadd=rdz,round=rz,povf=1",
+        /* (the AMD narrow kernels: steps of 8 fp8 operands, operands of
+         * two natural sizes, steps ending in a part of eight) */
+        "fused,a=e4m3,b=e5m2,k=16,l=8,f=24,f2=31,cadd=rd,round=rne",
+        "fused,a=fp16,b=e4m3,k=12,l=6,f=24,f2=31,cadd=rdz,round=rne,povf=1",
+        "evenodd,a=tf32,b=bf16,k=20,l=10,f=24,f2=31,cadd=rd,round=rne",
         "groups,a=e2m1,b=e2m1,k=64,l=64,g=16,f=35,scale=ue8m0,block=32,ezero=-139",
         "groups,a=e2m1,b=e2m1,k=64,l=64,g=16,f=35,scale=ue4m3,block=16,ezero=-139",
         "groups,a=e4m3,b=e4m3,k=32,l=32,g=8,f=30,scale=ue8m0,block=16,ezero=none,round=rne",
