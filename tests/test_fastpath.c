@@ -14,7 +14,12 @@
  * of each, 0: all).  Each vector is computed by the best kernel this
  * machine has (specialized AVX2, generic AVX2 or scalar), by the generic
  * AVX2 kernel and the scalar kernel (forced), by a hand-made copy of the
- * unit (impl 0), and by the reference.  Results must be the same bits,
+ * unit (impl 0), and by the reference; and, for each of the three kernels,
+ * the set goes once more through mma_batch_dot with every encoding held
+ * at its natural width (uint8_t for fp8 and fp4, uint16_t for fp16: the
+ * narrow kernels where the plan has them, else the widening path), each
+ * result against the reference on the vector so cut and, bit for bit,
+ * against mma_dot on it.  Results must be the same bits,
  * except that a unit that leaves the NaN payload open (nan=any: the AMD
  * units) may give another NaN where the reference gives a NaN (the IEEE
  * families take their NaN from the host's operations, whose payload
