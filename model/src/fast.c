@@ -417,7 +417,8 @@ int mma_fast_kernel(const mma_unit *u)
 const fast_hdr *fast_plan_of(const mma_unit *u)
 {
     if (u->impl != 2 && !(u->impl == 0 && mma_fast_ok(u))) return NULL;   /* (mma_dot's choice) */
-    return plan_lookup(u);
+    const fast_hdr *P = tl_last;
+    return P && key_eq(P, u) ? P : plan_lookup(u);
 }
 
 /* Tests: whether a batch of u at natural widths takes a narrow kernel */
