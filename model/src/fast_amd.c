@@ -53,9 +53,11 @@ static int amd_ok(const mma_unit *u)
 /* mma_fixed_realign with round-down: s in units of 2^from, in units of 2^to */
 static inline int64_t realign_rd(int64_t s, int32_t from, int32_t to)
 {
-    if (to <= from) return (int64_t)((uint64_t)s << (from - to));
-    int32_t sh = to - from;
-    return sh >= 63 ? (s < 0 ? -1 : 0) : s >> sh;
+    /* (without branches: which way it shifts follows the data, and a
+     * large file's vectors mispredicted it) */
+    int32_t d = to - from;
+    int ls = d < 0 ? -d : 0, rs = d > 63 ? 63 : d > 0 ? d : 0;
+    return (int64_t)((uint64_t)s << ls) >> rs;
 }
 
 /* the rounding of s * 2^lsb: down to F2 fraction bits (mma_round_keep),
@@ -69,13 +71,12 @@ static inline __attribute__((always_inline)) uint64_t amd_round(const amd_plan *
         int32_t x = 63 - __builtin_clzll(mag) + lsb;
         int32_t keep = (x < P->kemin ? P->kemin : x) - P->f2;
         int32_t sh = keep - lsb;
-        if (sh > 0) {
-            uint64_t q = sh >= 64 ? 0 : mag >> sh;
-            uint64_t rem = sh >= 64 ? mag : mag & (((uint64_t)1 << sh) - 1);
-            mag = q + (uint64_t)(neg && rem);          /* toward -inf */
-        } else {
-            mag <<= -sh;
-        }
+        /* (no branch on the shift's direction: a large file mispredicted it) */
+        int rs = sh > 63 ? 63 : sh > 0 ? sh : 0, ls = sh < 0 ? -sh : 0;
+        uint64_t q = mag >> rs, rem = mag & (((uint64_t)1 << rs) - 1);
+        q = sh > 63 ? 0 : q;
+        rem = sh > 63 ? mag : rem;
+        mag = (q + (uint64_t)(neg && rem)) << ls;        /* toward -inf */
         lsb = keep;
     }
     return fast_round(&P->o, neg, mag, lsb, out, NULL);
@@ -117,12 +118,12 @@ static __attribute__((noinline)) int amd_special(const amd_plan *P, const uint64
     return 0;
 }
 
-/* GFDRDA: the even and odd sums (F bits relative to 2^ee, 2^eo; fe, fo:
- * not empty) joined with round-down at the larger exponent, *ed */
-static inline int64_t join_evenodd(int64_t se, int32_t ee, int fe, int64_t so, int32_t eo, int fo, int32_t *ed)
+/* GFDRDA: the even and odd sums (F bits relative to 2^ee, 2^eo) joined
+ * with round-down at the larger exponent, *ed.  An empty sum is 0 with an
+ * exponent below any other (-2048 or lower), which the join then shifts
+ * out: the same as leaving it out, without a branch on it. */
+static inline int64_t join_evenodd(int64_t se, int32_t ee, int64_t so, int32_t eo, int32_t *ed)
 {
-    if (!fe) { *ed = eo; return so; }
-    if (!fo) { *ed = ee; return se; }
     *ed = ee > eo ? ee : eo;
     return realign_rd(se, ee, *ed) + realign_rd(so, eo, *ed);
 }
@@ -139,16 +140,17 @@ static inline uint64_t emf_stride(const uint64_t *p, int L, int j0)
 }
 
 /* The end of a step: the dot part S (F fraction bits relative to 2^ed;
- * empty when every product is zero) and c, aligned with round-down to the
- * larger exponent, then rounded. */
+ * empty when every product is zero, S then 0 and ed -2048 or lower, below
+ * any c) and c, aligned with round-down to the larger exponent, then
+ * rounded. */
 static inline __attribute__((always_inline)) uint64_t amd_join(const amd_plan *P, int first, const fast_c *xc,
-                                                              const fast_cfmt *cf, int empty, int64_t S,
-                                                              int32_t ed, const int out)
+                                                              const fast_cfmt *cf, int64_t S, int32_t ed,
+                                                              const int out)
 {
     int32_t ec = xc->sig ? xc->e : first ? P->cemin1 : P->cemind;
-    int32_t emax = !empty && ed > ec ? ed : ec;
+    int32_t emax = ed > ec ? ed : ec;
     int32_t lsb = emax - P->f2 - 1;
-    int64_t s = empty ? 0 : realign_rd(S, ed - P->f, lsb);
+    int64_t s = realign_rd(S, ed - P->f, lsb);
     if (xc->sig && !(P->rdz && ec < emax - P->f - 1)) {
         int64_t cs = xc->neg ? -(int64_t)xc->sig : (int64_t)xc->sig;
         s += (int64_t)((uint64_t)realign_rd(cs, ec - cf->fb, emax - P->f) << (P->f2 + 1 - P->f));
@@ -173,20 +175,17 @@ static inline __attribute__((always_inline)) uint64_t amd_step(const amd_plan *P
      * every product is zero (zeros take no part) */
     int64_t S = 0;
     int32_t ed = 0;
-    int empty;
     if (!evenodd) {
-        empty = emf == 0;
         ed = (int32_t)(emf >> 32) - P_EOFF;
-        if (!empty) S = align_body(p, L, (int64_t)ed + P_EOFF + P->base, P->pre, 0, 1);
+        if (emf) S = align_body(p, L, (int64_t)ed + P_EOFF + P->base, P->pre, 0, 1);
     } else {
         uint64_t fe = emf_stride(p, L, 0), fo = emf_stride(p, L, 1);
         int32_t ee = (int32_t)(fe >> 32) - P_EOFF, eo = (int32_t)(fo >> 32) - P_EOFF;
         int64_t se = fe ? align_body(p, L, (int64_t)ee + P_EOFF + P->base, P->pre, 0, 2) : 0;
         int64_t so = fo ? align_body(p + 1, L - 1, (int64_t)eo + P_EOFF + P->base, P->pre, 0, 2) : 0;
-        empty = !fe && !fo;
-        S = join_evenodd(se, ee, fe != 0, so, eo, fo != 0, &ed);
+        S = join_evenodd(se, ee, so, eo, &ed);
     }
-    return amd_join(P, first, &xc, cf, empty, S, ed, out);
+    return amd_join(P, first, &xc, cf, S, ed, out);
 }
 
 /* ---- the AVX2 kernel ------------------------------------------------------ */
@@ -247,35 +246,34 @@ V_FN uint64_t amd_vstep(const amd_plan *P, const int first, uint64_t acc, const 
         if (amd_special(P, a64, b64, c_class(cf, acc), &r)) return r;
         return amd_step(P, first, acc, a64, b64, evenodd, out);
     }
-    int64_t S = 0;
-    int32_t ed = 0;
-    int empty = er < FAST_EMPTY / 2;
-    if (!empty) {
-        /* the sums align at the largest exponent, of the even and of the
-         * odd lanes apart for GFDRDA */
-        const __m256i ev = V_LD(P->even);
-        int32_t ee = er, eo = er;
-        if (evenodd) {
-            ee = v_hmax(_mm256_blendv_epi8(low, emv, ev));
-            eo = v_hmax(_mm256_blendv_epi8(emv, low, ev));
-        }
-        const __m256i ebv = _mm256_blendv_epi8(_mm256_set1_epi32(eo + P->base), _mm256_set1_epi32(ee + P->base), ev);
-        __m256i sv = zero;
-#pragma GCC unroll 8
-        for (int g = 0; g < G; g++) {
-            __m256i sh = _mm256_sub_epi32(ebv, EP[g]);
-            sv = _mm256_add_epi32(sv, _mm256_xor_si256(_mm256_srlv_epi32(SP[g], sh), SG[g]));
-            sv = _mm256_sub_epi32(sv, SG[g]);
-        }
-        if (!evenodd) {
-            S = v_hsum32(sv);
-            ed = er - P->bab;
-        } else {
-            int64_t se = v_hsum32(_mm256_and_si256(sv, ev)), so = v_hsum32(_mm256_andnot_si256(ev, sv));
-            S = join_evenodd(se, ee - P->bab, ee >= FAST_EMPTY / 2, so, eo - P->bab, eo >= FAST_EMPTY / 2, &ed);
-        }
+    /* the sums align at the largest exponent, of the even and of the odd
+     * lanes apart for GFDRDA; with every product zero (er, ee or eo below
+     * FAST_EMPTY / 2) every lane's significand is 0, and so is the sum,
+     * at an exponent below any c: no branch, which large files
+     * mispredicted */
+    const __m256i ev = V_LD(P->even);
+    int32_t ee = er, eo = er, ed;
+    if (evenodd) {
+        ee = v_hmax(_mm256_blendv_epi8(low, emv, ev));
+        eo = v_hmax(_mm256_blendv_epi8(emv, low, ev));
     }
-    uint64_t r = amd_join(P, first, &xc, cf, empty, S, ed, out);
+    const __m256i ebv = _mm256_blendv_epi8(_mm256_set1_epi32(eo + P->base), _mm256_set1_epi32(ee + P->base), ev);
+    __m256i sv = zero;
+#pragma GCC unroll 8
+    for (int g = 0; g < G; g++) {
+        __m256i sh = _mm256_sub_epi32(ebv, EP[g]);
+        sv = _mm256_add_epi32(sv, _mm256_xor_si256(_mm256_srlv_epi32(SP[g], sh), SG[g]));
+        sv = _mm256_sub_epi32(sv, SG[g]);
+    }
+    int64_t S;
+    if (!evenodd) {
+        S = v_hsum32(sv);
+        ed = er - P->bab;
+    } else {
+        int64_t se = v_hsum32(_mm256_and_si256(sv, ev)), so = v_hsum32(_mm256_andnot_si256(ev, sv));
+        S = join_evenodd(se, ee - P->bab, so, eo - P->bab, &ed);
+    }
+    uint64_t r = amd_join(P, first, &xc, cf, S, ed, out);
     return np ? (r & ~pnan) | (P->o.nan & pnan) : r;
 }
 
