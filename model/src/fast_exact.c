@@ -708,7 +708,7 @@ V_FN __m256i dbl_entries(__m256i w, const int mb)
     __m256i e = _mm256_add_epi64(_mm256_slli_epi64(_mm256_max_epu32(x, one), 32 - mb),
                                  _mm256_set1_epi64x((1024 - bias) << 32));
     e = _mm256_andnot_si256(_mm256_cmpeq_epi64(sig, _mm256_setzero_si256()), e);
-    __m256i top = _mm256_or_si256(_mm256_and_si256(_mm256_slli_epi64(w, 48), _mm256_set1_epi64x(1ll << 63)),
+    __m256i top = _mm256_or_si256(_mm256_and_si256(_mm256_slli_epi64(w, 48), _mm256_set1_epi64x(INT64_MIN)),
                                   _mm256_and_si256(spec, _mm256_set1_epi64x(1ll << 48)));
     return _mm256_or_si256(_mm256_or_si256(sig, e), top);
 }
