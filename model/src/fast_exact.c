@@ -392,7 +392,7 @@ _Static_assert(8 * (1ull << DW) <= (1ull << 53), "eight terms below 2^DW sum exa
  * fp16 operands are decoded so, not looked up: a table of 64 Ki entries
  * misses the caches on random bits; decoding takes more instructions than
  * the lookups but made the fp16 kernels faster on random bits and no
- * slower on the normal suite (AMD Zen 2).  bf16's are looked up in
+ * slower on the normal suite (on an AMD EPYC).  bf16's are looked up in
  * bf16_table: decoding them made the bf16 kernel slower (random bits spend
  * their time in the steps that lose bits, not in the lookups). */
 static inline uint64_t dbl_entry(uint64_t bits, const int mb)
