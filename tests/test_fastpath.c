@@ -9,8 +9,9 @@
  * on every suite of `mmaref gen` (cli/gen.c, run in-process), on vectors
  * of random bits (high bits above each format's width included), on a
  * special mix (Inf, NaN payloads, zeros and the largest finite values
- * strewn over a, b, c and the scales at several densities), and on every
- * hardware and peer vector file (vectors/; the first --file-count vectors
+ * strewn over a, b, c and the scales at several densities), on skewed
+ * vectors (narrow exponent bands, fractions of one or two bits, exact
+ * cancellation: near ties), and on every hardware and peer vector file (vectors/; the first --file-count vectors
  * of each, 0: all).  Each vector is computed by the best kernel this
  * machine has (specialized AVX2, generic AVX2 or scalar), by the generic
  * AVX2 kernel and the scalar kernel (forced), by a hand-made copy of the
@@ -310,6 +311,60 @@ static mma_vec *special_mix(const mma_unit *u, long count)
     return v;
 }
 
+/* Skewed vectors, for the near ties after cancellation that the suites
+ * above seldom reach (a CDNA1 kernel once took a product's exponent bound
+ * for its leading bit and passed them): in each vector the exponents lie
+ * in a narrow band (spread 0, 1, 2 or 4 fields above a random base, or
+ * the whole range), the fractions are random or keep only their top one
+ * or two bits (exact ties), one operand in eight is a zero, half the pairs
+ * repeat the pair before with a negated (exact cancellation), and c is a
+ * zero, the largest binade, about the products' size or random. */
+static uint64_t skew_field(mma_fmt f, int e, int fb, int neg)
+{
+    const mma_format_info *fi = mma_format(f);
+    int top = (1 << fi->ebits) - 1 - (fi->has_inf ? 1 : 0);     /* the largest finite field */
+    e = e < 0 ? 0 : e > top ? top : e;
+    uint64_t m = fi->mbits ? rnd() & (((uint64_t)1 << fi->mbits) - 1) : 0;
+    if (fb && fi->mbits > fb) m &= ~(((uint64_t)1 << (fi->mbits - fb)) - 1);
+    uint64_t x = (uint64_t)e << fi->mbits | m;
+    return fi->has_sign && neg ? x | (uint64_t)1 << (fi->width - 1) : x;
+}
+
+static mma_vec *skewed(const mma_unit *u, long count)
+{
+    static const int spreads[5] = {0, 1, 2, 4, 1 << 12};
+    mma_vec *v = calloc((size_t)(count ? count : 1), sizeof *v);
+    const mma_format_info *fa = mma_format(u->a), *fb = mma_format(u->b), *fc = mma_format(u->c);
+    int ns = mma_unit_nscales(u);
+    for (long i = 0; i < count; i++) {
+        int sp = spreads[i % 5], bits = (int)((i / 5) % 3);
+        int ea = (int)(rnd() % (uint64_t)(1 << fa->ebits)), eb = (int)(rnd() % (uint64_t)(1 << fb->ebits));
+        for (int k = 0; k < u->k; k++) {
+            if (k % 2 && rnd() % 2) {    /* the pair before, a negated */
+                v[i].a[k] = v[i].a[k - 1] ^ (fa->has_sign ? (uint64_t)1 << (fa->width - 1) : 0);
+                v[i].b[k] = v[i].b[k - 1];
+                continue;
+            }
+            int ja = sp ? (int)(rnd() % (uint64_t)(sp + 1)) : 0, jb = sp ? (int)(rnd() % (uint64_t)(sp + 1)) : 0;
+            v[i].a[k] = rnd() % 8 ? skew_field(u->a, ea + ja, bits, (int)(rnd() & 1)) : 0;
+            v[i].b[k] = rnd() % 8 ? skew_field(u->b, eb + jb, bits, (int)(rnd() & 1)) : 0;
+        }
+        /* c: the products' binade is about ea + eb less the biases */
+        int ec = ea - fa->bias + eb - fb->bias + fc->bias + (int)(rnd() % 5) - 2;
+        switch (i % 4) {
+        case 0: v[i].c = 0; break;
+        case 1: v[i].c = skew_field(u->c, 1 << 12, bits, (int)(rnd() & 1)); break;
+        case 2: v[i].c = skew_field(u->c, ec, bits, (int)(rnd() & 1)); break;
+        default: v[i].c = skew_field(u->c, (int)(rnd() % (uint64_t)(1 << fc->ebits)), 0, (int)(rnd() & 1));
+        }
+        for (int k = 0; k < ns; k++) {
+            v[i].sa[k] = draw(u->scale, MMA_FINITE, 0);
+            v[i].sb[k] = draw(u->scale, MMA_FINITE, 0);
+        }
+    }
+    return v;
+}
+
 /* returns 1 when the unit was checked, 0 when it is not on the fast path */
 static int check_unit(const char *name, long count, unsigned seed)
 {
@@ -341,6 +396,9 @@ static int check_unit(const char *name, long count, unsigned seed)
     free(v);
     v = special_mix(&u, count);
     check_set(name, "special mix", &u, v, count);
+    free(v);
+    v = skewed(&u, count);
+    check_set(name, "skewed", &u, v, count);
     free(v);
     return 1;
 }
