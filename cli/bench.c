@@ -12,7 +12,7 @@
 /* (model/src/fast.c) the kernel that computes u: 0 the reference, 1 scalar,
  * 2 AVX2, 3 AVX2 specialized */
 int mma_fast_kernel(const mma_unit *u);
-static const char *kernel_name[4] = {"reference", "scalar", "avx2", "avx2-spec"};
+static const char *kernel_name[5] = {"reference", "scalar", "avx2", "avx2-spec", "avx512"};
 
 /* Inputs packed densely (c, a[k], b[k], scales per vector), as a caller
  * streaming operands would hold them. */
@@ -339,7 +339,7 @@ int cmd_bench(int argc, char **argv)
         run_passes(&p, reps, threads);
         double allr = (double)n * (double)reps * threads / (mma_now() - t0);
         printf("%-80s %-10s %-9s %14.0f %14.0f %14.0f %7d\n", files ? u.name : list[li], mma_unit_algorithm(&u),
-               kernel_name[mma_fast_kernel(&u) & 3], onecpu, one, allr, threads);
+               kernel_name[mma_fast_kernel(&u) % 5], onecpu, one, allr, threads);
         fflush(stdout);
         if (!slowest || onecpu < slow_rate) { slowest = list[li]; slow_rate = onecpu; }
         passes_free(&p);

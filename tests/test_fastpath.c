@@ -11,10 +11,11 @@
  * special mix (Inf, NaN payloads, zeros and the largest finite values
  * strewn over a, b, c and the scales at several densities), on skewed
  * vectors (narrow exponent bands, fractions of one or two bits, exact
- * cancellation: near ties), and on every hardware and peer vector file (vectors/; the first --file-count vectors
- * of each, 0: all).  Each vector is computed by the best kernel this
- * machine has (specialized AVX2, generic AVX2 or scalar), by the generic
- * AVX2 kernel and the scalar kernel (forced), by a hand-made copy of the
+ * cancellation: near ties), and on every hardware and peer vector file
+ * (vectors/; the first --file-count vectors of each, 0: all).  Each vector
+ * is computed by the best kernel this machine has (AVX-512, specialized
+ * AVX2, generic AVX2 or scalar), by the best one without AVX-512, by the
+ * generic AVX2 kernel and the scalar kernel (forced), by a hand-made copy of the
  * unit (impl 0), and by the reference.  Results must be the same bits,
  * except that a unit that leaves the NaN payload open (nan=any: the AMD
  * units) may give another NaN where the reference gives a NaN (the IEEE
@@ -47,7 +48,7 @@ static const char *suites[] = {"compliance", "random", "normal", "cancel", "orde
 /* per algorithm family: units, vectors, mismatches */
 #define NALG 16
 static struct { const char *name; long units, vecs, bad; } alg[NALG];
-static long n_units, n_cat, n_vecs, n_bad, n_kernel[4], n_files, n_file_vecs, n_nan_open;
+static long n_units, n_cat, n_vecs, n_bad, n_kernel[5], n_files, n_file_vecs, n_nan_open;
 static char tmpdir[256];
 
 static int alg_index(const mma_unit *u)
@@ -104,9 +105,10 @@ static void check_set(const char *name, const char *what, const mma_unit *u, mma
     mma_unit ref = *u, hand = *u;
     ref.impl = 1;
     hand.impl = 0;
-    static const char *kname[3] = {"best kernel", "scalar kernel", "generic vector kernel"};
-    uint64_t *out[3];
-    for (int m = 0; m < 3; m++) {
+    static const char *kname[4] = {"best kernel", "scalar kernel", "generic vector kernel",
+                                   "best kernel without AVX-512"};
+    uint64_t *out[4];
+    for (int m = 0; m < 4; m++) {
         out[m] = malloc(sizeof *out[m] * (size_t)(n ? n : 1));
         mma_fast_force(m);
         for (long i = 0; i < n; i++) out[m][i] = dot(u, &vs[i]);
@@ -115,7 +117,7 @@ static void check_set(const char *name, const char *what, const mma_unit *u, mma
     char w[300];
     long bad = 0;
     for (long i = 0; i < n; i++)
-        for (int m = 0; m < 3; m++) {
+        for (int m = 0; m < 4; m++) {
             snprintf(w, sizeof w, "%s, %s", what, kname[m]);
             if (check_one(name, w, u, &ref, &hand, &vs[i], out[m], i)) { bad++; break; }
         }
@@ -123,7 +125,7 @@ static void check_set(const char *name, const char *what, const mma_unit *u, mma
     alg[ai].vecs += n;
     alg[ai].bad += bad;
     n_vecs += n;
-    for (int m = 0; m < 3; m++) free(out[m]);
+    for (int m = 0; m < 4; m++) free(out[m]);
 }
 
 static mma_vec *random_bits(const mma_unit *u, long count);
@@ -594,10 +596,10 @@ int main(int argc, char **argv)
 
     rmdir(tmpdir);
     printf("test_fastpath: %ld catalogue units and %ld configurations on the fast path "
-           "(best kernel here: %ld specialized AVX2, %ld generic AVX2, %ld scalar), %ld vectors "
+           "(best kernel here: %ld AVX-512, %ld specialized AVX2, %ld generic AVX2, %ld scalar), %ld vectors "
            "(%ld of them from %ld vector files), %ld mismatches (%ld NaN results of units that leave the payload open "
            "matched as any NaN)\n",
-           n_cat, n_units - n_cat, n_kernel[3], n_kernel[2], n_kernel[1], n_vecs, n_file_vecs, n_files, n_bad, n_nan_open);
+           n_cat, n_units - n_cat, n_kernel[4], n_kernel[3], n_kernel[2], n_kernel[1], n_vecs, n_file_vecs, n_files, n_bad, n_nan_open);
     for (int i = 0; i < NALG && alg[i].name; i++)
         printf("  %-11s %4ld units %9ld vectors %ld mismatches\n", alg[i].name, alg[i].units, alg[i].vecs, alg[i].bad);
     return n_bad ? 1 : 0;

@@ -361,7 +361,7 @@ static inline int64_t align_body(const uint64_t *p, int L, int64_t eb, int pre, 
 #define FAST_KEY_BYTES (sizeof(mma_unit) - FAST_KEY_OFF)
 
 /* Kernel kinds, for the tests and `mmaref bench`. */
-enum { FAST_K_REF = 0, FAST_K_SCALAR = 1, FAST_K_VECTOR = 2, FAST_K_SPECIAL = 3 };
+enum { FAST_K_REF = 0, FAST_K_SCALAR = 1, FAST_K_VECTOR = 2, FAST_K_SPECIAL = 3, FAST_K_AVX512 = 4 };
 
 typedef struct fast_hdr fast_hdr;
 typedef uint64_t (*fast_fn)(const fast_hdr *, uint64_t c, const uint64_t *a, const uint64_t *b,
@@ -377,10 +377,12 @@ struct fast_hdr {
 };
 
 /* Modes (tests): 0 the best kernel; 1 scalar kernels only; 2 no
- * specialized vector kernel. */
+ * specialized vector kernel; 3 the best kernel without AVX-512 (a family's
+ * build sees FAST_MODE_BEST, and fast_avx512_usable says 0). */
 #define FAST_MODE_BEST 0
 #define FAST_MODE_SCALAR 1
 #define FAST_MODE_GENERIC 2
+#define FAST_MODE_AVX2 3
 
 /* What the kernels know: a unit with another rounding or another flag
  * (one that a later version of the reference defines) stays with the
@@ -416,6 +418,9 @@ int fast_vec_op(fast_op *o, mma_fmt f);
 /* 1: AVX2, BMI2 and LZCNT are there */
 int fast_avx2_usable(void);
 int fast_f16c_usable(void);
+/* 1: AVX-512 F, BW, VL and DQ are there (and the plan being built is not
+ * one of FAST_MODE_AVX2) */
+int fast_avx512_usable(void);
 
 #define V_FN static inline __attribute__((always_inline, target("avx2,bmi2,lzcnt")))
 #define V_TARGET __attribute__((target("avx2,bmi2,lzcnt")))
