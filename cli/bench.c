@@ -38,10 +38,9 @@ static void run_items(void *ctx, int tid, long lo, long hi)
     job *j = ctx;
     int s = mma_unit_nscales(j->u), k = j->u->k;
     uint64_t x = 0;
-    for (long it = lo; it < hi; it++) {
-        long i = it % j->n;
+    long i = lo % j->n;      /* (one division, not one a dot product: it cost 5%) */
+    for (long it = lo; it < hi; it++, i = i + 1 == j->n ? 0 : i + 1)
         x ^= mma_dot(j->u, j->c[i], j->a + i * k, j->b + i * k, s ? j->sa + i * s : NULL, s ? j->sb + i * s : NULL);
-    }
     j->sink[tid & 255] ^= x;
 }
 

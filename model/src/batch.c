@@ -5,7 +5,7 @@
  * mma_dot_flags).  A K=32 fp8 batch held as uint64_t reads 520 bytes a dot
  * product; at 100,000 vectors that is beyond the caches and the loop waits
  * on memory, while as uint8_t it reads 65 bytes. */
-#include "mmaref.h"
+#include "fast.h"
 #include "mmaref_parallel.h"
 
 #include <stdarg.h>
@@ -111,7 +111,17 @@ typedef struct {
     const mma_unit *u;
     const mma_batch *x;
     size_t k, ns;
+    const fast_hdr *plan;            /* chunk_range's: a plan with a bfn */
 } job;
+
+/* One chunk through the plan's own loop over a batch (fast_bfn: operands
+ * as they lie, two dot products at a time) */
+static void chunk_range(void *ctx, int tid, long lo, long hi)
+{
+    (void)tid;
+    const job *j = ctx;
+    j->plan->bfn(j->plan, j->x, (size_t)lo, (size_t)hi);
+}
 
 /* One chunk of vectors.  NAME's loop reads elements of ASIZE, BSIZE, CSIZE
  * bytes, the scales' SASIZE and SBSIZE when SCALED, and writes DSIZE: constants in
@@ -205,11 +215,17 @@ int mma_batch_dot(const mma_unit *u, const mma_batch *x, char *err, size_t errle
                check(x->sb, x->sb_size, u->scale, need, "sb", err, errlen)))
         return -1;
     if (!need) return 0;
-    job j = {u, x, (size_t)u->k, ns};
+    job j = {u, x, (size_t)u->k, ns, NULL};
     mma_chunk_fn fn = chunk_any;
     int z = x->a_size, plain = !x->flags && x->b_size == z;
     int s1 = !ns || (x->sa_size == 1 && x->sb_size == 1), s8 = !ns || (x->sa_size == 8 && x->sb_size == 8);
-    if (plain && z == 8 && x->c_size == 8 && x->d_size == 8 && s8) fn = chunk_u64;
+    /* (a batch with flags: mma_dot_flags, whose units raise them on the
+     * reference path) */
+    const fast_hdr *P = x->flags || ns ? NULL : fast_plan_of(u);
+    if (P && P->bfn && x->a_size == fast_nat_size(u->a) && x->b_size == fast_nat_size(u->b)) {
+        j.plan = P;
+        fn = chunk_range;
+    } else if (plain && z == 8 && x->c_size == 8 && x->d_size == 8 && s8) fn = chunk_u64;
 #if defined(__x86_64__)
     else if (avx2_usable()) {
         fn = chunk_any_avx2;

@@ -435,6 +435,12 @@ int mma_fast_kernel(const mma_unit *u)
     return P ? P->kernel : FAST_K_REF;
 }
 
+const fast_hdr *fast_plan_of(const mma_unit *u)
+{
+    if (u->impl != 2 && !(u->impl == 0 && mma_fast_ok(u))) return NULL;   /* (mma_dot's choice) */
+    return plan_lookup(u);
+}
+
 static __attribute__((noinline)) uint64_t fast_miss(const mma_unit *u, uint64_t c, const uint64_t *a,
                                                      const uint64_t *b, const uint64_t *sa, const uint64_t *sb)
 {

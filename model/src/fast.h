@@ -13,6 +13,7 @@
 #define MMAREF_FAST_H
 
 #include "internal.h"
+#include "mmaref_parallel.h"
 
 #include <stddef.h>
 #include <string.h>
@@ -366,15 +367,42 @@ enum { FAST_K_REF = 0, FAST_K_SCALAR = 1, FAST_K_VECTOR = 2, FAST_K_SPECIAL = 3,
 typedef struct fast_hdr fast_hdr;
 typedef uint64_t (*fast_fn)(const fast_hdr *, uint64_t c, const uint64_t *a, const uint64_t *b,
                             const uint64_t *sa, const uint64_t *sb);
+/* A kernel for a range of a batch (mma_batch, mmaref_parallel.h): vectors
+ * lo .. hi-1, a and b at their natural widths (1 byte for 8-bit formats,
+ * 2 for 16-bit ones, 4 for tf32), c and d at the batch's sizes, no block
+ * scales, no flags (batch.c checks).  Set by a family's build where it has
+ * one (NULL: calloc's), it computes two dot products at a time: one dot
+ * product's chain of steps (decode, emax, align, sum, round) is long, and
+ * two side by side keep the core busy where one call after another did
+ * not (K=32 fp8 on one core: 62 M/s, against 51 M/s calling the kernel
+ * per vector). */
+typedef void (*fast_bfn)(const fast_hdr *, const mma_batch *x, size_t lo, size_t hi);
 /* the head of every family's plan */
 struct fast_hdr {
     uint64_t key[(FAST_KEY_BYTES + 7) / 8];   /* the unit's fields from a on */
     int mode;                                 /* the forced mode when made   */
     int kernel;                               /* FAST_K_*                    */
     fast_fn fn;
+    fast_bfn bfn;                             /* a batch's ranges, or NULL   */
     mma_unit u;                               /* the unit (impl 1: reference) */
     fast_hdr *sub;                            /* a plan this one owns, or NULL */
 };
+
+/* The plan of u for a batch (batch.c): NULL when u takes the reference
+ * (impl 1, or impl 0 decided so) or no plan could be made.  A plan in the
+ * cache is never freed; with the cache full it is this thread's spare,
+ * freed at the thread's next miss or its end, so the caller may hand it to
+ * other threads only while it looks up no other plan (a batch kernel
+ * looks up none). */
+const fast_hdr *fast_plan_of(const mma_unit *u);
+
+/* the natural element size of f: the fewest of 1, 2, 4, 8 bytes that
+ * hold its encodings */
+static inline int fast_nat_size(mma_fmt f)
+{
+    int w = mma_format(f)->width;
+    return w <= 8 ? 1 : w <= 16 ? 2 : w <= 32 ? 4 : 8;
+}
 
 /* Modes (tests): 0 the best kernel; 1 scalar kernels only; 2 no
  * specialized vector kernel; 3 the best kernel without AVX-512 (a family's

@@ -66,14 +66,10 @@ static int fused_ok(const mma_unit *u)
 
 #define V_LOW FAST_EMPTY
 
-/* (provisional: the batch entry) */
-typedef uint64_t (*fast_nfn)(const fast_hdr *, uint64_t c, const void *a, const void *b, const void *sa,
-                             const void *sb);
 typedef struct fast_plan fast_plan;
 struct fast_plan {
     fast_hdr h;
     fast_fn inner;                       /* fused_wrap's kernel           */
-    fast_nfn nfn;                        /* the kernel at natural widths  */
     int L, steps, f, fbp, pre, base, rd, zeros_part;
     int32_t ezero;
     fast_cfmt c1, cd;                    /* c of the first step, of later */
@@ -770,65 +766,106 @@ V_FN uint64_t s_step(const fast_plan *P, const mma_unit *u, const int first, int
     return finish_k(P, emr - P->bab, v_hsum32(sv), &xc, cf, out, xcp);
 }
 
-/* NW: 0 the operands as uint64_t (mma_dot), else their bytes each (a
- * batch at natural widths, fast_nfn) */
-#define S_KERNEL(NAME, G, OUT, CK, SPK, SC, NW, T)                                                 \
-    static V_TARGET uint64_t NAME(const fast_hdr *h, uint64_t c, const T *a, const T *b, const T *sa, \
-                                  const T *sb)                                                     \
+/* A dot product through s_step; nw: 0 the operands as uint64_t (mma_dot),
+ * else the bytes of each (a batch at natural widths) */
+V_FN uint64_t s_dot(const fast_plan *P, uint64_t c, const void *a, const void *b, const uint64_t *psa,
+                    const uint64_t *psb, const int G, const int out, const int ck, const int spk, const int sc,
+                    const int nw)
+{
+    const mma_unit *u = &P->h.u;
+    const size_t st = 8 * G * (nw ? nw : 8);     /* a step's operand bytes */
+    fast_c xc = {0, 0, 0, 1};                    /* (spec: decode c) */
+    if (P->steps == 1)                           /* (nothing to hand on) */
+        return s_step(P, u, 1, 0, c, NULL, a, b, psa, psb, G, out, ck, spk, sc, 0, nw);
+    uint64_t acc = s_step(P, u, 1, 0, c, &xc, a, b, psa, psb, G, out, ck, spk, sc, 0, nw);
+    const char *ca = (const char *)a, *cb = (const char *)b;
+    if (P->steps == 2)                           /* (the common chain, straight) */
+        return s_step(P, u, 0, 1, acc, &xc, ca + st, cb + st, psa, psb, G, out, ck, spk, sc, 0, nw);
+    for (int s = 1; s < P->steps; s++) {
+        ca += st;
+        cb += st;
+        acc = s_step(P, u, 0, s, acc, &xc, ca, cb, psa, psb, G, out, ck, spk, sc, 0, nw);
+    }
+    return acc;
+}
+
+/* element i of a batch's c, and d's */
+static inline uint64_t b_ld(const void *p, int size, size_t i)
+{
+    return size == 4 ? ((const uint32_t *)p)[i] : size == 2 ? ((const uint16_t *)p)[i] :
+           size == 8 ? ((const uint64_t *)p)[i] : ((const uint8_t *)p)[i];
+}
+static inline void b_st(void *p, int size, size_t i, uint64_t x)
+{
+    if (size == 4) ((uint32_t *)p)[i] = (uint32_t)x;
+    else if (size == 2) ((uint16_t *)p)[i] = (uint16_t)x;
+    else if (size == 8) ((uint64_t *)p)[i] = x;
+    else ((uint8_t *)p)[i] = (uint8_t)x;
+}
+
+/* fast_bfn: vectors lo .. hi-1 of a batch through DOT(P, c, a, b, ...), two
+ * at a time (NW: bytes an operand) */
+#define B_RANGE(NAME, TGT, NW, DOT, ...)                                                           \
+    static TGT void NAME(const fast_hdr *h, const mma_batch *x, size_t lo, size_t hi)              \
     {                                                                                              \
         const fast_plan *P = PLAN(h);                                                              \
-        const mma_unit *u = &h->u;                                                                 \
-        const uint64_t *psa = (const uint64_t *)sa, *psb = (const uint64_t *)sb;                  \
-        const size_t st = 8 * G * (NW ? NW : 8);     /* a step's operand bytes */                  \
-        fast_c xc = {0, 0, 0, 1};        /* (spec: decode c) */                                     \
-        if (P->steps == 1) /* (nothing to hand on) */                                              \
-            return s_step(P, u, 1, 0, c, NULL, a, b, psa, psb, G, OUT, CK, SPK, SC, 0, NW);        \
-        uint64_t acc = s_step(P, u, 1, 0, c, &xc, a, b, psa, psb, G, OUT, CK, SPK, SC, 0, NW);     \
-        const char *ca = (const char *)a, *cb = (const char *)b;                                   \
-        if (P->steps == 2) /* (the common chain, straight) */                                      \
-            return s_step(P, u, 0, 1, acc, &xc, ca + st, cb + st, psa, psb, G, OUT, CK, SPK, SC, 0, NW); \
-        for (int s = 1; s < P->steps; s++) {                                                       \
-            ca += st;                                                                              \
-            cb += st;                                                                              \
-            acc = s_step(P, u, 0, s, acc, &xc, ca, cb, psa, psb, G, OUT, CK, SPK, SC, 0, NW);      \
+        const size_t st = (size_t)h->u.k * NW;                                                     \
+        const char *a = (const char *)x->a, *b = (const char *)x->b;                               \
+        const int cs = x->c_size, ds = x->d_size;                                                  \
+        size_t i = lo;                                                                             \
+        for (; i + 2 <= hi; i += 2) {                                                              \
+            uint64_t d0 = DOT(P, b_ld(x->c, cs, i), a + i * st, b + i * st, __VA_ARGS__);          \
+            uint64_t d1 = DOT(P, b_ld(x->c, cs, i + 1), a + (i + 1) * st, b + (i + 1) * st, __VA_ARGS__); \
+            b_st(x->d, ds, i, d0);                                                                 \
+            b_st(x->d, ds, i + 1, d1);                                                             \
         }                                                                                          \
-        return acc;                                                                                \
+        if (i < hi) b_st(x->d, ds, i, DOT(P, b_ld(x->c, cs, i), a + i * st, b + i * st, __VA_ARGS__)); \
     }
-#define S_KERNELS_W(OUT, CK, SPK, SC, NW, T, W) S_KERNEL(fast_s##W##_1_##OUT##_##SPK##_##SC, 1, OUT, CK, SPK, SC, NW, T) \
-    S_KERNEL(fast_s##W##_2_##OUT##_##SPK##_##SC, 2, OUT, CK, SPK, SC, NW, T)                       \
-    S_KERNEL(fast_s##W##_4_##OUT##_##SPK##_##SC, 4, OUT, CK, SPK, SC, NW, T)
-#define S_KERNELS(OUT, CK, SPK, SC) S_KERNELS_W(OUT, CK, SPK, SC, 0, uint64_t, )
-/* (and at natural widths of one and two bytes, or four for tf32) */
-#define S_KERNELS_N(OUT, CK, SPK, SC) S_KERNELS(OUT, CK, SPK, SC) S_KERNELS_W(OUT, CK, SPK, SC, 1, void, n1) \
-    S_KERNELS_W(OUT, CK, SPK, SC, 2, void, n2)
+
+#define S_KERNEL(NAME, G, OUT, CK, SPK, SC)                                                        \
+    static V_TARGET uint64_t NAME(const fast_hdr *h, uint64_t c, const uint64_t *a, const uint64_t *b, \
+                                  const uint64_t *sa, const uint64_t *sb)                          \
+    {                                                                                              \
+        return s_dot(PLAN(h), c, a, b, sa, sb, G, OUT, CK, SPK, SC, 0);                            \
+    }
+#define S_KERNELS(OUT, CK, SPK, SC) S_KERNEL(fast_s_1_##OUT##_##SPK##_##SC, 1, OUT, CK, SPK, SC) \
+    S_KERNEL(fast_s_2_##OUT##_##SPK##_##SC, 2, OUT, CK, SPK, SC) S_KERNEL(fast_s_4_##OUT##_##SPK##_##SC, 4, OUT, CK, SPK, SC)
+/* the batch ranges at natural widths: NW bytes an operand (1 or 2; 4 for tf32) */
+#define S_BATCH(NAME, G, OUT, CK, SPK, SC, NW) B_RANGE(NAME, V_TARGET, NW, s_dot, NULL, NULL, G, OUT, CK, SPK, SC, NW)
+#define S_BATCHES_W(OUT, CK, SPK, SC, NW) S_BATCH(fast_sb##NW##_1_##OUT##_##SPK##_##SC, 1, OUT, CK, SPK, SC, NW) \
+    S_BATCH(fast_sb##NW##_2_##OUT##_##SPK##_##SC, 2, OUT, CK, SPK, SC, NW)                         \
+    S_BATCH(fast_sb##NW##_4_##OUT##_##SPK##_##SC, 4, OUT, CK, SPK, SC, NW)
+#define S_KERNELS_N(OUT, CK, SPK, SC) S_KERNELS(OUT, CK, SPK, SC) S_BATCHES_W(OUT, CK, SPK, SC, 1) \
+    S_BATCHES_W(OUT, CK, SPK, SC, 2)
 S_KERNELS_N(1, CK_F32, 0, 8) S_KERNELS_N(1, CK_F32, 1, 8) S_KERNELS_N(1, CK_F32, 2, 8)
 S_KERNELS_N(2, CK_F32, 0, 8) S_KERNELS_N(2, CK_F32, 1, 8) S_KERNELS_N(2, CK_F32, 2, 8)
 S_KERNELS_N(3, CK_F16, 0, 8) S_KERNELS_N(3, CK_F16, 1, 8) S_KERNELS_N(3, CK_F16, 2, 8)
 S_KERNELS(1, CK_F32, 0, 9) S_KERNELS(1, CK_F32, 1, 9) S_KERNELS(1, CK_F32, 2, 9)
-S_KERNELS(1, CK_F32, 1, 16) S_KERNELS_W(1, CK_F32, 1, 16, 4, void, n4)
+S_KERNELS(1, CK_F32, 1, 16) S_BATCHES_W(1, CK_F32, 1, 16, 4)
 #undef S_KERNELS_N
+#undef S_BATCHES_W
+#undef S_BATCH
 #undef S_KERNELS
-#undef S_KERNELS_W
 #undef S_KERNEL
 #define S_ROW(OUT, SPK, SC) {fast_s_1_##OUT##_##SPK##_##SC, fast_s_2_##OUT##_##SPK##_##SC, fast_s_4_##OUT##_##SPK##_##SC}
-#define S_ROWN(W, OUT, SPK, SC) {fast_s##W##_1_##OUT##_##SPK##_##SC, fast_s##W##_2_##OUT##_##SPK##_##SC, fast_s##W##_4_##OUT##_##SPK##_##SC}
+#define S_ROWB(NW, OUT, SPK, SC) {fast_sb##NW##_1_##OUT##_##SPK##_##SC, fast_sb##NW##_2_##OUT##_##SPK##_##SC, fast_sb##NW##_4_##OUT##_##SPK##_##SC}
 /* operands of 16 bits or fewer, any two widths, decoded in halves */
 static const fast_fn s_kernels[3][3][3] = {   /* [out - 1][spk][G: 1 2 4] */
     {S_ROW(1, 0, 8), S_ROW(1, 1, 8), S_ROW(1, 2, 8)}, {S_ROW(2, 0, 8), S_ROW(2, 1, 8), S_ROW(2, 2, 8)},
     {S_ROW(3, 0, 8), S_ROW(3, 1, 8), S_ROW(3, 2, 8)}};
-/* the same at natural widths, both operands of one byte or both of two */
-static const fast_nfn s_kernels_n[2][3][3][3] = {   /* [bytes - 1][out - 1][spk][G] */
-    {{S_ROWN(n1, 1, 0, 8), S_ROWN(n1, 1, 1, 8), S_ROWN(n1, 1, 2, 8)},
-     {S_ROWN(n1, 2, 0, 8), S_ROWN(n1, 2, 1, 8), S_ROWN(n1, 2, 2, 8)},
-     {S_ROWN(n1, 3, 0, 8), S_ROWN(n1, 3, 1, 8), S_ROWN(n1, 3, 2, 8)}},
-    {{S_ROWN(n2, 1, 0, 8), S_ROWN(n2, 1, 1, 8), S_ROWN(n2, 1, 2, 8)},
-     {S_ROWN(n2, 2, 0, 8), S_ROWN(n2, 2, 1, 8), S_ROWN(n2, 2, 2, 8)},
-     {S_ROWN(n2, 3, 0, 8), S_ROWN(n2, 3, 1, 8), S_ROWN(n2, 3, 2, 8)}}};
+/* the same for batches, both operands of one byte or both of two */
+static const fast_bfn s_batches[2][3][3][3] = {   /* [bytes - 1][out - 1][spk][G] */
+    {{S_ROWB(1, 1, 0, 8), S_ROWB(1, 1, 1, 8), S_ROWB(1, 1, 2, 8)},
+     {S_ROWB(1, 2, 0, 8), S_ROWB(1, 2, 1, 8), S_ROWB(1, 2, 2, 8)},
+     {S_ROWB(1, 3, 0, 8), S_ROWB(1, 3, 1, 8), S_ROWB(1, 3, 2, 8)}},
+    {{S_ROWB(2, 1, 0, 8), S_ROWB(2, 1, 1, 8), S_ROWB(2, 1, 2, 8)},
+     {S_ROWB(2, 2, 0, 8), S_ROWB(2, 2, 1, 8), S_ROWB(2, 2, 2, 8)},
+     {S_ROWB(2, 3, 0, 8), S_ROWB(2, 3, 1, 8), S_ROWB(2, 3, 2, 8)}}};
 static const fast_fn s_kernels_mx[3][3] = {   /* fp32 RZ p = 23, MX scales: [spk][G] */
     S_ROW(1, 0, 9), S_ROW(1, 1, 9), S_ROW(1, 2, 9)};
 static const fast_fn s_kernels_tf[3] = S_ROW(1, 1, 16);   /* tf32, fp32 RZ p = 23: [G] */
-static const fast_nfn s_kernels_tf_n[3] = S_ROWN(n4, 1, 1, 16);
-#undef S_ROWN
+static const fast_bfn s_batches_tf[3] = S_ROWB(4, 1, 1, 16);
+#undef S_ROWB
 #undef S_ROW
 
 /* Steps of four products (Volta's f16, the tf32 units): two steps
@@ -1042,37 +1079,38 @@ W_FN uint64_t w_step(const fast_plan *P, const mma_unit *u, const int first, int
     return finish_k(P, emr - P->bab, sum, &xc, cf, out, xcp);
 }
 
-#define W_KERNEL(NAME, OUT, CK, SPK, NW, T)                                                        \
-    static W_TARGET uint64_t NAME(const fast_hdr *h, uint64_t c, const T *a, const T *b, const T *sa, \
-                                  const T *sb)                                                     \
+W_FN uint64_t w_dot(const fast_plan *P, uint64_t c, const void *a, const void *b, const int out, const int ck,
+                    const int spk, const int nw)
+{
+    const mma_unit *u = &P->h.u;
+    if (P->steps == 1) return w_step(P, u, 1, 0, c, NULL, a, b, out, ck, spk, nw);
+    fast_c xc = {0, 0, 0, 1};
+    const char *ca = (const char *)a, *cb = (const char *)b;
+    uint64_t acc = w_step(P, u, 1, 0, c, &xc, ca, cb, out, ck, spk, nw);
+    for (int s = 1; s < P->steps; s++) {
+        ca += 32 * (nw ? nw : 8);
+        cb += 32 * (nw ? nw : 8);
+        acc = w_step(P, u, 0, s, acc, &xc, ca, cb, out, ck, spk, nw);
+    }
+    return acc;
+}
+#define W_KERNELS(OUT, CK, SPK)                                                                    \
+    static W_TARGET uint64_t fast_w_##OUT##_##SPK(const fast_hdr *h, uint64_t c, const uint64_t *a,  \
+                                                  const uint64_t *b, const uint64_t *sa, const uint64_t *sb) \
     {                                                                                              \
-        const fast_plan *P = PLAN(h);                                                              \
-        const mma_unit *u = &h->u;                                                                 \
         (void)sa;                                                                                  \
         (void)sb;                                                                                  \
-        if (P->steps == 1) return w_step(P, u, 1, 0, c, NULL, a, b, OUT, CK, SPK, NW);             \
-        fast_c xc = {0, 0, 0, 1};                                                                  \
-        const char *ca = (const char *)a, *cb = (const char *)b;                                   \
-        uint64_t acc = w_step(P, u, 1, 0, c, &xc, ca, cb, OUT, CK, SPK, NW);                       \
-        for (int s = 1; s < P->steps; s++) {                                                       \
-            ca += 32 * (NW ? NW : 8);                                                              \
-            cb += 32 * (NW ? NW : 8);                                                              \
-            acc = w_step(P, u, 0, s, acc, &xc, ca, cb, OUT, CK, SPK, NW);                          \
-        }                                                                                          \
-        return acc;                                                                                \
-    }
-#define W_KERNELS(OUT, CK, SPK) W_KERNEL(fast_w_##OUT##_##SPK, OUT, CK, SPK, 0, uint64_t) \
-    W_KERNEL(fast_wn1_##OUT##_##SPK, OUT, CK, SPK, 1, void)
+        return w_dot(PLAN(h), c, a, b, OUT, CK, SPK, 0);                                           \
+    }                                                                                              \
+    B_RANGE(fast_wb_##OUT##_##SPK, W_TARGET, 1, w_dot, OUT, CK, SPK, 1)
 W_KERNELS(1, CK_F32, 0) W_KERNELS(1, CK_F32, 1) W_KERNELS(1, CK_F32, 2)
 W_KERNELS(2, CK_F32, 0) W_KERNELS(2, CK_F32, 1) W_KERNELS(2, CK_F32, 2)
 W_KERNELS(3, CK_F16, 0) W_KERNELS(3, CK_F16, 1) W_KERNELS(3, CK_F16, 2)
 #undef W_KERNELS
-#undef W_KERNEL
 static const fast_fn w_kernels[3][3] = {   /* [out - 1][spk] */
     {fast_w_1_0, fast_w_1_1, fast_w_1_2}, {fast_w_2_0, fast_w_2_1, fast_w_2_2}, {fast_w_3_0, fast_w_3_1, fast_w_3_2}};
-static const fast_nfn w_kernels_n[3][3] = {
-    {fast_wn1_1_0, fast_wn1_1_1, fast_wn1_1_2}, {fast_wn1_2_0, fast_wn1_2_1, fast_wn1_2_2},
-    {fast_wn1_3_0, fast_wn1_3_1, fast_wn1_3_2}};
+static const fast_bfn w_batches[3][3] = {
+    {fast_wb_1_0, fast_wb_1_1, fast_wb_1_2}, {fast_wb_2_0, fast_wb_2_1, fast_wb_2_2}, {fast_wb_3_0, fast_wb_3_1, fast_wb_3_2}};
 
 /* whether P's steps fit the 16-bit lanes (32 products a step of 8-bit
  * signed operands, pre-shifted products below 2^15, ezero a word), and
@@ -1326,11 +1364,11 @@ static fast_hdr *fused_build(const mma_unit *u, int mode)
             fn = P->scaled ? s_kernels_mx[spk][gi] : s_kernels[out - 1][spk][gi];
             kernel = FAST_K_SPECIAL;
             if (!P->scaled && !P->permute && !P->after && (fa->width + 7) / 8 == (fb->width + 7) / 8)
-                P->nfn = s_kernels_n[(fa->width + 7) / 8 - 1][out - 1][spk][gi];
+                P->h.bfn = s_batches[(fa->width + 7) / 8 - 1][out - 1][spk][gi];
             if (!P->scaled && !P->permute && !P->after && !(u->flags & MMA_F_VIA_FP16) && fast_avx512_usable() &&
                 w_plan(P, u)) {
                 fn = w_kernels[out - 1][spk];
-                P->nfn = w_kernels_n[out - 1][spk];
+                P->h.bfn = w_batches[out - 1][spk];
                 kernel = FAST_K_AVX512;
             }
             if (P->permute || P->after) {
@@ -1346,7 +1384,7 @@ static fast_hdr *fused_build(const mma_unit *u, int mode)
                    !P->after) {
             fn = s_kernels_tf[gi];
             kernel = FAST_K_SPECIAL;
-            P->nfn = s_kernels_tf_n[gi];
+            P->h.bfn = s_batches_tf[gi];
         } else if (mode == FAST_MODE_BEST && out && spk >= 0 && P->L == 4 && P->va.sshift == P->vb.sshift &&
                    P->va.shr == P->vb.shr && P->narrow && !P->rd && !P->scaled && !P->permute && !P->after) {
             fn = q_kernels[out - 1][spk][P->tf];
