@@ -9,17 +9,19 @@
  * on every suite of `mmaref gen` (cli/gen.c, run in-process), on vectors
  * of random bits (high bits above each format's width included), on a
  * special mix (Inf, NaN payloads, zeros and the largest finite values
- * strewn over a, b, c and the scales at several densities), and on every
- * hardware and peer vector file (vectors/; the first --file-count vectors
- * of each, 0: all).  Each vector is computed by the best kernel this
- * machine has (specialized AVX2, generic AVX2 or scalar), by the generic
- * AVX2 kernel and the scalar kernel (forced), by a hand-made copy of the
- * unit (impl 0), and by the reference; and, for each of the three kernels,
- * the set goes once more through mma_batch_dot with every encoding held
- * at its natural width (uint8_t for fp8 and fp4, uint16_t for fp16: the
- * narrow kernels where the plan has them, else the widening path), each
- * result against the reference on the vector so cut and, bit for bit,
- * against mma_dot on it.  Results must be the same bits,
+ * strewn over a, b, c and the scales at several densities), on skewed
+ * vectors (narrow exponent bands, fractions of one or two bits, exact
+ * cancellation: near ties), and on every hardware and peer vector file
+ * (vectors/; the first --file-count vectors of each, 0: all).  Each vector
+ * is computed by the best kernel this machine has (AVX-512, specialized
+ * AVX2, generic AVX2 or scalar), by the best one without AVX-512, by the
+ * generic AVX2 kernel and the scalar kernel (forced), by a hand-made copy of the
+ * unit (impl 0), and by the reference; and, for each of the four kernel
+ * choices, the set goes once more through mma_batch_dot with every
+ * encoding held at its natural width (uint8_t for fp8 and fp4, uint16_t
+ * for fp16: the plan's batch loop or narrow kernel where it has one, else
+ * the widening path), each result against the reference on the vector so
+ * cut and, bit for bit, against mma_dot on it.  Results must be the same bits,
  * except that a unit that leaves the NaN payload open (nan=any: the AMD
  * units) may give another NaN where the reference gives a NaN (the IEEE
  * families take their NaN from the host's operations, whose payload
@@ -43,7 +45,8 @@
  * 1 scalar, 2 AVX2 generic, 3 AVX2 specialized) */
 void mma_fast_force(int mode);
 int mma_fast_kernel(const mma_unit *u);
-/* whether a batch of u at natural widths takes a narrow kernel */
+/* what a batch of u at natural widths takes: 2 the plan's batch loop,
+ * 1 its narrow kernel, 0 the widening path */
 int mma_fast_narrow(const mma_unit *u);
 
 static const char *suites[] = {"compliance", "random", "normal", "cancel", "order",
@@ -53,8 +56,8 @@ static const char *suites[] = {"compliance", "random", "normal", "cancel", "orde
 /* per algorithm family: units, vectors, mismatches */
 #define NALG 16
 static struct { const char *name; long units, vecs, bad; } alg[NALG];
-static long n_units, n_cat, n_vecs, n_bad, n_kernel[4], n_files, n_file_vecs, n_nan_open;
-static long n_batch, n_batch_narrow;     /* batch results compared; through narrow kernels */
+static long n_units, n_cat, n_vecs, n_bad, n_kernel[5], n_files, n_file_vecs, n_nan_open;
+static long n_batch, n_batch_by[3];   /* batch results compared; by what (mma_fast_narrow) */
 static char tmpdir[256];
 
 static int alg_index(const mma_unit *u)
@@ -170,12 +173,13 @@ static void check_set(const char *name, const char *what, const mma_unit *u, mma
     mma_unit ref = *u, hand = *u;
     ref.impl = 1;
     hand.impl = 0;
-    static const char *kname[3] = {"best kernel", "scalar kernel", "generic vector kernel"};
-    uint64_t *out[3], *bat[3], *fast_t[3];
+    static const char *kname[4] = {"best kernel", "scalar kernel", "generic vector kernel",
+                                   "best kernel without AVX-512"};
+    uint64_t *out[4], *bat[4], *fast_t[4];
     mma_vec *t = malloc(sizeof *t * (size_t)(n ? n : 1));
     for (long i = 0; i < n; i++) t[i] = natural(u, &vs[i]);
     long bad = 0;
-    for (int m = 0; m < 3; m++) {
+    for (int m = 0; m < 4; m++) {
         out[m] = malloc(sizeof *out[m] * (size_t)(n ? n : 1));
         bat[m] = malloc(sizeof *bat[m] * (size_t)(n ? n : 1));
         fast_t[m] = malloc(sizeof *fast_t[m] * (size_t)(n ? n : 1));
@@ -185,14 +189,14 @@ static void check_set(const char *name, const char *what, const mma_unit *u, mma
         if (batch_natural(u, vs, n, bat[m])) bad++;
         else {
             n_batch += n;
-            if (mma_fast_narrow(u)) n_batch_narrow += n;
+            n_batch_by[mma_fast_narrow(u)] += n;
         }
     }
     mma_fast_force(0);
     char w[300];
     for (long i = 0; i < n; i++) {
         uint64_t rt = dot(&ref, &t[i]);
-        for (int m = 0; m < 3; m++) {
+        for (int m = 0; m < 4; m++) {
             snprintf(w, sizeof w, "%s, %s", what, kname[m]);
             if (check_one(name, w, u, &ref, &hand, &vs[i], out[m], i)) { bad++; break; }
             snprintf(w, sizeof w, "%s, %s, mma_batch_dot at natural widths", what, kname[m]);
@@ -203,7 +207,7 @@ static void check_set(const char *name, const char *what, const mma_unit *u, mma
     alg[ai].vecs += n;
     alg[ai].bad += bad;
     n_vecs += n;
-    for (int m = 0; m < 3; m++) { free(out[m]); free(bat[m]); free(fast_t[m]); }
+    for (int m = 0; m < 4; m++) { free(out[m]); free(bat[m]); free(fast_t[m]); }
     free(t);
 }
 
@@ -392,6 +396,60 @@ static mma_vec *special_mix(const mma_unit *u, long count)
     return v;
 }
 
+/* Skewed vectors, for the near ties after cancellation that the suites
+ * above seldom reach (a CDNA1 kernel once took a product's exponent bound
+ * for its leading bit and passed them): in each vector the exponents lie
+ * in a narrow band (spread 0, 1, 2 or 4 fields above a random base, or
+ * the whole range), the fractions are random or keep only their top one
+ * or two bits (exact ties), one operand in eight is a zero, half the pairs
+ * repeat the pair before with a negated (exact cancellation), and c is a
+ * zero, the largest binade, about the products' size or random. */
+static uint64_t skew_field(mma_fmt f, int e, int fb, int neg)
+{
+    const mma_format_info *fi = mma_format(f);
+    int top = (1 << fi->ebits) - 1 - (fi->has_inf ? 1 : 0);     /* the largest finite field */
+    e = e < 0 ? 0 : e > top ? top : e;
+    uint64_t m = fi->mbits ? rnd() & (((uint64_t)1 << fi->mbits) - 1) : 0;
+    if (fb && fi->mbits > fb) m &= ~(((uint64_t)1 << (fi->mbits - fb)) - 1);
+    uint64_t x = (uint64_t)e << fi->mbits | m;
+    return fi->has_sign && neg ? x | (uint64_t)1 << (fi->width - 1) : x;
+}
+
+static mma_vec *skewed(const mma_unit *u, long count)
+{
+    static const int spreads[5] = {0, 1, 2, 4, 1 << 12};
+    mma_vec *v = calloc((size_t)(count ? count : 1), sizeof *v);
+    const mma_format_info *fa = mma_format(u->a), *fb = mma_format(u->b), *fc = mma_format(u->c);
+    int ns = mma_unit_nscales(u);
+    for (long i = 0; i < count; i++) {
+        int sp = spreads[i % 5], bits = (int)((i / 5) % 3);
+        int ea = (int)(rnd() % (uint64_t)(1 << fa->ebits)), eb = (int)(rnd() % (uint64_t)(1 << fb->ebits));
+        for (int k = 0; k < u->k; k++) {
+            if (k % 2 && rnd() % 2) {    /* the pair before, a negated */
+                v[i].a[k] = v[i].a[k - 1] ^ (fa->has_sign ? (uint64_t)1 << (fa->width - 1) : 0);
+                v[i].b[k] = v[i].b[k - 1];
+                continue;
+            }
+            int ja = sp ? (int)(rnd() % (uint64_t)(sp + 1)) : 0, jb = sp ? (int)(rnd() % (uint64_t)(sp + 1)) : 0;
+            v[i].a[k] = rnd() % 8 ? skew_field(u->a, ea + ja, bits, (int)(rnd() & 1)) : 0;
+            v[i].b[k] = rnd() % 8 ? skew_field(u->b, eb + jb, bits, (int)(rnd() & 1)) : 0;
+        }
+        /* c: the products' binade is about ea + eb less the biases */
+        int ec = ea - fa->bias + eb - fb->bias + fc->bias + (int)(rnd() % 5) - 2;
+        switch (i % 4) {
+        case 0: v[i].c = 0; break;
+        case 1: v[i].c = skew_field(u->c, 1 << 12, bits, (int)(rnd() & 1)); break;
+        case 2: v[i].c = skew_field(u->c, ec, bits, (int)(rnd() & 1)); break;
+        default: v[i].c = skew_field(u->c, (int)(rnd() % (uint64_t)(1 << fc->ebits)), 0, (int)(rnd() & 1));
+        }
+        for (int k = 0; k < ns; k++) {
+            v[i].sa[k] = draw(u->scale, MMA_FINITE, 0);
+            v[i].sb[k] = draw(u->scale, MMA_FINITE, 0);
+        }
+    }
+    return v;
+}
+
 /* returns 1 when the unit was checked, 0 when it is not on the fast path */
 static int check_unit(const char *name, long count, unsigned seed)
 {
@@ -423,6 +481,9 @@ static int check_unit(const char *name, long count, unsigned seed)
     free(v);
     v = special_mix(&u, count);
     check_set(name, "special mix", &u, v, count);
+    free(v);
+    v = skewed(&u, count);
+    check_set(name, "skewed", &u, v, count);
     free(v);
     return 1;
 }
@@ -623,12 +684,12 @@ int main(int argc, char **argv)
 
     rmdir(tmpdir);
     printf("test_fastpath: %ld catalogue units and %ld configurations on the fast path "
-           "(best kernel here: %ld specialized AVX2, %ld generic AVX2, %ld scalar), %ld vectors "
-           "(%ld of them from %ld vector files), each through the three kernels and the three kernels' batches at "
-           "natural widths (%ld batch results, %ld of them by narrow kernels), %ld mismatches (%ld NaN results of "
-           "units that leave the payload open matched as any NaN)\n",
-           n_cat, n_units - n_cat, n_kernel[3], n_kernel[2], n_kernel[1], n_vecs, n_file_vecs, n_files, n_batch,
-           n_batch_narrow, n_bad, n_nan_open);
+           "(best kernel here: %ld AVX-512, %ld specialized AVX2, %ld generic AVX2, %ld scalar), %ld vectors "
+           "(%ld of them from %ld vector files), each through the four kernel choices and their batches at natural "
+           "widths (%ld batch results: %ld by plans' batch loops, %ld by narrow kernels, %ld widened), %ld mismatches "
+           "(%ld NaN results of units that leave the payload open matched as any NaN)\n",
+           n_cat, n_units - n_cat, n_kernel[4], n_kernel[3], n_kernel[2], n_kernel[1], n_vecs, n_file_vecs, n_files,
+           n_batch, n_batch_by[2], n_batch_by[1], n_batch_by[0], n_bad, n_nan_open);
     for (int i = 0; i < NALG && alg[i].name; i++)
         printf("  %-11s %4ld units %9ld vectors %ld mismatches\n", alg[i].name, alg[i].units, alg[i].vecs, alg[i].bad);
     return n_bad ? 1 : 0;

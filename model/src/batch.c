@@ -1,13 +1,13 @@
 /* Batches of dot products on encodings kept at their natural width
  * (mmaref_parallel.h): the element sizes are checked against the unit's
  * formats, then the vectors go through the deterministic parallel loop.
- * Where the unit's fast-path plan has a kernel for operands at their
- * natural widths (fast.h: nfn) and the batch holds them so, each vector
- * goes to it as it lies; otherwise each is widened into a scratch on the
- * stack and handed to mma_dot (or mma_dot_flags).  A K=32 fp8 batch held
- * as uint64_t reads 520 bytes a dot product; at 100,000 vectors that is
- * beyond the caches and the loop waits on memory, while as uint8_t it
- * reads 65 bytes. */
+ * Where the unit's fast-path plan reads operands at their natural widths
+ * (fast.h: its own loop over a range, bfn, or a kernel for one vector,
+ * nfn) and the batch holds them so, the vectors go to it as they lie;
+ * otherwise each is widened into a scratch on the stack and handed to
+ * mma_dot (or mma_dot_flags).  A K=32 fp8 batch held as uint64_t reads
+ * 520 bytes a dot product; at 100,000 vectors that is beyond the caches
+ * and the loop waits on memory, while as uint8_t it reads 65 bytes. */
 #include "fast.h"
 #include "mmaref_parallel.h"
 
@@ -105,10 +105,20 @@ typedef struct {
     const mma_unit *u;
     const mma_batch *x;
     size_t k, ns;
-    const fast_hdr *plan;            /* the narrow chunks: the plan with an nfn */
+    const fast_hdr *plan;            /* chunk_range's and the narrow chunks': the plan */
 } job;
 
-/* One chunk through the plan's narrow kernel: nothing widened.  CSIZE and
+/* One chunk through the plan's own loop over a batch (fast_bfn: operands
+ * as they lie, two dot products at a time) */
+static void chunk_range(void *ctx, int tid, long lo, long hi)
+{
+    (void)tid;
+    const job *j = ctx;
+    j->plan->bfn(j->plan, j->x, (size_t)lo, (size_t)hi);
+}
+
+/* One chunk through the plan's narrow kernel, a vector at a time: nothing
+ * widened.  CSIZE and
  * DSIZE constants for fp32 c and d. */
 #define NARROW_CHUNK(NAME, CSIZE, DSIZE)                                                               \
     static void NAME(void *ctx, int tid, long lo, long hi)                                             \
@@ -231,12 +241,14 @@ int mma_batch_dot(const mma_unit *u, const mma_batch *x, char *err, size_t errle
     /* (a batch with flags: mma_dot_flags, whose units raise them on the
      * reference path) */
     const fast_hdr *P = x->flags ? NULL : fast_plan_of(u);
-    if (P && P->nfn && x->a_size == fast_nat_size(u->a) && x->b_size == fast_nat_size(u->b) &&
-        (!ns || (x->sa_size == fast_nat_size(u->scale) && x->sb_size == x->sa_size))) {
+    int natural = P && x->a_size == fast_nat_size(u->a) && x->b_size == fast_nat_size(u->b);
+    if (natural && P->bfn && !ns) {
+        j.plan = P;
+        fn = chunk_range;
+    } else if (natural && P->nfn && (!ns || (x->sa_size == fast_nat_size(u->scale) && x->sb_size == x->sa_size))) {
         j.plan = P;
         fn = x->c_size == 4 && x->d_size == 4 ? chunk_narrow_f32 : chunk_narrow;
-    }
-    else if (plain && z == 8 && x->c_size == 8 && x->d_size == 8 && s8) fn = chunk_u64;
+    } else if (plain && z == 8 && x->c_size == 8 && x->d_size == 8 && s8) fn = chunk_u64;
 #if defined(__x86_64__)
     else if (avx2_usable()) {
         fn = chunk_any_avx2;

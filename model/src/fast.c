@@ -259,6 +259,21 @@ int fast_f16c_usable(void)
     return (ec >> 29) & 1;
 }
 
+static __thread int building_avx2_only;   /* plan_build of FAST_MODE_AVX2 */
+
+int fast_avx512_usable(void)
+{
+    static int r = -1;
+    int v = __atomic_load_n(&r, __ATOMIC_RELAXED);
+    if (v < 0) {
+        __builtin_cpu_init();
+        v = fast_avx2_usable() && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                    __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") ? 1 : 0;
+        __atomic_store_n(&r, v, __ATOMIC_RELAXED);
+    }
+    return v && !building_avx2_only;
+}
+
 int fast_avx2_usable(void)
 {
     static int r = -1;
@@ -343,7 +358,13 @@ static void plan_free(fast_hdr *P)
 
 static fast_hdr *plan_build(const fast_family *fam, const mma_unit *u, int mode)
 {
-    fast_hdr *P = fam->build(u, mode);
+#ifdef FAST_HAVE_AVX2
+    building_avx2_only = mode == FAST_MODE_AVX2;
+#endif
+    fast_hdr *P = fam->build(u, mode == FAST_MODE_AVX2 ? FAST_MODE_BEST : mode);
+#ifdef FAST_HAVE_AVX2
+    building_avx2_only = 0;
+#endif
     if (!P) return NULL;
     memset(P->key, 0, sizeof P->key);
     memcpy(P->key, (const unsigned char *)u + FAST_KEY_OFF, FAST_KEY_BYTES);
@@ -421,12 +442,15 @@ const fast_hdr *fast_plan_of(const mma_unit *u)
     return P && key_eq(P, u) ? P : plan_lookup(u);
 }
 
-/* Tests: whether a batch of u at natural widths takes a narrow kernel */
+/* Tests: what a batch of u at natural widths takes: 2 the plan's batch
+ * loop (bfn), 1 its narrow kernel (nfn), 0 the widening path */
 int mma_fast_narrow(const mma_unit *u);
 int mma_fast_narrow(const mma_unit *u)
 {
     const fast_hdr *P = fast_plan_of(u);
-    return P && P->nfn;
+    if (!P) return 0;
+    if (P->bfn && !mma_unit_nscales(u)) return 2;
+    return P->nfn ? 1 : 0;
 }
 
 static __attribute__((noinline)) uint64_t fast_miss(const mma_unit *u, uint64_t c, const uint64_t *a,

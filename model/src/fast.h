@@ -13,6 +13,7 @@
 #define MMAREF_FAST_H
 
 #include "internal.h"
+#include "mmaref_parallel.h"
 
 #include <stddef.h>
 #include <string.h>
@@ -361,14 +362,26 @@ static inline int64_t align_body(const uint64_t *p, int L, int64_t eb, int pre, 
 #define FAST_KEY_BYTES (sizeof(mma_unit) - FAST_KEY_OFF)
 
 /* Kernel kinds, for the tests and `mmaref bench`. */
-enum { FAST_K_REF = 0, FAST_K_SCALAR = 1, FAST_K_VECTOR = 2, FAST_K_SPECIAL = 3 };
+enum { FAST_K_REF = 0, FAST_K_SCALAR = 1, FAST_K_VECTOR = 2, FAST_K_SPECIAL = 3, FAST_K_AVX512 = 4 };
 
 typedef struct fast_hdr fast_hdr;
 typedef uint64_t (*fast_fn)(const fast_hdr *, uint64_t c, const uint64_t *a, const uint64_t *b,
                             const uint64_t *sa, const uint64_t *sb);
-/* A kernel on operands at their natural widths (narrow kernels): a and b
- * (k elements each) and, for block-scaled units, sa and sb (one per block)
- * each in fast_nat_size bytes of its format (uint8_t for fp8 and fp4,
+/* A kernel for a range of a batch (mma_batch, mmaref_parallel.h): vectors
+ * lo .. hi-1, a and b at their natural widths (1 byte for 8-bit formats,
+ * 2 for 16-bit ones, 4 for tf32), c and d at the batch's sizes, no block
+ * scales, no flags (batch.c checks).  Set by a family's build where it has
+ * one (NULL: calloc's), it computes two dot products at a time: one dot
+ * product's chain of steps (decode, emax, align, sum, round) is long, and
+ * two side by side keep the core busy where one call after another did
+ * not (K=32 fp8 on one core: 62 M/s, against 51 M/s calling the kernel
+ * per vector). */
+typedef void (*fast_bfn)(const fast_hdr *, const mma_batch *x, size_t lo, size_t hi);
+/* A kernel for one dot product on operands at their natural widths
+ * (narrow kernels, for plans without a bfn and for block-scaled batches,
+ * which bfn does not take): a and b (k elements each) and, for
+ * block-scaled units, sa and sb (one per block) each in fast_nat_size
+ * bytes of its format (uint8_t for fp8 and fp4,
  * uint16_t for fp16, uint32_t for tf32), as mma_batch_dot's callers hold
  * them; c and the result as fn has them.  It returns what fn returns for
  * the same operands zero-extended to uint64_t, and is checked against the
@@ -391,6 +404,7 @@ struct fast_hdr {
     int mode;                                 /* the forced mode when made   */
     int kernel;                               /* FAST_K_*                    */
     fast_fn fn;
+    fast_bfn bfn;                             /* a batch's ranges, or NULL   */
     fast_nfn nfn;                             /* narrow kernel, or NULL      */
     mma_unit u;                               /* the unit (impl 1: reference) */
     fast_hdr *sub;                            /* a plan this one owns, or NULL */
@@ -400,8 +414,8 @@ struct fast_hdr {
  * (impl 1, or impl 0 decided so) or no plan could be made.  A plan in the
  * cache is never freed; with the cache full it is this thread's spare,
  * freed at the thread's next miss or its end, so the caller may hand it to
- * other threads only while it looks up no other plan (a narrow kernel
- * looks up none). */
+ * other threads only while it looks up no other plan (a batch or narrow
+ * kernel looks up none). */
 const fast_hdr *fast_plan_of(const mma_unit *u);
 
 /* ---- narrow operands ------------------------------------------------------ */
@@ -441,10 +455,12 @@ static inline const void *fast_at(const void *p, int size, size_t i)
 }
 
 /* Modes (tests): 0 the best kernel; 1 scalar kernels only; 2 no
- * specialized vector kernel. */
+ * specialized vector kernel; 3 the best kernel without AVX-512 (a family's
+ * build sees FAST_MODE_BEST, and fast_avx512_usable says 0). */
 #define FAST_MODE_BEST 0
 #define FAST_MODE_SCALAR 1
 #define FAST_MODE_GENERIC 2
+#define FAST_MODE_AVX2 3
 
 /* What the kernels know: a unit with another rounding or another flag
  * (one that a later version of the reference defines) stays with the
@@ -480,6 +496,9 @@ int fast_vec_op(fast_op *o, mma_fmt f);
 /* 1: AVX2, BMI2 and LZCNT are there */
 int fast_avx2_usable(void);
 int fast_f16c_usable(void);
+/* 1: AVX-512 F, BW, VL and DQ are there (and the plan being built is not
+ * one of FAST_MODE_AVX2) */
+int fast_avx512_usable(void);
 
 #define V_FN static inline __attribute__((always_inline, target("avx2,bmi2,lzcnt")))
 #define V_TARGET __attribute__((target("avx2,bmi2,lzcnt")))

@@ -33,9 +33,9 @@ typedef struct {
     int k, l, fbp, out;            /* fbp: fraction bits of a product   */
     int canon;                     /* NaN results canonical              */
     uint64_t nan, inf[2];          /* then: the NaN, the Inf results     */
-    const uint64_t *dta, *dtb;     /* exact_dbl's entries                */
     const uint64_t *ta, *tb;
     uint64_t amask, bmask;
+    const uint64_t *dt;            /* exact_dbl's bf16 entries           */
     fast_cfmt c0, cd;              /* c of the first step; of the others */
     fast_out o;
     mma_rspec r;
@@ -388,27 +388,44 @@ _Static_assert(8 * (1ull << DW) <= (1ull << 53), "eight terms below 2^DW sum exa
  * + 1024 in bits 32..47, 0 there for a zero, Inf or NaN (such a product
  * never holds the largest top), Inf/NaN in bit 48, the sign in bit 63:
  * two entries' sum holds the product's exponent + 2048, Inf/NaN in bits
- * 48..49 and the sign's xor. */
-static uint64_t *dtab[2];
-
-static const uint64_t *dbl_table(mma_fmt f)
+ * 48..49 and the sign's xor; from the fp16 (mb 10) or bf16 (mb 7) bits.
+ * fp16 operands are decoded so, not looked up: a table of 64 Ki entries
+ * misses the caches on random bits; decoding takes more instructions than
+ * the lookups but made the fp16 kernels faster on random bits and no
+ * slower on the normal suite (on an AMD EPYC).  bf16's are looked up in
+ * bf16_table: decoding them made the bf16 kernel slower (random bits spend
+ * their time in the steps that lose bits, not in the lookups). */
+static inline uint64_t dbl_entry(uint64_t bits, const int mb)
 {
-    int i = f == MMA_FMT_BF16;
-    uint64_t *t = __atomic_load_n(&dtab[i], __ATOMIC_ACQUIRE);
+    const uint32_t emax = (1u << (15 - mb)) - 1, bias = emax >> 1;
+    uint32_t w = (uint32_t)bits & 0xffff, ef = (w >> mb) & emax;
+    uint64_t sig = (w & ((1u << mb) - 1)) | (ef ? 1u << mb : 0), spec = ef == emax;
+    sig = spec ? 0 : sig;
+    uint64_t e = (uint64_t)((ef ? ef : 1) + 1024 - bias) << 32;
+    return sig | (sig ? e : 0) | spec << 48 | (uint64_t)(w >> 15) << 63;
+}
+
+static uint64_t *bf16_tab;
+
+static const uint64_t *bf16_table(void)
+{
+    uint64_t *t = __atomic_load_n(&bf16_tab, __ATOMIC_ACQUIRE);
     if (t) return t;
     if (!(t = malloc(sizeof(uint64_t) * 65536))) return NULL;
-    for (uint32_t w = 0; w < 65536; w++) {
-        uint64_t x = fast_tab[f][w];
-        int fin = !(x & (T_SPEC | T_ZERO));
-        t[w] = (uint64_t)(uint32_t)x | (fin ? (uint64_t)(uint32_t)(ent_e(x) + 1024) << 32 : 0) |
-               ((x & T_SPEC) ? (uint64_t)1 << 48 : 0) | ((x & T_NEG) ? (uint64_t)1 << 63 : 0);
-    }
+    for (uint32_t w = 0; w < 65536; w++) t[w] = dbl_entry(w, 7);
     uint64_t *expected = NULL;
-    if (!__atomic_compare_exchange_n(&dtab[i], &expected, t, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+    if (!__atomic_compare_exchange_n(&bf16_tab, &expected, t, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
         free(t);
         return expected;
     }
     return t;
+}
+
+/* an operand's entry in the kernels of steps of 4 fp16 products (pw 22)
+ * or of 2 bf16 ones */
+static inline uint64_t dbl_op(const exact_plan *P, uint64_t bits, const int pw)
+{
+    return pw == 22 ? dbl_entry(bits, 10) : P->dt[bits & 0xffff];
 }
 
 /* Step k0 (of accumulator w) the way exact_from takes it; the step's
@@ -448,7 +465,7 @@ static inline __attribute__((always_inline)) int step128(const exact_plan *P, ui
     ng[0] = w >> 31;
 #pragma GCC unroll 8
     for (int j = 0; j < L; j++) {
-        uint64_t x = P->dta[a[j] & 0xffff], y = P->dtb[b[j] & 0xffff], v = x + y;
+        uint64_t x = dbl_op(P, a[j], pw), y = dbl_op(P, b[j], pw), v = x + y;
         sg[j + 1] = (uint32_t)x * (uint32_t)y;
         t[j + 1] = (int32_t)((v >> 32) & 0xffff) - 2046;
         wd[j + 1] = pw;
@@ -527,7 +544,6 @@ static inline __attribute__((always_inline)) uint64_t exact_dbl(const fast_hdr *
                                                                 const uint64_t *sb, const int L, const int pw)
 {
     const exact_plan *P = PLAN(h);
-    const uint64_t *ta = P->dta, *tb = P->dtb;
     uint32_t w = (uint32_t)c;
     if (__builtin_expect(!sse_default(), 0)) return exact_dot_f32rne(h, c, a, b, sa, sb);
     for (int k0 = 0; k0 < P->k; k0 += L) {
@@ -538,7 +554,7 @@ static inline __attribute__((always_inline)) uint64_t exact_dbl(const fast_hdr *
         uint64_t v[8], sg[8], spec = ef == 0xff ? 3ull << 48 : 0;   /* c Inf or NaN */
 #pragma GCC unroll 8
         for (int j = 0; j < L; j++) {
-            uint64_t x = ta[a[k0 + j] & 0xffff], y = tb[b[k0 + j] & 0xffff];
+            uint64_t x = dbl_op(P, a[k0 + j], pw), y = dbl_op(P, b[k0 + j], pw);
             v[j] = x + y;
             sg[j] = (uint64_t)((uint32_t)x * (uint32_t)y) << (DW - pw);
             spec |= v[j];
@@ -620,7 +636,6 @@ static inline int dominant_product(const int64_t *tl, const uint64_t *sl, const 
                                   const uint64_t *sa, const uint64_t *sb)                                        \
     {                                                                                                            \
         const exact_plan *P = PLAN(h);                                                                           \
-        const uint64_t *ta = P->dta, *tb = P->dtb;                                                               \
         const VT m16 = SET1(0xffff), sbits = SET1(3ll << 48), z = ZERO();                                        \
         uint32_t w = (uint32_t)c;                                                                                \
         if (__builtin_expect(!sse_default(), 0)) return exact_dot_f32rne(h, c, a, b, sa, sb);                   \
@@ -628,7 +643,8 @@ static inline int dominant_product(const int64_t *tl, const uint64_t *sl, const 
             uint32_t ef = (w >> 23) & 0xff;                                                                      \
             uint64_t csig = (w & 0x7fffffu) | (ef ? 0x800000u : 0);                                              \
             int32_t tc = (int32_t)(ef ? ef : 1) - 126;                                                           \
-            VT x = ENTRIES(ta, a + k0), y = ENTRIES(tb, b + k0);                                                   \
+            VT x, y;                                                                                             \
+            ENTRIES(P, &x, &y, a + k0, b + k0);                                                                  \
             VT v = ADD(x, y), sg = SLLI(MUL(x, y), DW - PW), t = AND(SRLI(v, 32), m16);                          \
             int32_t A = HMAX(t) - 2046;                                                                          \
             A = csig && tc > A ? tc : A;                                                                         \
@@ -680,21 +696,44 @@ V_FN int32_t hmax4(__m256i t)        /* lanes' low halves; the high ones are 0 *
 }
 V_FN int32_t hmax2(__m128i t) { return _mm_cvtsi128_si32(_mm_max_epi32(t, _mm_shuffle_epi32(t, 0x4e))); }
 V_FN int64_t hsum2(__m128i s) { return _mm_cvtsi128_si64(_mm_add_epi64(s, _mm_shuffle_epi32(s, 0x4e))); }
-/* the entries of four (two) operands, loaded one by one: a gather is
- * slower on AMD Zen 2 */
-#define TB4(t, p)                                                                                                 \
-    _mm256_set_epi64x((t)[(p)[3] & 0xffff], (t)[(p)[2] & 0xffff], (t)[(p)[1] & 0xffff], (t)[(p)[0] & 0xffff])
-#define TB2(t, p) _mm_set_epi64x((t)[(p)[1] & 0xffff], (t)[(p)[0] & 0xffff])
-EXACT_VDBL(exact_vdbl_f16, 4, 22, __m256i, _mm256_and_si256, _mm256_set1_epi64x, TB4,
+/* dbl_entry in the lanes of a vector (bits above 16 ignored): x the
+ * exponent field, whose maximum with the hidden bit is also the exponent
+ * (1 for a subnormal) in place */
+V_FN __m256i dbl_entries(__m256i w, const int mb)
+{
+    const __m256i one = _mm256_set1_epi64x(1ll << mb), emask = _mm256_set1_epi64x(((1ll << (15 - mb)) - 1) << mb);
+    const long long bias = (1ll << (14 - mb)) - 1;
+    __m256i x = _mm256_and_si256(w, emask), spec = _mm256_cmpeq_epi64(x, emask);
+    __m256i sig = _mm256_or_si256(_mm256_and_si256(w, _mm256_set1_epi64x((1ll << mb) - 1)), _mm256_min_epu32(x, one));
+    sig = _mm256_andnot_si256(spec, sig);
+    __m256i e = _mm256_add_epi64(_mm256_slli_epi64(_mm256_max_epu32(x, one), 32 - mb),
+                                 _mm256_set1_epi64x((1024 - bias) << 32));
+    e = _mm256_andnot_si256(_mm256_cmpeq_epi64(sig, _mm256_setzero_si256()), e);
+    __m256i top = _mm256_or_si256(_mm256_and_si256(_mm256_slli_epi64(w, 48), _mm256_set1_epi64x(INT64_MIN)),
+                                  _mm256_and_si256(spec, _mm256_set1_epi64x(1ll << 48)));
+    return _mm256_or_si256(_mm256_or_si256(sig, e), top);
+}
+/* the entries of four fp16 operands of a and of b (decoded); of two bf16
+ * ones (looked up one by one: a gather is slower on AMD Zen 2) */
+V_FN void dbl_entries4(const exact_plan *P, __m256i *x, __m256i *y, const uint64_t *a, const uint64_t *b)
+{
+    (void)P;
+    *x = dbl_entries(_mm256_loadu_si256((const __m256i *)a), 10);
+    *y = dbl_entries(_mm256_loadu_si256((const __m256i *)b), 10);
+}
+V_FN void dbl_entries2(const exact_plan *P, __m128i *x, __m128i *y, const uint64_t *a, const uint64_t *b)
+{
+    *x = _mm_set_epi64x(P->dt[a[1] & 0xffff], P->dt[a[0] & 0xffff]);
+    *y = _mm_set_epi64x(P->dt[b[1] & 0xffff], P->dt[b[0] & 0xffff]);
+}
+EXACT_VDBL(exact_vdbl_f16, 4, 22, __m256i, _mm256_and_si256, _mm256_set1_epi64x, dbl_entries4,
            _mm256_add_epi64, _mm256_mul_epu32, _mm256_slli_epi64, _mm256_srli_epi64, _mm256_sub_epi64,
            _mm256_srlv_epi64, _mm256_sllv_epi64, _mm256_xor_si256, _mm256_or_si256, _mm256_cmpgt_epi64,
            _mm256_setzero_si256, _mm256_testz_si256, hmax4, v_hsum64, _mm256_storeu_si256)
-EXACT_VDBL(exact_vdbl_bf16, 2, 16, __m128i, _mm_and_si128, _mm_set1_epi64x, TB2, _mm_add_epi64,
+EXACT_VDBL(exact_vdbl_bf16, 2, 16, __m128i, _mm_and_si128, _mm_set1_epi64x, dbl_entries2, _mm_add_epi64,
            _mm_mul_epu32, _mm_slli_epi64, _mm_srli_epi64, _mm_sub_epi64, _mm_srlv_epi64, _mm_sllv_epi64,
            _mm_xor_si128, _mm_or_si128, _mm_cmpgt_epi64, _mm_setzero_si128, _mm_testz_si128, hmax2, hsum2,
            _mm_storeu_si128)
-#undef TB4
-#undef TB2
 #undef EXACT_VDBL
 
 static uint64_t exact_dbl_f16(const fast_hdr *h, uint64_t c, const uint64_t *a, const uint64_t *b,
@@ -740,7 +779,8 @@ static fast_hdr *exact_build(const mma_unit *u, int mode)
             bf16 = u->a == MMA_FMT_BF16 && u->b == MMA_FMT_BF16 && P->l == 2;
 #ifdef FAST_HAVE_AVX2
         if ((f16 || bf16) && P->canon && P->r.zero != MMA_ZS_IEEE && u->c == MMA_FMT_FP32 &&
-            P->inf[0] == 0x7f800000u && P->inf[1] == 0xff800000u && (P->dta = P->dtb = dbl_table(u->a))) {
+            P->inf[0] == 0x7f800000u && P->inf[1] == 0xff800000u &&
+            (f16 || (P->dt = bf16_table()))) {
             P->h.fn = f16 ? exact_dbl_f16 : exact_dbl_bf16;       /* (the generic mode's: tested too) */
             if (mode == FAST_MODE_BEST && fast_avx2_usable()) P->h.fn = f16 ? exact_vdbl_f16 : exact_vdbl_bf16;
         }

@@ -110,6 +110,13 @@ struct fast_plan {
 #endif
     int32_t one[8], ezv[8], low[8];
     int64_t prec[2];
+    /* the AVX-512 kernel's 16-bit lanes ([0] a, [1] b): fraction,
+     * exponent, hidden bit, Inf/NaN mask and value, the encoding's bits;
+     * 1, ezero (or the lowest), the word of each uint64_t; the fields'
+     * shift and the sign's shift to bit 15 */
+    int16_t w_mm[2][32], w_em[2][32], w_hid[2][32], w_sm[2][32], w_sv[2][32], w_wm[2][32];
+    int16_t w_one[32], w_ezv[32], w_idx[32];
+    int64_t w_mb[2][2], w_ss[2][2];
     int groups, tail, narrow, tf;
     int32_t bab, ez_rel;                 /* bias_a + bias_b; ezero + bab  */
 };
@@ -550,9 +557,28 @@ V_FN uint64_t v_step(const fast_plan *P, const mma_unit *u, const int first, int
 #define SPK_NONE 2
 /* group g of a step's operands (sc 2: the interleaved runs of two; tf:
  * tf32, shifted to its 19 bits) */
-V_FN void s_load(const fast_plan *P, const uint64_t *a, const uint64_t *b, int g, int s, const int sc, const int tf,
-                 __m256i *xa, __m256i *xb)
+V_FN void s_load(const fast_plan *P, const void *pa, const void *pb, int g, int s, const int sc, const int tf,
+                 const int nw, __m256i *xa, __m256i *xb)
 {
+    const uint64_t *a = (const uint64_t *)pa, *b = (const uint64_t *)pb;
+    if (nw) {                            /* natural widths (batches): lanes in order */
+        const char *ca = (const char *)pa + 8 * g * nw, *cb = (const char *)pb + 8 * g * nw;
+        if (nw == 1) {
+            *xa = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)ca));
+            *xb = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)cb));
+        } else if (nw == 2) {
+            *xa = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)ca));
+            *xb = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)cb));
+        } else {
+            *xa = _mm256_loadu_si256((const __m256i *)ca);
+            *xb = _mm256_loadu_si256((const __m256i *)cb);
+        }
+        if (tf) {
+            *xa = _mm256_srl_epi32(*xa, V_CNT(P->ka.shr));
+            *xb = _mm256_srl_epi32(*xb, V_CNT(P->kb.shr));
+        }
+        return;
+    }
     if (tf) {
         *xa = _mm256_srl_epi32(v_load8(a + 8 * g), V_CNT(P->ka.shr));
         *xb = _mm256_srl_epi32(v_load8(b + 8 * g), V_CNT(P->kb.shr));
@@ -587,7 +613,7 @@ static V_TARGET __attribute__((noinline)) uint64_t s_special(const fast_plan *P,
     __m256i nan = zero, infp = zero, infn = zero;
     for (int g = 0; g < G; g++) {
         __m256i xa, xb;
-        s_load(P, a, b, g, s, sc, tf, &xa, &xb);
+        s_load(P, a, b, g, s, sc, tf, 0, &xa, &xb);
         __m256i spa = _mm256_cmpeq_epi32(_mm256_and_si256(xa, V_LD(ka->sm)), V_LD(ka->sv));
         __m256i spb = _mm256_cmpeq_epi32(_mm256_and_si256(xb, V_LD(kb->sm)), V_LD(kb->sv));
         __m256i fza = _mm256_cmpeq_epi32(_mm256_and_si256(xa, V_LD(ka->mm)), zero);
@@ -618,9 +644,23 @@ static V_TARGET __attribute__((noinline)) uint64_t s_special(const fast_plan *P,
     return special_step(P, u, first, s, acc, pa, pb, NULL, NULL);
 }
 
+/* A step that meets an Inf or NaN in a batch at natural widths (nw bytes
+ * an operand): its 8G operands widened, then s_special as for mma_dot. */
+static V_TARGET __attribute__((noinline)) uint64_t s_special_nw(const fast_plan *P, const mma_unit *u, int first,
+                                                               int s, uint64_t acc, const void *a, const void *b,
+                                                               int nw, int G, int tf)
+{
+    uint64_t wa[32], wb[32];
+    for (int j = 0; j < 8 * G; j++) {
+        wa[j] = nw == 1 ? ((const uint8_t *)a)[j] : nw == 2 ? ((const uint16_t *)a)[j] : ((const uint32_t *)a)[j];
+        wb[j] = nw == 1 ? ((const uint8_t *)b)[j] : nw == 2 ? ((const uint16_t *)b)[j] : ((const uint32_t *)b)[j];
+    }
+    return s_special(P, u, first, s, acc, wa, wb, NULL, NULL, 0, G, 0, tf);
+}
+
 V_FN uint64_t s_step(const fast_plan *P, const mma_unit *u, const int first, int s, uint64_t acc, fast_c *xcp,
-                     const uint64_t *a, const uint64_t *b, const uint64_t *psa, const uint64_t *psb, const int G,
-                     const int out, const int ck, const int spk, const int scw, const int via)
+                     const void *a, const void *b, const uint64_t *psa, const uint64_t *psb, const int G,
+                     const int out, const int ck, const int spk, const int scw, const int via, const int nw)
 {
     /* scw: sc, + 8 for a and b of 16 bits or fewer (any two widths),
      * decoded as 16-bit halves of one lane (a low, b high), + 16 for tf32
@@ -635,7 +675,7 @@ V_FN uint64_t s_step(const fast_plan *P, const mma_unit *u, const int first, int
 #pragma GCC unroll 4
     for (int g = 0; g < G; g++) {
         __m256i xa, xb;
-        s_load(P, a, b, g, s, sc, tf, &xa, &xb);
+        s_load(P, a, b, g, s, sc, tf, nw, &xa, &xb);
         if (pk) {                        /* (the fields' shifts by a multiply: one per half) */
             __m256i x = _mm256_blend_epi16(xa, _mm256_slli_epi32(xb, 16), 0xaa);
             __m256i r = _mm256_and_si256(_mm256_mulhi_epu16(x, V_LD(P->pk_shr)), V_LD(P->pk_em));
@@ -706,6 +746,7 @@ V_FN uint64_t s_step(const fast_plan *P, const mma_unit *u, const int first, int
     }
     if (__builtin_expect(pspec | xc.spec, 0)) {
         if (xcp) xcp->spec = 1;
+        if (nw) return s_special_nw(P, u, first, s, acc, a, b, nw, G, tf);
         return s_special(P, u, first, s, acc, a, b, psa, psb, snan, G, sc, tf);   /* (both shifts: any widths) */
     }
     int32_t er = v_hmax(emv);
@@ -725,42 +766,106 @@ V_FN uint64_t s_step(const fast_plan *P, const mma_unit *u, const int first, int
     return finish_k(P, emr - P->bab, v_hsum32(sv), &xc, cf, out, xcp);
 }
 
-#define S_KERNEL(NAME, G, OUT, CK, SPK, SC)                                                        \
-    static V_TARGET uint64_t NAME(const fast_hdr *h, uint64_t c, const uint64_t *a, \
-                                  const uint64_t *b, const uint64_t *sa, const uint64_t *sb)       \
+/* A dot product through s_step; nw: 0 the operands as uint64_t (mma_dot),
+ * else the bytes of each (a batch at natural widths) */
+V_FN uint64_t s_dot(const fast_plan *P, uint64_t c, const void *a, const void *b, const uint64_t *psa,
+                    const uint64_t *psb, const int G, const int out, const int ck, const int spk, const int sc,
+                    const int nw)
+{
+    const mma_unit *u = &P->h.u;
+    const size_t st = 8 * G * (nw ? nw : 8);     /* a step's operand bytes */
+    fast_c xc = {0, 0, 0, 1};                    /* (spec: decode c) */
+    if (P->steps == 1)                           /* (nothing to hand on) */
+        return s_step(P, u, 1, 0, c, NULL, a, b, psa, psb, G, out, ck, spk, sc, 0, nw);
+    uint64_t acc = s_step(P, u, 1, 0, c, &xc, a, b, psa, psb, G, out, ck, spk, sc, 0, nw);
+    const char *ca = (const char *)a, *cb = (const char *)b;
+    if (P->steps == 2)                           /* (the common chain, straight) */
+        return s_step(P, u, 0, 1, acc, &xc, ca + st, cb + st, psa, psb, G, out, ck, spk, sc, 0, nw);
+    for (int s = 1; s < P->steps; s++) {
+        ca += st;
+        cb += st;
+        acc = s_step(P, u, 0, s, acc, &xc, ca, cb, psa, psb, G, out, ck, spk, sc, 0, nw);
+    }
+    return acc;
+}
+
+/* element i of a batch's c, and d's */
+static inline uint64_t b_ld(const void *p, int size, size_t i)
+{
+    return size == 4 ? ((const uint32_t *)p)[i] : size == 2 ? ((const uint16_t *)p)[i] :
+           size == 8 ? ((const uint64_t *)p)[i] : ((const uint8_t *)p)[i];
+}
+static inline void b_st(void *p, int size, size_t i, uint64_t x)
+{
+    if (size == 4) ((uint32_t *)p)[i] = (uint32_t)x;
+    else if (size == 2) ((uint16_t *)p)[i] = (uint16_t)x;
+    else if (size == 8) ((uint64_t *)p)[i] = x;
+    else ((uint8_t *)p)[i] = (uint8_t)x;
+}
+
+/* fast_bfn: vectors lo .. hi-1 of a batch through DOT(P, c, a, b, ...), two
+ * at a time (NW: bytes an operand) */
+#define B_RANGE(NAME, TGT, NW, DOT, ...)                                                           \
+    static TGT void NAME(const fast_hdr *h, const mma_batch *x, size_t lo, size_t hi)              \
     {                                                                                              \
         const fast_plan *P = PLAN(h);                                                              \
-        const mma_unit *u = &h->u;                                                                 \
-        fast_c xc = {0, 0, 0, 1};        /* (spec: decode c) */                                     \
-        if (P->steps == 1) /* (nothing to hand on) */                                              \
-            return s_step(P, u, 1, 0, c, NULL, a, b, sa, sb, G, OUT, CK, SPK, SC, 0);              \
-        uint64_t acc = s_step(P, u, 1, 0, c, &xc, a, b, sa, sb, G, OUT, CK, SPK, SC, 0);              \
-        if (P->steps == 2) /* (the common chain, straight) */                                      \
-            return s_step(P, u, 0, 1, acc, &xc, a + 8 * G, b + 8 * G, sa, sb, G, OUT, CK, SPK, SC, 0); \
-        for (int s = 1; s < P->steps; s++) {                                                       \
-            a += 8 * G;                                                                            \
-            b += 8 * G;                                                                            \
-            acc = s_step(P, u, 0, s, acc, &xc, a, b, sa, sb, G, OUT, CK, SPK, SC, 0);                 \
+        const size_t st = (size_t)h->u.k * NW;                                                     \
+        const char *a = (const char *)x->a, *b = (const char *)x->b;                               \
+        const int cs = x->c_size, ds = x->d_size;                                                  \
+        size_t i = lo;                                                                             \
+        for (; i + 2 <= hi; i += 2) {                                                              \
+            uint64_t d0 = DOT(P, b_ld(x->c, cs, i), a + i * st, b + i * st, __VA_ARGS__);          \
+            uint64_t d1 = DOT(P, b_ld(x->c, cs, i + 1), a + (i + 1) * st, b + (i + 1) * st, __VA_ARGS__); \
+            b_st(x->d, ds, i, d0);                                                                 \
+            b_st(x->d, ds, i + 1, d1);                                                             \
         }                                                                                          \
-        return acc;                                                                                \
+        if (i < hi) b_st(x->d, ds, i, DOT(P, b_ld(x->c, cs, i), a + i * st, b + i * st, __VA_ARGS__)); \
+    }
+
+#define S_KERNEL(NAME, G, OUT, CK, SPK, SC)                                                        \
+    static V_TARGET uint64_t NAME(const fast_hdr *h, uint64_t c, const uint64_t *a, const uint64_t *b, \
+                                  const uint64_t *sa, const uint64_t *sb)                          \
+    {                                                                                              \
+        return s_dot(PLAN(h), c, a, b, sa, sb, G, OUT, CK, SPK, SC, 0);                            \
     }
 #define S_KERNELS(OUT, CK, SPK, SC) S_KERNEL(fast_s_1_##OUT##_##SPK##_##SC, 1, OUT, CK, SPK, SC) \
     S_KERNEL(fast_s_2_##OUT##_##SPK##_##SC, 2, OUT, CK, SPK, SC) S_KERNEL(fast_s_4_##OUT##_##SPK##_##SC, 4, OUT, CK, SPK, SC)
-S_KERNELS(1, CK_F32, 0, 8) S_KERNELS(1, CK_F32, 1, 8) S_KERNELS(1, CK_F32, 2, 8)
-S_KERNELS(2, CK_F32, 0, 8) S_KERNELS(2, CK_F32, 1, 8) S_KERNELS(2, CK_F32, 2, 8)
-S_KERNELS(3, CK_F16, 0, 8) S_KERNELS(3, CK_F16, 1, 8) S_KERNELS(3, CK_F16, 2, 8)
+/* the batch ranges at natural widths: NW bytes an operand (1 or 2; 4 for tf32) */
+#define S_BATCH(NAME, G, OUT, CK, SPK, SC, NW) B_RANGE(NAME, V_TARGET, NW, s_dot, NULL, NULL, G, OUT, CK, SPK, SC, NW)
+#define S_BATCHES_W(OUT, CK, SPK, SC, NW) S_BATCH(fast_sb##NW##_1_##OUT##_##SPK##_##SC, 1, OUT, CK, SPK, SC, NW) \
+    S_BATCH(fast_sb##NW##_2_##OUT##_##SPK##_##SC, 2, OUT, CK, SPK, SC, NW)                         \
+    S_BATCH(fast_sb##NW##_4_##OUT##_##SPK##_##SC, 4, OUT, CK, SPK, SC, NW)
+#define S_KERNELS_N(OUT, CK, SPK, SC) S_KERNELS(OUT, CK, SPK, SC) S_BATCHES_W(OUT, CK, SPK, SC, 1) \
+    S_BATCHES_W(OUT, CK, SPK, SC, 2)
+S_KERNELS_N(1, CK_F32, 0, 8) S_KERNELS_N(1, CK_F32, 1, 8) S_KERNELS_N(1, CK_F32, 2, 8)
+S_KERNELS_N(2, CK_F32, 0, 8) S_KERNELS_N(2, CK_F32, 1, 8) S_KERNELS_N(2, CK_F32, 2, 8)
+S_KERNELS_N(3, CK_F16, 0, 8) S_KERNELS_N(3, CK_F16, 1, 8) S_KERNELS_N(3, CK_F16, 2, 8)
 S_KERNELS(1, CK_F32, 0, 9) S_KERNELS(1, CK_F32, 1, 9) S_KERNELS(1, CK_F32, 2, 9)
-S_KERNELS(1, CK_F32, 1, 16)
+S_KERNELS(1, CK_F32, 1, 16) S_BATCHES_W(1, CK_F32, 1, 16, 4)
+#undef S_KERNELS_N
+#undef S_BATCHES_W
+#undef S_BATCH
 #undef S_KERNELS
 #undef S_KERNEL
 #define S_ROW(OUT, SPK, SC) {fast_s_1_##OUT##_##SPK##_##SC, fast_s_2_##OUT##_##SPK##_##SC, fast_s_4_##OUT##_##SPK##_##SC}
+#define S_ROWB(NW, OUT, SPK, SC) {fast_sb##NW##_1_##OUT##_##SPK##_##SC, fast_sb##NW##_2_##OUT##_##SPK##_##SC, fast_sb##NW##_4_##OUT##_##SPK##_##SC}
 /* operands of 16 bits or fewer, any two widths, decoded in halves */
 static const fast_fn s_kernels[3][3][3] = {   /* [out - 1][spk][G: 1 2 4] */
     {S_ROW(1, 0, 8), S_ROW(1, 1, 8), S_ROW(1, 2, 8)}, {S_ROW(2, 0, 8), S_ROW(2, 1, 8), S_ROW(2, 2, 8)},
     {S_ROW(3, 0, 8), S_ROW(3, 1, 8), S_ROW(3, 2, 8)}};
+/* the same for batches, both operands of one byte or both of two */
+static const fast_bfn s_batches[2][3][3][3] = {   /* [bytes - 1][out - 1][spk][G] */
+    {{S_ROWB(1, 1, 0, 8), S_ROWB(1, 1, 1, 8), S_ROWB(1, 1, 2, 8)},
+     {S_ROWB(1, 2, 0, 8), S_ROWB(1, 2, 1, 8), S_ROWB(1, 2, 2, 8)},
+     {S_ROWB(1, 3, 0, 8), S_ROWB(1, 3, 1, 8), S_ROWB(1, 3, 2, 8)}},
+    {{S_ROWB(2, 1, 0, 8), S_ROWB(2, 1, 1, 8), S_ROWB(2, 1, 2, 8)},
+     {S_ROWB(2, 2, 0, 8), S_ROWB(2, 2, 1, 8), S_ROWB(2, 2, 2, 8)},
+     {S_ROWB(2, 3, 0, 8), S_ROWB(2, 3, 1, 8), S_ROWB(2, 3, 2, 8)}}};
 static const fast_fn s_kernels_mx[3][3] = {   /* fp32 RZ p = 23, MX scales: [spk][G] */
     S_ROW(1, 0, 9), S_ROW(1, 1, 9), S_ROW(1, 2, 9)};
 static const fast_fn s_kernels_tf[3] = S_ROW(1, 1, 16);   /* tf32, fp32 RZ p = 23: [G] */
+static const fast_bfn s_batches_tf[3] = S_ROWB(4, 1, 1, 16);
+#undef S_ROWB
 #undef S_ROW
 
 /* Steps of four products (Volta's f16, the tf32 units): two steps
@@ -876,10 +981,10 @@ static const fast_fn q_kernels[3][3][2] = {   /* [out - 1][spk][tf] */
         const mma_unit *u = &h->u;                                                                 \
         fast_c xc;                                                                                 \
         xc.spec = 1;                                                                               \
-        uint64_t acc = s_step(P, u, 1, 0, 0, &xc, a, b, sa, sb, G, OUT, CK, SPK, VIA == 1 ? 2 : 2 + 8, VIA); \
+        uint64_t acc = s_step(P, u, 1, 0, 0, &xc, a, b, sa, sb, G, OUT, CK, SPK, VIA == 1 ? 2 : 2 + 8, VIA, 0); \
         if (OUT == OUT_F16 ? (acc & 0x7fff) > 0x7c00 : (acc & 0x7fffffff) > 0x7f800000)            \
             return P->cnan;              /* a NaN stays one, and the addition makes it canonical */ \
-        acc = s_step(P, u, 0, 1, acc, &xc, a, b, sa, sb, G, OUT, CK, SPK, VIA == 1 ? 2 : 2 + 8, VIA); \
+        acc = s_step(P, u, 0, 1, acc, &xc, a, b, sa, sb, G, OUT, CK, SPK, VIA == 1 ? 2 : 2 + 8, VIA, 0); \
         return ieee_add(P, u, c, acc);                                                             \
     }
 #define S_KERNELS_IL2(OUT, CK, SPK, VIA) S_KERNEL_IL2(fast_il2_1_##OUT##_##SPK##_##VIA, 1, OUT, CK, SPK, VIA) \
@@ -899,6 +1004,145 @@ static const fast_fn s_kernels_il2[3][2][3][2] = {
     {{S_ROW(1, 0, 1), S_ROW(1, 1, 1), S_ROW(1, 2, 1)}, {S_ROW(3, 0, 1), S_ROW(3, 1, 1), S_ROW(3, 2, 1)}},
     {{S_ROW(1, 0, 2), S_ROW(1, 1, 2), S_ROW(1, 2, 2)}, {S_ROW(3, 0, 2), S_ROW(3, 1, 2), S_ROW(3, 2, 2)}}};
 #undef S_ROW
+
+/* ---- AVX-512: 32 products in 16-bit lanes ----------------------------- */
+
+/* Hopper's fp8 fused sum (wgmma, F = 13) fits a 16-bit lane: an 8-bit
+ * operand's significand has at most 4 bits, a product 8, and aligned with
+ * its pre-shift it stays below 2^15; AVX-512 BW shifts each 16-bit lane by
+ * its own count (vpsrlvw), so the 32 products of a step are one register:
+ * decoded, aligned to emax, negated where negative and summed in pairs to
+ * 32 bits.  The same semantics as s_step (RZ alignment; a zero product
+ * counts with ezero; Inf and NaN steps go to s_special). */
+#define W_TARGET __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,bmi2,lzcnt")))
+#define W_FN static inline __attribute__((always_inline, target("avx512f,avx512bw,avx512vl,avx512dq,avx2,bmi2,lzcnt")))
+#define W_LD(p) _mm512_loadu_si512((const void *)(p))
+
+/* a step's 32 operands of one side as 16-bit lanes, k in order: bytes
+ * (nw 1) widened, or the low word of each uint64_t picked by vpermt2w */
+W_FN __m512i w_load(const fast_plan *P, const void *p, int i, const int nw)
+{
+    __m512i x;
+    if (nw == 1) {
+        x = _mm512_cvtepu8_epi16(_mm256_loadu_si256((const __m256i *)p));
+    } else {
+        const uint64_t *q = (const uint64_t *)p;
+        __m512i lo = _mm512_permutex2var_epi16(W_LD(q), W_LD(P->w_idx), W_LD(q + 8));
+        __m512i hi = _mm512_permutex2var_epi16(W_LD(q + 16), W_LD(P->w_idx), W_LD(q + 24));
+        x = _mm512_inserti64x4(lo, _mm512_castsi512_si256(hi), 1);
+    }
+    return _mm512_and_si512(x, W_LD(P->w_wm[i]));
+}
+
+W_FN uint64_t w_step(const fast_plan *P, const mma_unit *u, const int first, int s, uint64_t acc, fast_c *xcp,
+                     const void *a, const void *b, const int out, const int ck, const int spk, const int nw)
+{
+    const __m512i zero = _mm512_setzero_si512(), one = W_LD(P->w_one);
+    __m512i xa = w_load(P, a, 0, nw), xb = w_load(P, b, 1, nw);
+    __m512i ra = _mm512_and_si512(_mm512_srl_epi16(xa, V_CNT(P->w_mb[0])), W_LD(P->w_em[0]));
+    __m512i rb = _mm512_and_si512(_mm512_srl_epi16(xb, V_CNT(P->w_mb[1])), W_LD(P->w_em[1]));
+    __m512i sa = _mm512_and_si512(xa, W_LD(P->w_mm[0])), sb = _mm512_and_si512(xb, W_LD(P->w_mm[1]));
+    sa = _mm512_mask_add_epi16(sa, _mm512_test_epi16_mask(ra, ra), sa, W_LD(P->w_hid[0]));
+    sb = _mm512_mask_add_epi16(sb, _mm512_test_epi16_mask(rb, rb), sb, W_LD(P->w_hid[1]));
+    __m512i sp = _mm512_mullo_epi16(sa, sb);
+    __m512i ep = _mm512_add_epi16(_mm512_max_epu16(ra, one), _mm512_max_epu16(rb, one));
+    ep = _mm512_mask_mov_epi16(ep, _mm512_testn_epi16_mask(sp, sp), W_LD(P->w_ezv));
+    __mmask32 neg = _mm512_movepi16_mask(
+        _mm512_xor_si512(_mm512_sll_epi16(xa, V_CNT(P->w_ss[0])), _mm512_sll_epi16(xb, V_CNT(P->w_ss[1]))));
+    __mmask32 spec = 0;
+    if (spk == SPK_AND)
+        spec = _mm512_cmpeq_epi16_mask(_mm512_and_si512(xa, W_LD(P->w_sm[0])), W_LD(P->w_sv[0])) |
+               _mm512_cmpeq_epi16_mask(_mm512_and_si512(xb, W_LD(P->w_sm[1])), W_LD(P->w_sv[1]));
+    if (spk == SPK_EXP)
+        spec = _mm512_cmpeq_epi16_mask(ra, W_LD(P->w_em[0])) | _mm512_cmpeq_epi16_mask(rb, W_LD(P->w_em[1]));
+    const fast_cfmt *cf = first ? &P->c1 : &P->cd;
+    fast_c xc = !xcp || xcp->spec ? c_decode_k(cf, acc, ck) : *xcp;
+    if (__builtin_expect(spec | (unsigned)xc.spec, 0)) {
+        if (xcp) xcp->spec = 1;
+        if (nw) return s_special_nw(P, u, first, s, acc, a, b, nw, 4, 0);
+        return s_special(P, u, first, s, acc, (const uint64_t *)a, (const uint64_t *)b, NULL, NULL, 0, 4, 0, 0);
+    }
+    /* emax of the products: the largest signed word, as the smallest of
+     * 0x7fff - x (phminposuw); -32768 in every lane: none */
+    __m256i m8 = _mm256_max_epi16(_mm512_castsi512_si256(ep), _mm512_extracti64x4_epi64(ep, 1));
+    __m128i m4 = _mm_max_epi16(_mm256_castsi256_si128(m8), _mm256_extracti128_si256(m8, 1));
+    int32_t er = 0x7fff - (int32_t)(uint16_t)_mm_cvtsi128_si32(_mm_minpos_epu16(_mm_sub_epi16(_mm_set1_epi16(0x7fff), m4)));
+    er = er == -32768 ? V_LOW : er;
+    int32_t ecr = xc.sig ? xc.e + P->bab : P->ez_rel;
+    int32_t emr = ecr > er ? ecr : er;
+    /* (emr below FAST_EMPTY / 2: every product and c are zero, and so is
+     * the sum, whatever the shifts) */
+    __m512i sh = _mm512_sub_epi16(_mm512_set1_epi16((short)(emr + P->base)), ep);
+    __m512i t = _mm512_srlv_epi16(_mm512_sll_epi16(sp, V_CNT(P->prec)), sh);
+    t = _mm512_mask_sub_epi16(t, neg, zero, t);
+    int32_t sum = _mm512_reduce_add_epi32(_mm512_madd_epi16(t, one));
+    return finish_k(P, emr - P->bab, sum, &xc, cf, out, xcp);
+}
+
+W_FN uint64_t w_dot(const fast_plan *P, uint64_t c, const void *a, const void *b, const int out, const int ck,
+                    const int spk, const int nw)
+{
+    const mma_unit *u = &P->h.u;
+    if (P->steps == 1) return w_step(P, u, 1, 0, c, NULL, a, b, out, ck, spk, nw);
+    fast_c xc = {0, 0, 0, 1};
+    const char *ca = (const char *)a, *cb = (const char *)b;
+    uint64_t acc = w_step(P, u, 1, 0, c, &xc, ca, cb, out, ck, spk, nw);
+    for (int s = 1; s < P->steps; s++) {
+        ca += 32 * (nw ? nw : 8);
+        cb += 32 * (nw ? nw : 8);
+        acc = w_step(P, u, 0, s, acc, &xc, ca, cb, out, ck, spk, nw);
+    }
+    return acc;
+}
+#define W_KERNELS(OUT, CK, SPK)                                                                    \
+    static W_TARGET uint64_t fast_w_##OUT##_##SPK(const fast_hdr *h, uint64_t c, const uint64_t *a,  \
+                                                  const uint64_t *b, const uint64_t *sa, const uint64_t *sb) \
+    {                                                                                              \
+        (void)sa;                                                                                  \
+        (void)sb;                                                                                  \
+        return w_dot(PLAN(h), c, a, b, OUT, CK, SPK, 0);                                           \
+    }                                                                                              \
+    B_RANGE(fast_wb_##OUT##_##SPK, W_TARGET, 1, w_dot, OUT, CK, SPK, 1)
+W_KERNELS(1, CK_F32, 0) W_KERNELS(1, CK_F32, 1) W_KERNELS(1, CK_F32, 2)
+W_KERNELS(2, CK_F32, 0) W_KERNELS(2, CK_F32, 1) W_KERNELS(2, CK_F32, 2)
+W_KERNELS(3, CK_F16, 0) W_KERNELS(3, CK_F16, 1) W_KERNELS(3, CK_F16, 2)
+#undef W_KERNELS
+static const fast_fn w_kernels[3][3] = {   /* [out - 1][spk] */
+    {fast_w_1_0, fast_w_1_1, fast_w_1_2}, {fast_w_2_0, fast_w_2_1, fast_w_2_2}, {fast_w_3_0, fast_w_3_1, fast_w_3_2}};
+static const fast_bfn w_batches[3][3] = {
+    {fast_wb_1_0, fast_wb_1_1, fast_wb_1_2}, {fast_wb_2_0, fast_wb_2_1, fast_wb_2_2}, {fast_wb_3_0, fast_wb_3_1, fast_wb_3_2}};
+
+/* whether P's steps fit the 16-bit lanes (32 products a step of 8-bit
+ * signed operands, pre-shifted products below 2^15, ezero a word), and
+ * the lanes' constants */
+static int w_plan(fast_plan *P, const mma_unit *u)
+{
+    const mma_format_info *fa = mma_format(u->a), *fb = mma_format(u->b);
+    if (P->L != 32 || fa->width > 8 || fb->width > 8 || !fa->has_sign || !fb->has_sign) return 0;
+    uint32_t top = (2 * P->va.hidden - 1) * (2 * P->vb.hidden - 1);
+    if (P->pre > 15 || (top << P->pre) >= 0x8000 || P->base > 1000 || (P->zeros_part && (P->ez_rel < -30000 || P->ez_rel > 30000)))
+        return 0;
+    const fast_op *op[2] = {&P->va, &P->vb};
+    const int w[2] = {fa->width, fb->width};
+    for (int i = 0; i < 2; i++) {
+        for (int j = 0; j < 32; j++) {
+            P->w_mm[i][j] = (int16_t)op[i]->mmask;
+            P->w_em[i][j] = (int16_t)op[i]->emask;
+            P->w_hid[i][j] = (int16_t)op[i]->hidden;
+            P->w_sm[i][j] = (int16_t)op[i]->smask;
+            P->w_sv[i][j] = (int16_t)op[i]->sval;
+            P->w_wm[i][j] = (int16_t)((1 << w[i]) - 1);
+        }
+        P->w_mb[i][0] = op[i]->mb;
+        P->w_ss[i][0] = 16 - w[i];
+    }
+    for (int j = 0; j < 32; j++) {
+        P->w_one[j] = 1;
+        P->w_ezv[j] = (int16_t)(P->zeros_part ? P->ez_rel : -32768);
+        P->w_idx[j] = (int16_t)(4 * (j & 15));
+    }
+    return 1;
+}
 
 #define V_KERNEL(NAME, G, TAIL, TF, SC)                                                            \
     static V_TARGET uint64_t NAME(const fast_hdr *h, uint64_t c, const uint64_t *a, \
@@ -1119,6 +1363,14 @@ static fast_hdr *fused_build(const mma_unit *u, int mode)
             P->narrow && !P->rd && !P->tf && (!P->scaled || out == OUT_F32)) {
             fn = P->scaled ? s_kernels_mx[spk][gi] : s_kernels[out - 1][spk][gi];
             kernel = FAST_K_SPECIAL;
+            if (!P->scaled && !P->permute && !P->after && (fa->width + 7) / 8 == (fb->width + 7) / 8)
+                P->h.bfn = s_batches[(fa->width + 7) / 8 - 1][out - 1][spk][gi];
+            if (!P->scaled && !P->permute && !P->after && !(u->flags & MMA_F_VIA_FP16) && fast_avx512_usable() &&
+                w_plan(P, u)) {
+                fn = w_kernels[out - 1][spk];
+                P->h.bfn = w_batches[out - 1][spk];
+                kernel = FAST_K_AVX512;
+            }
             if (P->permute || P->after) {
                 if (P->after && u->interleave == 2 && P->steps == 2 && gi < 2 && out != OUT_E8M13) {
                     P->h.kernel = FAST_K_SPECIAL;
@@ -1132,6 +1384,7 @@ static fast_hdr *fused_build(const mma_unit *u, int mode)
                    !P->after) {
             fn = s_kernels_tf[gi];
             kernel = FAST_K_SPECIAL;
+            P->h.bfn = s_batches_tf[gi];
         } else if (mode == FAST_MODE_BEST && out && spk >= 0 && P->L == 4 && P->va.sshift == P->vb.sshift &&
                    P->va.shr == P->vb.shr && P->narrow && !P->rd && !P->scaled && !P->permute && !P->after) {
             fn = q_kernels[out - 1][spk][P->tf];
