@@ -116,6 +116,7 @@ struct fast_plan {
      * shift and the sign's shift to bit 15 */
     int16_t w_mm[2][32], w_em[2][32], w_hid[2][32], w_sm[2][32], w_sv[2][32], w_wm[2][32];
     int16_t w_one[32], w_ezv[32], w_idx[32];
+    int w_nan_only;                      /* a and b have no Inf: Inf/NaN lanes are NaNs */
     int64_t w_mb[2][2], w_ss[2][2];
     int groups, tail, narrow, tf;
     int32_t bab, ez_rel;                 /* bias_a + bias_b; ezero + bab  */
@@ -562,17 +563,8 @@ V_FN void s_load(const fast_plan *P, const void *pa, const void *pb, int g, int 
 {
     const uint64_t *a = (const uint64_t *)pa, *b = (const uint64_t *)pb;
     if (nw) {                            /* natural widths (batches): lanes in order */
-        const char *ca = (const char *)pa + 8 * g * nw, *cb = (const char *)pb + 8 * g * nw;
-        if (nw == 1) {
-            *xa = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)ca));
-            *xb = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)cb));
-        } else if (nw == 2) {
-            *xa = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)ca));
-            *xb = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)cb));
-        } else {
-            *xa = _mm256_loadu_si256((const __m256i *)ca);
-            *xb = _mm256_loadu_si256((const __m256i *)cb);
-        }
+        *xa = v_load8_n((const char *)pa + 8 * g * nw, nw);
+        *xb = v_load8_n((const char *)pb + 8 * g * nw, nw);
         if (tf) {
             *xa = _mm256_srl_epi32(*xa, V_CNT(P->ka.shr));
             *xb = _mm256_srl_epi32(*xb, V_CNT(P->kb.shr));
@@ -1059,6 +1051,9 @@ W_FN uint64_t w_step(const fast_plan *P, const mma_unit *u, const int first, int
     fast_c xc = !xcp || xcp->spec ? c_decode_k(cf, acc, ck) : *xcp;
     if (__builtin_expect(spec | (unsigned)xc.spec, 0)) {
         if (xcp) xcp->spec = 1;
+        /* (formats with no Inf, e4m3: an Inf/NaN lane is a NaN operand, and
+         * a NaN term makes the step's result NaN whatever c is) */
+        if (spk == SPK_AND && spec && P->w_nan_only) return P->o.nan;
         if (nw) return s_special_nw(P, u, first, s, acc, a, b, nw, 4, 0);
         return s_special(P, u, first, s, acc, (const uint64_t *)a, (const uint64_t *)b, NULL, NULL, 0, 4, 0, 0);
     }
@@ -1136,6 +1131,7 @@ static int w_plan(fast_plan *P, const mma_unit *u)
         P->w_mb[i][0] = op[i]->mb;
         P->w_ss[i][0] = 16 - w[i];
     }
+    P->w_nan_only = !fa->has_inf && !fb->has_inf;
     for (int j = 0; j < 32; j++) {
         P->w_one[j] = 1;
         P->w_ezv[j] = (int16_t)(P->zeros_part ? P->ez_rel : -32768);
