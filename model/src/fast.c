@@ -267,8 +267,11 @@ int fast_avx512_usable(void)
     int v = __atomic_load_n(&r, __ATOMIC_RELAXED);
     if (v < 0) {
         __builtin_cpu_init();
-        v = fast_avx2_usable() && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-                    __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") ? 1 : 0;
+        /* (MMAREF_NO_AVX512 set: the AVX2 kernels, to compare the two on one machine) */
+        const char *off = getenv("MMAREF_NO_AVX512");
+        v = fast_avx2_usable() && !(off && *off) && __builtin_cpu_supports("avx512f") &&
+                    __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
+                    __builtin_cpu_supports("avx512dq") ? 1 : 0;
         __atomic_store_n(&r, v, __ATOMIC_RELAXED);
     }
     return v && !building_avx2_only;
