@@ -767,11 +767,13 @@ V_FN uint64_t s_dot(const fast_plan *P, uint64_t c, const void *a, const void *b
     const mma_unit *u = &P->h.u;
     const size_t st = 8 * G * (nw ? nw : 8);     /* a step's operand bytes */
     fast_c xc = {0, 0, 0, 1};                    /* (spec: decode c) */
-    if (P->steps == 1)                           /* (nothing to hand on) */
+    if (!nw && P->steps == 1)                    /* (nothing to hand on) */
         return s_step(P, u, 1, 0, c, NULL, a, b, psa, psb, G, out, ck, spk, sc, 0, nw);
     uint64_t acc = s_step(P, u, 1, 0, c, &xc, a, b, psa, psb, G, out, ck, spk, sc, 0, nw);
     const char *ca = (const char *)a, *cb = (const char *)b;
-    if (P->steps == 2)                           /* (the common chain, straight) */
+    if (!nw && P->steps == 2)                    /* (the common chain, straight; not in the batch
+                                                    loops, whose two chains side by side cost
+                                                    enough compile time already) */
         return s_step(P, u, 0, 1, acc, &xc, ca + st, cb + st, psa, psb, G, out, ck, spk, sc, 0, nw);
     for (int s = 1; s < P->steps; s++) {
         ca += st;
@@ -804,14 +806,13 @@ static inline void b_st(void *p, int size, size_t i, uint64_t x)
         const size_t st = (size_t)h->u.k * NW;                                                     \
         const char *a = (const char *)x->a, *b = (const char *)x->b;                               \
         const int cs = x->c_size, ds = x->d_size;                                                  \
-        size_t i = lo;                                                                             \
-        for (; i + 2 <= hi; i += 2) {                                                              \
+        for (size_t i = lo; i < hi; i += 2) {   /* (an odd last one: computed twice) */            \
+            size_t j = i + 1 < hi ? i + 1 : i;                                                     \
             uint64_t d0 = DOT(P, b_ld(x->c, cs, i), a + i * st, b + i * st, __VA_ARGS__);          \
-            uint64_t d1 = DOT(P, b_ld(x->c, cs, i + 1), a + (i + 1) * st, b + (i + 1) * st, __VA_ARGS__); \
+            uint64_t d1 = DOT(P, b_ld(x->c, cs, j), a + j * st, b + j * st, __VA_ARGS__);          \
+            b_st(x->d, ds, j, d1);                                                                 \
             b_st(x->d, ds, i, d0);                                                                 \
-            b_st(x->d, ds, i + 1, d1);                                                             \
         }                                                                                          \
-        if (i < hi) b_st(x->d, ds, i, DOT(P, b_ld(x->c, cs, i), a + i * st, b + i * st, __VA_ARGS__)); \
     }
 
 #define S_KERNEL(NAME, G, OUT, CK, SPK, SC)                                                        \
