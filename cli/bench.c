@@ -45,13 +45,6 @@ static void run_items(void *ctx, int tid, long lo, long hi)
 
 /* ---- --file: the vectors at their natural widths, through mma_batch_dot */
 
-/* the smallest element of 1, 2, 4 or 8 bytes that holds f's encodings */
-int cli_natural_size(mma_fmt f)
-{
-    int w = mma_format(f)->width;
-    return w <= 8 ? 1 : w <= 16 ? 2 : w <= 32 ? 4 : 8;
-}
-
 /* the `per` encodings at offset `off` of each of the n vectors, in
  * elements of `size` bytes */
 static void *pack(const mma_vec *v, long n, size_t off, size_t per, int size)
@@ -71,16 +64,16 @@ int cli_batch_natural(mma_batch *x, void *mem[6], const mma_unit *u, const mma_v
     memset(mem, 0, 6 * sizeof *mem);
     mma_batch_init(x);
     x->n = (size_t)n;
-    x->c_size = cli_natural_size(u->c);
-    x->a_size = cli_natural_size(u->a);
-    x->b_size = cli_natural_size(u->b);
-    x->d_size = cli_natural_size(u->d);
+    x->c_size = mma_natural_size(u->c);
+    x->a_size = mma_natural_size(u->a);
+    x->b_size = mma_natural_size(u->b);
+    x->d_size = mma_natural_size(u->d);
     x->c = mem[0] = pack(v, n, offsetof(mma_vec, c), 1, x->c_size);
     x->a = mem[1] = pack(v, n, offsetof(mma_vec, a), (size_t)u->k, x->a_size);
     x->b = mem[2] = pack(v, n, offsetof(mma_vec, b), (size_t)u->k, x->b_size);
     int ok = mem[0] && mem[1] && mem[2];
     if (ns) {
-        x->sa_size = x->sb_size = cli_natural_size(u->scale);
+        x->sa_size = x->sb_size = mma_natural_size(u->scale);
         x->sa = mem[4] = pack(v, n, offsetof(mma_vec, sa), (size_t)ns, x->sa_size);
         x->sb = mem[5] = pack(v, n, offsetof(mma_vec, sb), (size_t)ns, x->sb_size);
         ok = ok && mem[4] && mem[5];

@@ -43,11 +43,10 @@ int cmd_gen(int argc, char **argv);
  * hi-lo-1], d and flags filled in: the vectors the command writes.
  * Returns hi - lo, or -1 for an unknown suite. */
 long cli_gen_suite(const mma_unit *u, const char *suite, unsigned long long seed, long lo, long hi, mma_vec *out);
-/* The smallest element of 1, 2, 4 or 8 bytes that holds f's encodings,
- * and the n vectors v as a batch of u at those widths (mmaref bench --file):
+/* The n vectors v as a batch of u at their natural widths
+ * (mma_natural_size; mmaref bench --file):
  * c, a, b, sa and sb in buffers put in mem (free each), d and threads
  * left to the caller.  0, or -1 when out of memory. */
-int cli_natural_size(mma_fmt f);
 int cli_batch_natural(mma_batch *x, void *mem[6], const mma_unit *u, const mma_vec *v, long n);
 int cmd_metrics(int argc, char **argv);
 int cmd_gemm(int argc, char **argv);

@@ -107,21 +107,21 @@ static int check_one(const char *name, const char *what, const mma_unit *u, cons
     return 1;
 }
 
-/* v cut to the natural widths (cli_natural_size) of u's formats, as a
+/* v cut to the natural widths (mma_natural_size) of u's formats, as a
  * batch at those widths holds it */
 static mma_vec natural(const mma_unit *u, const mma_vec *v)
 {
     mma_vec t = *v;
-    int sa = cli_natural_size(u->a), sb = cli_natural_size(u->b), ns = mma_unit_nscales(u);
+    int sa = mma_natural_size(u->a), sb = mma_natural_size(u->b), ns = mma_unit_nscales(u);
 #define CUT(x, size) ((size) == 8 ? (x) : (x) & (((uint64_t)1 << 8 * (size)) - 1))
-    t.c = CUT(t.c, cli_natural_size(u->c));
+    t.c = CUT(t.c, mma_natural_size(u->c));
     for (int k = 0; k < u->k; k++) {
         t.a[k] = CUT(t.a[k], sa);
         t.b[k] = CUT(t.b[k], sb);
     }
     for (int k = 0; k < ns; k++) {
-        t.sa[k] = CUT(t.sa[k], cli_natural_size(u->scale));
-        t.sb[k] = CUT(t.sb[k], cli_natural_size(u->scale));
+        t.sa[k] = CUT(t.sa[k], mma_natural_size(u->scale));
+        t.sb[k] = CUT(t.sb[k], mma_natural_size(u->scale));
     }
 #undef CUT
     return t;

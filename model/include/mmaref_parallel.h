@@ -61,6 +61,11 @@ typedef struct {
     int threads;                     /* <= 0: one per online core */
 } mma_batch;
 
+/* The natural element size of f: the fewest of 1, 2, 4 and 8 bytes that
+ * hold its encodings (1 for fp8 and fp4, 2 for fp16 and bf16, 4 for tf32
+ * and fp32), the widths at which the fast kernels read a batch as it lies. */
+int mma_natural_size(mma_fmt f);
+
 /* Every element size 8 (uint64_t arrays), threads 0, the rest NULL / 0. */
 void mma_batch_init(mma_batch *x);
 

@@ -11,8 +11,6 @@
 #include "fast.h"
 #include "mmaref_parallel.h"
 
-#include <stdarg.h>
-#include <stdio.h>
 #include <string.h>
 
 #if defined(__x86_64__)
@@ -20,14 +18,6 @@
 #define AVX2 __attribute__((target("avx2")))
 #endif
 
-
-static inline void store(void *p, int size, size_t i, uint64_t x)
-{
-    if (size == 8) ((uint64_t *)p)[i] = x;
-    else if (size == 4) ((uint32_t *)p)[i] = (uint32_t)x;
-    else if (size == 2) ((uint16_t *)p)[i] = (uint16_t)x;
-    else ((uint8_t *)p)[i] = (uint8_t)x;
-}
 
 /* Elements at .. at+n-1 of p as uint64_t: in place when they already are,
  * else widened into w. */
@@ -135,7 +125,7 @@ static void chunk_range(void *ctx, int tid, long lo, long hi)
         for (long i = lo; i < hi; i++) {                                                               \
             size_t s = (size_t)i;                                                                      \
             const void *sa = ns ? fast_at(psa, ss, s * ns) : NULL, *sb = ns ? fast_at(psb, ss, s * ns) : NULL; \
-            store(pd, ds, s, fn(P, fast_ld(pc, cs, s), fast_at(pa, as, s * k), fast_at(pb, bs, s * k), sa, sb)); \
+            fast_st(pd, ds, s, fn(P, fast_ld(pc, cs, s), fast_at(pa, as, s * k), fast_at(pb, bs, s * k), sa, sb)); \
         }                                                                                              \
     }
 
@@ -176,7 +166,7 @@ static void chunk_range(void *ctx, int tid, long lo, long hi)
             } else {                                                                                   \
                 d = mma_dot(u, c, a, b, sa, sb);                                                       \
             }                                                                                          \
-            store(pd, ds, s, d);                                                                       \
+            fast_st(pd, ds, s, d);                                                                       \
         }                                                                                              \
     }
 
@@ -199,27 +189,16 @@ NARROW_CHUNK(chunk_narrow, x->c_size, x->d_size)
 NARROW_CHUNK(chunk_narrow_f32, 4, 4)
 #undef NARROW_CHUNK
 
-static __attribute__((format(printf, 3, 4))) int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
-
 /* The array `name`, of element size `size`, holding format f (NONE: any);
  * needed (not NULL) when `need`. */
 static int check(const void *p, int size, mma_fmt f, int need, const char *name, char *err, size_t errlen)
 {
     if (size != 1 && size != 2 && size != 4 && size != 8)
-        return fail(err, errlen, "%s: elements of %d bytes (1, 2, 4 or 8 expected)", name, size);
+        return mma_errf(err, errlen, "%s: elements of %d bytes (1, 2, 4 or 8 expected)", name, size);
     if (f != MMA_FMT_NONE && size * 8 < mma_format(f)->width)
-        return fail(err, errlen, "%s: %d-byte elements cannot hold %s's %d bits", name, size, mma_format(f)->name,
+        return mma_errf(err, errlen, "%s: %d-byte elements cannot hold %s's %d bits", name, size, mma_format(f)->name,
                     mma_format(f)->width);
-    if (need && !p) return fail(err, errlen, "%s: NULL, but the batch has vectors to compute", name);
+    if (need && !p) return mma_errf(err, errlen, "%s: NULL, but the batch has vectors to compute", name);
     return 0;
 }
 
@@ -269,6 +248,8 @@ int mma_batch_dot(const mma_unit *u, const mma_batch *x, char *err, size_t errle
     mma_parallel_for((long)x->n, chunk, t, fn, &j, NULL, NULL);
     return 0;
 }
+
+int mma_natural_size(mma_fmt f) { return fast_nat_size(f); }
 
 void mma_batch_init(mma_batch *x)
 {

@@ -19,7 +19,7 @@ static const char *rnd_names[] = {"rz", "rne", "rd", "ru", "rmm", "rodd"};
 static const char *ovf_names[] = {"", "ieee", "inf", "sat"};
 static const char *cadd_names[] = {"fused", "rd", "rdz", "after"};
 
-static int errf(char *err, size_t len, const char *fmt, ...)
+int mma_errf(char *err, size_t len, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -67,22 +67,22 @@ int mma_unit_finish(mma_unit *u, unsigned given, char *err, size_t len)
     if (!(given & G_B)) u->b = u->a;
     if (!(given & G_C)) u->c = MMA_FMT_FP32;
     if (!(given & G_D)) u->d = u->c;
-    if (u->a == MMA_FMT_NONE) return errf(err, len, "configuration: field 'a' (input format) is required");
+    if (u->a == MMA_FMT_NONE) return mma_errf(err, len, "configuration: field 'a' (input format) is required");
     if (u->k <= 0 || u->k > MMA_MAX_K)
-        return errf(err, len, "configuration: field 'k' must be 1..%d (got %d)", MMA_MAX_K, u->k);
+        return mma_errf(err, len, "configuration: field 'k' must be 1..%d (got %d)", MMA_MAX_K, u->k);
     if (!(given & G_L)) u->lmax = u->k;
     if (u->lmax <= 0 || u->k % u->lmax)
-        return errf(err, len, "configuration: field 'l' must divide k (k=%d, l=%d)", u->k, u->lmax);
+        return mma_errf(err, len, "configuration: field 'l' must divide k (k=%d, l=%d)", u->k, u->lmax);
     mma_fmt d = u->d;
     if (free_out) {
         if (!any_output(d))
-            return errf(err, len, "configuration: field 'd': %s is no output format", mma_format(d)->name);
+            return mma_errf(err, len, "configuration: field 'd': %s is no output format", mma_format(d)->name);
     } else if (d != MMA_FMT_FP32 && d != MMA_FMT_FP16 && d != MMA_FMT_BF16 && d != MMA_FMT_FP64) {
-        return errf(err, len, "configuration: field 'd' must be fp32, fp16, bf16 or fp64 for tree '%s'%s", tn,
+        return mma_errf(err, len, "configuration: field 'd' must be fp32, fp16, bf16 or fp64 for tree '%s'%s", tn,
                     u->tree == MMA_TREE_FUSED ? (u->scale != MMA_FMT_NONE ? " with block scales" : " with cadd=rd/rdz") : "");
     }
     if (!exactish && !free_out && u->c != d && !(u->c == MMA_FMT_FP32 || u->c == MMA_FMT_FP16 || u->c == MMA_FMT_BF16))
-        return errf(err, len, "configuration: field 'c' must be fp32, fp16, bf16 or the output format");
+        return mma_errf(err, len, "configuration: field 'c' must be fp32, fp16, bf16 or the output format");
     const mma_format_info *di = mma_format(d);
     int ieee = u->tree == MMA_TREE_FMA || u->tree == MMA_TREE_PAIRWISE;   /* host IEEE arithmetic */
     if (!(given & G_ROUND)) u->rho = d == MMA_FMT_FP32 && u->tree != MMA_TREE_FMA &&
@@ -90,99 +90,99 @@ int mma_unit_finish(mma_unit *u, unsigned given, char *err, size_t len)
                                      && (u->cadd == MMA_CADD_FUSED || u->cadd == MMA_CADD_AFTER) ? MMA_RZ : MMA_RNE;
     if (!(given & G_P)) u->p = di->mbits;
     if (u->p < 1 || u->p > di->mbits)
-        return errf(err, len, "configuration: field 'p' must be 1..%d for d=%s", di->mbits, di->name);
+        return mma_errf(err, len, "configuration: field 'p' must be 1..%d for d=%s", di->mbits, di->name);
     if ((ieee || u->tree == MMA_TREE_IEEE) && u->p != di->mbits)
-        return errf(err, len, "configuration: tree '%s' rounds to the full output format (p=%d)", tn, di->mbits);
+        return mma_errf(err, len, "configuration: tree '%s' rounds to the full output format (p=%d)", tn, di->mbits);
     /* the semantics of results: IEEE 754 on the ieee tree, NVIDIA's
      * conventions on the others unless given */
     if (u->tree == MMA_TREE_IEEE) {
         if (!(given & G_ZERO)) u->flags |= MMA_F_ZERO_IEEE;
     } else {
         if ((given & G_TINY))
-            return errf(err, len, "configuration: field 'tiny': tree '%s' defines no exception flags (tree 'ieee' does)", tn);
+            return mma_errf(err, len, "configuration: field 'tiny': tree '%s' defines no exception flags (tree 'ieee' does)", tn);
         if (!(given & G_ZERO) && !ieee) u->flags |= MMA_F_ZERO_POS;
         if (!(given & G_NAN) && !ieee) u->flags |= MMA_F_NAN_CANON;
     }
     if (!(given & G_OVF)) u->flags |= (unsigned)(ieee ? MMA_OVR_IEEE : mma_default_ovf(u->tree, u->rho)) << 10;
     if ((u->flags & MMA_F_PROD_OVF) && !(u->tree == MMA_TREE_FUSED || u->tree == MMA_TREE_EVENODD))
-        return errf(err, len, "configuration: field 'povf': tree '%s' has no product overflow (fused, evenodd)", tn);
+        return mma_errf(err, len, "configuration: field 'povf': tree '%s' has no product overflow (fused, evenodd)", tn);
     /* for every tree (found by fuzzing: exact,...,scale=ue8m0 without a block
      * divided by zero counting the scales) */
     if (u->scale != MMA_FMT_NONE) {
         if (u->scale != MMA_FMT_UE8M0 && u->scale != MMA_FMT_UE4M3)
-            return errf(err, len, "configuration: field 'scale' must be ue8m0 or ue4m3");
+            return mma_errf(err, len, "configuration: field 'scale' must be ue8m0 or ue4m3");
         if (u->block <= 0 || u->k % u->block)
-            return errf(err, len, "configuration: field 'block' must divide k");
+            return mma_errf(err, len, "configuration: field 'block' must divide k");
         if (u->k / u->block > MMA_MAX_SCALES)   /* found by fuzzing: 32 scales overran every scale array */
-            return errf(err, len, "configuration: field 'block': at most %d blocks (k / block) per operand", MMA_MAX_SCALES);
+            return mma_errf(err, len, "configuration: field 'block': at most %d blocks (k / block) per operand", MMA_MAX_SCALES);
     }
     int wide = u->a == MMA_FMT_FP64 || u->b == MMA_FMT_FP64 || u->c == MMA_FMT_FP64 || u->d == MMA_FMT_FP64;
     if (ieee) {
         /* the host's fma and fp32 adds decide rounding, overflow, zeros
          * and NaN payloads */
         if (given & (G_OVF | G_ZERO | G_NAN_NOTANY))
-            return errf(err, len, "configuration: tree '%s' computes with the host's IEEE %s: fields 'ovf', 'zero' and 'nan' (but nan=any) do not apply (tree 'ieee' takes them)",
+            return mma_errf(err, len, "configuration: tree '%s' computes with the host's IEEE %s: fields 'ovf', 'zero' and 'nan' (but nan=any) do not apply (tree 'ieee' takes them)",
                         tn, u->tree == MMA_TREE_FMA ? "fma (NaN payloads as NVIDIA DMMA passes them)" : "fp32 additions");
         if (u->scale != MMA_FMT_NONE)
-            return errf(err, len, "configuration: tree '%s' does not take block scales", tn);
+            return mma_errf(err, len, "configuration: tree '%s' does not take block scales", tn);
         if (u->cadd != MMA_CADD_FUSED || u->interleave)
-            return errf(err, len, "configuration: tree '%s' adds in k order (fields 'cadd', 'interleave' do not apply)", tn);
+            return mma_errf(err, len, "configuration: tree '%s' adds in k order (fields 'cadd', 'interleave' do not apply)", tn);
     }
     if (u->tree == MMA_TREE_FMA) {
         if (!(u->a == d && u->b == d && u->c == d && (d == MMA_FMT_FP64 || d == MMA_FMT_FP32)))
-            return errf(err, len, "configuration: tree 'fma' needs a=b=c=d=fp32 or fp64");
-        if (u->rho != MMA_RNE) return errf(err, len, "configuration: tree 'fma' rounds to nearest even (round=rne; tree 'ieee' with l=1 takes any rounding)");
+            return mma_errf(err, len, "configuration: tree 'fma' needs a=b=c=d=fp32 or fp64");
+        if (u->rho != MMA_RNE) return mma_errf(err, len, "configuration: tree 'fma' rounds to nearest even (round=rne; tree 'ieee' with l=1 takes any rounding)");
         return 0;
     }
-    if (wide && !exactish) return errf(err, len, "configuration: fp64 operands or output need tree 'fma', 'exact' or 'ieee'");
-    if (u->scale != MMA_FMT_NONE && wide) return errf(err, len, "configuration: block scales do not take fp64 operands");
+    if (wide && !exactish) return mma_errf(err, len, "configuration: fp64 operands or output need tree 'fma', 'exact' or 'ieee'");
+    if (u->scale != MMA_FMT_NONE && wide) return mma_errf(err, len, "configuration: block scales do not take fp64 operands");
     if (u->tree == MMA_TREE_PAIRWISE) {
         if (u->g <= 0 || u->k % u->g || (u->g & (u->g - 1)))
-            return errf(err, len, "configuration: field 'g' must be a power of two dividing k (tree pairwise)");
+            return mma_errf(err, len, "configuration: field 'g' must be a power of two dividing k (tree pairwise)");
         if (d != MMA_FMT_FP32 || u->rho != MMA_RNE)
-            return errf(err, len, "configuration: tree 'pairwise' computes in fp32 with round=rne");
+            return mma_errf(err, len, "configuration: tree 'pairwise' computes in fp32 with round=rne");
         return 0;
     }
     if (exactish) {
         if (u->cadd != MMA_CADD_FUSED || u->interleave)
-            return errf(err, len, "configuration: tree '%s' sums c with the products exactly, in k order (fields 'cadd', 'interleave' do not apply)", tn);
+            return mma_errf(err, len, "configuration: tree '%s' sums c with the products exactly, in k order (fields 'cadd', 'interleave' do not apply)", tn);
         return 0;
     }
     int fmax = u->tree == MMA_TREE_GROUPS ? 45 : 48;
     if (u->f < 1 || u->f > fmax)
-        return errf(err, len, "configuration: field 'f' must be 1..%d (got %d)", fmax, u->f);
+        return mma_errf(err, len, "configuration: field 'f' must be 1..%d (got %d)", fmax, u->f);
     if (u->tree == MMA_TREE_GROUPS) {
-        if (u->scale == MMA_FMT_NONE) return errf(err, len, "configuration: tree 'groups' needs 'scale' and 'block'");
+        if (u->scale == MMA_FMT_NONE) return mma_errf(err, len, "configuration: tree 'groups' needs 'scale' and 'block'");
         if (u->g <= 0 || u->k % u->g || u->block % u->g)
-            return errf(err, len, "configuration: field 'g' must divide k and the block size");
+            return mma_errf(err, len, "configuration: field 'g' must divide k and the block size");
         if (mma_format(u->a)->width > 8 || mma_format(u->b)->width > 8)
-            return errf(err, len, "configuration: tree 'groups' takes 8-bit or narrower inputs");
+            return mma_errf(err, len, "configuration: tree 'groups' takes 8-bit or narrower inputs");
         if (!mma_groups_sums_fit(u))
-            return errf(err, len, "configuration: tree 'groups' with a=%s, b=%s, g=%d, f=%d: a group's sum needs more "
+            return mma_errf(err, len, "configuration: tree 'groups' with a=%s, b=%s, g=%d, f=%d: a group's sum needs more "
                         "than the model's 64-bit fixed point (narrower inputs, a smaller g or f)",
                         mma_format(u->a)->name, mma_format(u->b)->name, u->g, u->f);
     }
     if (u->tree == MMA_TREE_EVENODD && (u->cadd == MMA_CADD_FUSED || u->cadd == MMA_CADD_AFTER))
-        return errf(err, len, "configuration: tree 'evenodd' needs cadd=rd or cadd=rdz");
+        return mma_errf(err, len, "configuration: tree 'evenodd' needs cadd=rd or cadd=rdz");
     if (u->tree == MMA_TREE_GROUPS && u->cadd != MMA_CADD_FUSED)
-        return errf(err, len, "configuration: tree 'groups' adds c in its fused sum (cadd=fused)");
+        return mma_errf(err, len, "configuration: tree 'groups' adds c in its fused sum (cadd=fused)");
     if ((u->flags & MMA_F_VIA_FP16) && (u->tree != MMA_TREE_FUSED || u->scale != MMA_FMT_NONE ||
                                         (u->a != MMA_FMT_E4M3 && u->a != MMA_FMT_E5M2) ||
                                         (u->b != MMA_FMT_E4M3 && u->b != MMA_FMT_E5M2)))
-        return errf(err, len, "configuration: via=fp16 takes e4m3 or e5m2 inputs (tree fused, no scales)");
+        return mma_errf(err, len, "configuration: via=fp16 takes e4m3 or e5m2 inputs (tree fused, no scales)");
     if (u->interleave && (u->lmax % u->interleave || u->tree != MMA_TREE_FUSED))
-        return errf(err, len, "configuration: field 'interleave' must divide l (tree fused)");
+        return mma_errf(err, len, "configuration: field 'interleave' must divide l (tree fused)");
     if (u->cadd == MMA_CADD_AFTER) {
-        if (u->scale != MMA_FMT_NONE) return errf(err, len, "configuration: cadd=after does not take block scales");
-        if (u->c != u->d) return errf(err, len, "configuration: cadd=after needs c and d of one format");
+        if (u->scale != MMA_FMT_NONE) return mma_errf(err, len, "configuration: cadd=after does not take block scales");
+        if (u->c != u->d) return mma_errf(err, len, "configuration: cadd=after needs c and d of one format");
         return 0;
     }
     if (u->cadd != MMA_CADD_FUSED) {
         if (!(given & G_F2)) u->f2 = u->f + 7;
         if (u->f2 < u->f || u->f2 > 40)
-            return errf(err, len, "configuration: field 'f2' must be f..40");
+            return mma_errf(err, len, "configuration: field 'f2' must be f..40");
         if (u->scale != MMA_FMT_NONE)
-            return errf(err, len, "configuration: cadd=%s does not take block scales", cadd_names[u->cadd]);
+            return mma_errf(err, len, "configuration: cadd=%s does not take block scales", cadd_names[u->cadd]);
     }
     return 0;
 }
@@ -190,7 +190,7 @@ int mma_unit_finish(mma_unit *u, unsigned given, char *err, size_t len)
 int mma_config_parse(const char *text, mma_unit *u, char *err, size_t len)
 {
     char buf[512];
-    if (strlen(text) >= sizeof buf) return errf(err, len, "configuration string too long");
+    if (strlen(text) >= sizeof buf) return mma_errf(err, len, "configuration string too long");
     strcpy(buf, text);
     memset(u, 0, sizeof *u);
     u->tree = MMA_TREE_FUSED;
@@ -203,7 +203,7 @@ int mma_config_parse(const char *text, mma_unit *u, char *err, size_t len)
         if (!eq) {
             int t = lookup(tok, tree_names, NTREES);
             if (!first || t < 0)
-                return errf(err, len, "configuration: '%s' is not key=value (trees: fused evenodd groups pairwise fma exact ieee)", tok);
+                return mma_errf(err, len, "configuration: '%s' is not key=value (trees: fused evenodd groups pairwise fma exact ieee)", tok);
             u->tree = (mma_tree)t;
             continue;
         }
@@ -285,19 +285,19 @@ int mma_config_parse(const char *text, mma_unit *u, char *err, size_t len)
             else if (!strcmp(v, "ieee")) u->flags |= MMA_F_ZERO_IEEE;
             else bad = strcmp(v, "fixed") != 0;
         }
-        else return errf(err, len, "configuration: unknown field '%s' (fields: a b c d k l f f2 g scale block align round p cadd ezero ftz via povf nan zero ovf tiny)", k);
-        if (bad) return errf(err, len, "configuration: field '%s' has a bad value '%s'", k, v);
+        else return mma_errf(err, len, "configuration: unknown field '%s' (fields: a b c d k l f f2 g scale block align round p cadd ezero ftz via povf nan zero ovf tiny)", k);
+        if (bad) return mma_errf(err, len, "configuration: field '%s' has a bad value '%s'", k, v);
     }
     if (u->ezero == EZ_NONE) u->flags |= MMA_F_NO_EZERO;
     /* far beyond every product exponent it means nothing, and it broke the
      * fast path's exponent arithmetic (found by fuzzing: ezero=-133231 gave
      * a negative shift) */
     else if (u->ezero < -1000 || u->ezero > 1000)
-        return errf(err, len, "configuration: field 'ezero' must be -1000..1000 or none (got %d)", u->ezero);
+        return mma_errf(err, len, "configuration: field 'ezero' must be -1000..1000 or none (got %d)", u->ezero);
     if ((u->flags & MMA_F_FTZ_IN) && !(u->tree == MMA_TREE_FUSED && (u->cadd == MMA_CADD_FUSED || u->cadd == MMA_CADD_AFTER)))
-        return errf(err, len, "configuration: field 'ftz' is supported by tree 'fused' (pairwise always flushes)");
+        return mma_errf(err, len, "configuration: field 'ftz' is supported by tree 'fused' (pairwise always flushes)");
     if ((u->flags & MMA_F_FTZ_SUM) && u->tree != MMA_TREE_PAIRWISE)
-        return errf(err, len, "configuration: ftz=in+sum belongs to tree 'pairwise'");
+        return mma_errf(err, len, "configuration: ftz=in+sum belongs to tree 'pairwise'");
     if (u->tree == MMA_TREE_PAIRWISE) u->flags |= MMA_F_FTZ_IN | MMA_F_FTZ_SUM;
     int rc = mma_unit_finish(u, given, err, len);
     if (rc == 0) u->impl = mma_unit_impl(u);

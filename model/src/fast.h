@@ -439,6 +439,15 @@ static inline uint64_t fast_ld(const void *p, int size, size_t i)
     return ((const uint8_t *)p)[i];
 }
 
+/* element i of p, of `size` bytes, set to x's low bytes */
+static inline void fast_st(void *p, int size, size_t i, uint64_t x)
+{
+    if (size == 8) ((uint64_t *)p)[i] = x;
+    else if (size == 4) ((uint32_t *)p)[i] = (uint32_t)x;
+    else if (size == 2) ((uint16_t *)p)[i] = (uint16_t)x;
+    else ((uint8_t *)p)[i] = (uint8_t)x;
+}
+
 /* the n elements at p as uint64_t: p itself when they are (size 8),
  * else zero-extended into w (a narrow kernel's rare paths) */
 static inline const uint64_t *fast_widen(const void *p, int size, int n, uint64_t *w)

@@ -112,12 +112,12 @@ struct fast_plan {
     int64_t prec[2];
     /* the AVX-512 kernel's 16-bit lanes ([0] a, [1] b): fraction,
      * exponent, hidden bit, Inf/NaN mask and value, the encoding's bits;
-     * 1, ezero (or the lowest), the word of each uint64_t; the fields'
-     * shift and the sign's shift to bit 15 */
+     * 1, ezero (or the lowest), the word of each uint64_t; the sign's
+     * shift to bit 15 (the fields' shift: ka's and kb's mb) */
     int16_t w_mm[2][32], w_em[2][32], w_hid[2][32], w_sm[2][32], w_sv[2][32], w_wm[2][32];
     int16_t w_one[32], w_ezv[32], w_idx[32];
     int w_nan_only;                      /* a and b have no Inf: Inf/NaN lanes are NaNs */
-    int64_t w_mb[2][2], w_ss[2][2];
+    int64_t w_ss[2][2];
     int groups, tail, narrow, tf;
     int32_t bab, ez_rel;                 /* bias_a + bias_b; ezero + bab  */
 };
@@ -643,11 +643,8 @@ static V_TARGET __attribute__((noinline)) uint64_t s_special_nw(const fast_plan 
                                                                int nw, int G, int tf)
 {
     uint64_t wa[32], wb[32];
-    for (int j = 0; j < 8 * G; j++) {
-        wa[j] = nw == 1 ? ((const uint8_t *)a)[j] : nw == 2 ? ((const uint16_t *)a)[j] : ((const uint32_t *)a)[j];
-        wb[j] = nw == 1 ? ((const uint8_t *)b)[j] : nw == 2 ? ((const uint16_t *)b)[j] : ((const uint32_t *)b)[j];
-    }
-    return s_special(P, u, first, s, acc, wa, wb, NULL, NULL, 0, G, 0, tf);
+    return s_special(P, u, first, s, acc, fast_widen(a, nw, 8 * G, wa), fast_widen(b, nw, 8 * G, wb), NULL, NULL, 0, G,
+                     0, tf);
 }
 
 V_FN uint64_t s_step(const fast_plan *P, const mma_unit *u, const int first, int s, uint64_t acc, fast_c *xcp,
@@ -783,20 +780,6 @@ V_FN uint64_t s_dot(const fast_plan *P, uint64_t c, const void *a, const void *b
     return acc;
 }
 
-/* element i of a batch's c, and d's */
-static inline uint64_t b_ld(const void *p, int size, size_t i)
-{
-    return size == 4 ? ((const uint32_t *)p)[i] : size == 2 ? ((const uint16_t *)p)[i] :
-           size == 8 ? ((const uint64_t *)p)[i] : ((const uint8_t *)p)[i];
-}
-static inline void b_st(void *p, int size, size_t i, uint64_t x)
-{
-    if (size == 4) ((uint32_t *)p)[i] = (uint32_t)x;
-    else if (size == 2) ((uint16_t *)p)[i] = (uint16_t)x;
-    else if (size == 8) ((uint64_t *)p)[i] = x;
-    else ((uint8_t *)p)[i] = (uint8_t)x;
-}
-
 /* fast_bfn: vectors lo .. hi-1 of a batch through DOT(P, c, a, b, ...), two
  * at a time (NW: bytes an operand) */
 #define B_RANGE(NAME, TGT, NW, DOT, ...)                                                           \
@@ -808,10 +791,10 @@ static inline void b_st(void *p, int size, size_t i, uint64_t x)
         const int cs = x->c_size, ds = x->d_size;                                                  \
         for (size_t i = lo; i < hi; i += 2) {   /* (an odd last one: computed twice) */            \
             size_t j = i + 1 < hi ? i + 1 : i;                                                     \
-            uint64_t d0 = DOT(P, b_ld(x->c, cs, i), a + i * st, b + i * st, __VA_ARGS__);          \
-            uint64_t d1 = DOT(P, b_ld(x->c, cs, j), a + j * st, b + j * st, __VA_ARGS__);          \
-            b_st(x->d, ds, j, d1);                                                                 \
-            b_st(x->d, ds, i, d0);                                                                 \
+            uint64_t d0 = DOT(P, fast_ld(x->c, cs, i), a + i * st, b + i * st, __VA_ARGS__);          \
+            uint64_t d1 = DOT(P, fast_ld(x->c, cs, j), a + j * st, b + j * st, __VA_ARGS__);          \
+            fast_st(x->d, ds, j, d1);                                                                 \
+            fast_st(x->d, ds, i, d0);                                                                 \
         }                                                                                          \
     }
 
@@ -1032,8 +1015,8 @@ W_FN uint64_t w_step(const fast_plan *P, const mma_unit *u, const int first, int
 {
     const __m512i zero = _mm512_setzero_si512(), one = W_LD(P->w_one);
     __m512i xa = w_load(P, a, 0, nw), xb = w_load(P, b, 1, nw);
-    __m512i ra = _mm512_and_si512(_mm512_srl_epi16(xa, V_CNT(P->w_mb[0])), W_LD(P->w_em[0]));
-    __m512i rb = _mm512_and_si512(_mm512_srl_epi16(xb, V_CNT(P->w_mb[1])), W_LD(P->w_em[1]));
+    __m512i ra = _mm512_and_si512(_mm512_srl_epi16(xa, V_CNT(P->ka.mb)), W_LD(P->w_em[0]));
+    __m512i rb = _mm512_and_si512(_mm512_srl_epi16(xb, V_CNT(P->kb.mb)), W_LD(P->w_em[1]));
     __m512i sa = _mm512_and_si512(xa, W_LD(P->w_mm[0])), sb = _mm512_and_si512(xb, W_LD(P->w_mm[1]));
     sa = _mm512_mask_add_epi16(sa, _mm512_test_epi16_mask(ra, ra), sa, W_LD(P->w_hid[0]));
     sb = _mm512_mask_add_epi16(sb, _mm512_test_epi16_mask(rb, rb), sb, W_LD(P->w_hid[1]));
@@ -1129,7 +1112,6 @@ static int w_plan(fast_plan *P, const mma_unit *u)
             P->w_sv[i][j] = (int16_t)op[i]->sval;
             P->w_wm[i][j] = (int16_t)((1 << w[i]) - 1);
         }
-        P->w_mb[i][0] = op[i]->mb;
         P->w_ss[i][0] = 16 - w[i];
     }
     P->w_nan_only = !fa->has_inf && !fb->has_inf;

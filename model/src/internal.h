@@ -71,6 +71,9 @@ uint64_t mma_out_max(mma_fmt d, int p, int neg);     /* the largest finite    */
 uint64_t mma_canonical_nan(mma_fmt d);
 uint64_t mma_default_nan(mma_fmt d);
 uint64_t mma_quiet(mma_fmt d, uint64_t nan_bits);
+/* printf into err (when err and len): the library's messages; returns -1 */
+int mma_errf(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 int mma_is_nan(mma_fmt d, uint64_t bits);
 int mma_is_snan(mma_fmt d, uint64_t bits);
 

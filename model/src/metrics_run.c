@@ -5,9 +5,9 @@
  * and why; the DeepSeek-V3 promotion and the two-stage kernel are the
  * experiments of its "DeepSeek-V3" and "two-stage post" sections. */
 #include "metrics_internal.h"
+#include "internal.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,17 +99,6 @@ uint64_t mma_gemm_dot(const mma_unit *u, mma_gemm_mode mode, int nc, uint64_t c,
 }
 
 /* ---- checks -------------------------------------------------------------- */
-static int fail(char *err, size_t len, const char *fmt, ...)
-{
-    if (err && len) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, len, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
-
 /* the unit as a user would name it */
 static const char *unit_name(const mma_unit *u, char *buf, size_t len)
 {
@@ -122,9 +111,9 @@ static int check_depth(const mma_unit *u, int k, int nc, int uses_nc, char *err,
 {
     char nb[600];
     if (k < 1 || k % u->k)
-        return fail(err, len, "k=%d is not a positive multiple of %s's K=%d", k, unit_name(u, nb, sizeof nb), u->k);
+        return mma_errf(err, len, "k=%d is not a positive multiple of %s's K=%d", k, unit_name(u, nb, sizeof nb), u->k);
     if (uses_nc && (nc < 1 || nc % u->k))
-        return fail(err, len, "nc=%d is not a positive multiple of %s's K=%d", nc, unit_name(u, nb, sizeof nb), u->k);
+        return mma_errf(err, len, "nc=%d is not a positive multiple of %s's K=%d", nc, unit_name(u, nb, sizeof nb), u->k);
     return 0;
 }
 
@@ -183,26 +172,26 @@ static int run_init(run_ctx *x, const mma_metrics_opts *o, const mma_unit *u, in
     x->k = o->k;
     x->threads = o->threads > 0 ? o->threads : mma_default_threads();
     mx_tables_init();
-    if (nu < 1) return fail(err, len, "no unit");
+    if (nu < 1) return mma_errf(err, len, "no unit");
     if (!x->k)
         for (int j = 0; j < nu; j++) if (u[j].k > x->k) x->k = u[j].k;
-    if (o->count < 1) return fail(err, len, "count=%ld: at least one vector", o->count);
-    if (o->dist < 0 || o->dist >= MMA_DIST_COUNT) return fail(err, len, "unknown distribution %d", (int)o->dist);
-    if (!(o->scale > 0) || isinf(o->scale)) return fail(err, len, "scale=%g: a positive number", o->scale);
-    if (!(x->group = calloc((size_t)nu, sizeof *x->group))) return fail(err, len, "out of memory");
+    if (o->count < 1) return mma_errf(err, len, "count=%ld: at least one vector", o->count);
+    if (o->dist < 0 || o->dist >= MMA_DIST_COUNT) return mma_errf(err, len, "unknown distribution %d", (int)o->dist);
+    if (!(o->scale > 0) || isinf(o->scale)) return mma_errf(err, len, "scale=%g: a positive number", o->scale);
+    if (!(x->group = calloc((size_t)nu, sizeof *x->group))) return mma_errf(err, len, "out of memory");
     for (int j = 0; j < nu; j++) {
         x->group[j] = j;
         for (int i = 0; i < j; i++) if (x->group[i] == i && mx_same_inputs(&u[i], &u[j])) { x->group[j] = i; break; }
     }
-    if (mx_gen_init(&x->gen, o->dist, o->scale, x->k, o->seed, zero_c, o->quant)) return fail(err, len, "out of memory");
-    if (!(x->t = calloc((size_t)x->threads, sizeof *x->t))) return fail(err, len, "out of memory");
+    if (mx_gen_init(&x->gen, o->dist, o->scale, x->k, o->seed, zero_c, o->quant)) return mma_errf(err, len, "out of memory");
+    if (!(x->t = calloc((size_t)x->threads, sizeof *x->t))) return mma_errf(err, len, "out of memory");
     for (int t = 0; t < x->threads; t++) {
         x->t[t].draw = mx_draw_new(x->k);
         x->t[t].enc = calloc((size_t)nu, sizeof *x->t[t].enc);
         x->t[t].blk = calloc((size_t)x->k + 1, sizeof *x->t[t].blk);
-        if (!x->t[t].draw || !x->t[t].enc || !x->t[t].blk) return fail(err, len, "out of memory");
+        if (!x->t[t].draw || !x->t[t].enc || !x->t[t].blk) return mma_errf(err, len, "out of memory");
         for (int j = 0; j < nu; j++)
-            if (x->group[j] == j && !(x->t[t].enc[j] = mx_enc_new(x->k))) return fail(err, len, "out of memory");
+            if (x->group[j] == j && !(x->t[t].enc[j] = mx_enc_new(x->k))) return mma_errf(err, len, "out of memory");
         mma_acc_clear(&x->t[t].acc);
     }
     return 0;
@@ -217,7 +206,7 @@ static int row_init(mma_row *r, const mma_unit *u, const char *mode, mma_fmt out
     r->out = out;
     r->nc = nc;
     if (mx_row_init(r, count, chunk, keep_abs_rel))
-        return fail(err, len, "out of memory for %ld vectors (4 to 12 bytes per vector and row)", count);
+        return mma_errf(err, len, "out of memory for %ld vectors (4 to 12 bytes per vector and row)", count);
     return 0;
 }
 
@@ -278,7 +267,7 @@ int mma_metrics_run(const mma_metrics_opts *o, const mma_unit *u, int nu, mma_ro
         char nb[600];
         if (check_depth(&u[j], x.k, 0, 0, err, errlen)) goto out;
         if (o->quant && o->dist != MMA_DIST_BITS && (!holds(u[j].a, o->quant) || !holds(u[j].b, o->quant))) {
-            fail(err, errlen, "quant=%s: its values are not all representable in %s's input formats %s, %s",
+            mma_errf(err, errlen, "quant=%s: its values are not all representable in %s's input formats %s, %s",
                  mma_format(o->quant)->name, unit_name(&u[j], nb, sizeof nb), mma_format(u[j].a)->name, mma_format(u[j].b)->name);
             goto out;
         }
@@ -364,17 +353,17 @@ int mma_gemm_run(const mma_metrics_opts *o, const mma_unit *u, int nu, mma_row *
     x.rows = rows;
     x.chg = chg;
     x.nm = o->ntrun ? 1 : o->nmodes;
-    if (x.nm < 1 || x.nm > MMA_GEMM_NMODES) { fail(err, errlen, "%d modes: between 1 and %d", x.nm, MMA_GEMM_NMODES); goto out; }
+    if (x.nm < 1 || x.nm > MMA_GEMM_NMODES) { mma_errf(err, errlen, "%d modes: between 1 and %d", x.nm, MMA_GEMM_NMODES); goto out; }
     int uses_nc = o->ntrun;
     for (int m = 0; m < o->nmodes && !o->ntrun; m++) {
-        if (o->modes[m] < 0 || o->modes[m] >= MMA_GEMM_NMODES) { fail(err, errlen, "unknown mode %d", (int)o->modes[m]); goto out; }
+        if (o->modes[m] < 0 || o->modes[m] >= MMA_GEMM_NMODES) { mma_errf(err, errlen, "unknown mode %d", (int)o->modes[m]); goto out; }
         uses_nc |= o->modes[m] == MMA_GEMM_PROMOTE;
     }
     for (int j = 0; j < nu; j++) {
         char nb[600];
         if (check_depth(&u[j], x.k, o->nc, uses_nc, err, errlen)) goto out;
         if (o->ntrun && u[j].d == MMA_FMT_FP64) {
-            fail(err, errlen, "the ntrun sweep needs an fp32, fp16 or bf16 output (%s gives fp64)", unit_name(&u[j], nb, sizeof nb));
+            mma_errf(err, errlen, "the ntrun sweep needs an fp32, fp16 or bf16 output (%s gives fp64)", unit_name(&u[j], nb, sizeof nb));
             goto out;
         }
     }
@@ -384,7 +373,7 @@ int mma_gemm_run(const mma_metrics_opts *o, const mma_unit *u, int nu, mma_row *
         for (int j = 0; j < nu; j++) if (mma_format(u[j].d)->mbits > x.tmax) x.tmax = mma_format(u[j].d)->mbits;
         *tmax = x.tmax;
         for (int j = 0; j < nu; j++)
-            if (!(chg[j] = calloc((size_t)o->count * (size_t)(x.tmax + 1), sizeof(float)))) { fail(err, errlen, "out of memory"); goto out; }
+            if (!(chg[j] = calloc((size_t)o->count * (size_t)(x.tmax + 1), sizeof(float)))) { mma_errf(err, errlen, "out of memory"); goto out; }
     } else {
         memset(rows, 0, sizeof *rows * (size_t)nu * (size_t)x.nm);
         for (int j = 0; j < nu; j++)
