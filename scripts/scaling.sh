@@ -12,6 +12,11 @@
 # command, threads, seconds, items per second, speed-up over one thread;
 # a line starting '# ... differs' if the output of run or gen, or the
 # report of check or metrics, is not the same bytes as with one thread.
+# run and gen write one file, and the kernel takes one write into a file
+# at a time: 'run>null' and 'gen>null' are the same commands with their
+# output to /dev/null (the work mmaref spreads over the threads), and a
+# last line times one writer (dd) of run's output bytes into a new file
+# on the same file system, the floor under run's time.
 #   scripts/scaling.sh BIN [VECTORS] [THREADS...]   (default 16000000; 1 2 4 ... cores)
 #   REPEAT=3, REPEAT1=1, DIR=a folder for the files (default: a new one under $TMPDIR or /tmp)
 set -eu
@@ -27,7 +32,7 @@ echo "# $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'): $C CPUs = $(top
 echo "# files on $(df -PT "$D" | awk 'NR == 2 { print $2 }'); $N vectors of $U ($((N / 4)) for metrics); best of $REPEAT (of $REPEAT1 with one thread)"
 $M gen $U --suite compliance --count "$N" --seed 1 -o "$D/g1.vec"
 printf 'command\tthreads\tseconds\tper_second\tspeedup\n'
-for cmd in gen run check bench metrics; do
+for cmd in gen gen\>null run run\>null check bench metrics; do
   base=
   for t in $T; do
     best=
@@ -40,6 +45,8 @@ for cmd in gen run check bench metrics; do
       case $cmd in
         gen) $M gen $U --suite compliance --count "$N" --seed 1 --threads "$t" -o "$D/x.vec"; n=$N ;;
         run) $M run "$D/g1.vec" -o "$D/x.vec" --threads "$t" 2> /dev/null; n=$N ;;
+        'gen>null') $M gen $U --suite compliance --count "$N" --seed 1 --threads "$t" -o /dev/null; n=$N ;;
+        'run>null') $M run "$D/g1.vec" -o /dev/null --threads "$t" 2> /dev/null; n=$N ;;
         check) $M check "$D/g1.vec" --threads "$t" > "$D/c$t.out"; n=$N ;;
         metrics) n=$((N / 4)); $M metrics $U --count $n --threads "$t" > "$D/m$t.out" ;;
         bench) n=$($M bench $U --threads "$t" --seconds 1 | awk 'NR == 2 { print $6 }') ;;
@@ -51,6 +58,7 @@ for cmd in gen run check bench metrics; do
       if [ $i = 1 ]; then
         case $cmd in
           gen) cmp -s "$D/g1.vec" "$D/x.vec" || echo "# gen --threads $t: output differs" ;;
+          *null) ;;
           run) if [ ! -e "$D/r1.vec" ]; then mv "$D/x.vec" "$D/r1.vec"; else cmp -s "$D/r1.vec" "$D/x.vec" || echo "# run --threads $t: output differs"; fi ;;
           check|metrics) f=$(echo $cmd | cut -c1); cmp -s "$D/${f}1.out" "$D/$f$t.out" 2> /dev/null || [ ! -e "$D/${f}1.out" ] || echo "# $cmd --threads $t: report differs" ;;
         esac
@@ -61,6 +69,16 @@ for cmd in gen run check bench metrics; do
     [ $cmd = bench ] && secs=-
     printf '%s\t%s\t%s\t%s\t%s\n' $cmd "$t" "$secs" "$best" "$(awk "BEGIN { printf \"%.2f\", $best / $base }")"
   done
+  [ $cmd = run ] && bytes=$(wc -c < "$D/r1.vec")
   rm -f "$D/r1.vec" "$D/x.vec"
 done
+best=
+for i in 1 2 3; do
+  rm -f "$D/w.out"; sync
+  t0=$(now); dd if=/dev/zero of="$D/w.out" bs=1M count=$((bytes >> 20)) 2> /dev/null; t1=$(now)
+  s=$(awk "BEGIN { printf \"%.3f\", $t1 - $t0 }")
+  if [ -z "$best" ] || awk "BEGIN { exit !($s < $best) }"; then best=$s; fi
+done
+rm -f "$D/w.out"
+echo "# one writer of run's $((bytes >> 20)) MiB into a new file there (dd bs=1M, best of 3): $best s"
 echo "# outputs of gen and run (the files), reports of check and metrics: the same bytes for every thread count"

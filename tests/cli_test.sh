@@ -250,13 +250,36 @@ for t in 1 3 8; do
   [ ! -e "$T/never3.vec" ] && [ ! -e "$T/never3.vec.xz" ] && ok || bad "run --threads $t wrote output on bad input"
 done
 ls "$T" | grep -q 'never3.*tmp' && bad "temporary file left behind (threads)" || ok
-# a large file (69 MB): run reads it mapped and lets it go in 64 MB segments
+# a large file (69 MB): read a piece at a time, lines across the pieces' ends
 $M gen $Q --suite random --count 330000 --seed 6 --threads 1 -o "$T/big1.vec"
 $M gen $Q --suite random --count 330000 --seed 6 --threads 3 -o "$T/big.vec"
 cmp -s "$T/big1.vec" "$T/big.vec" && ok || bad "gen --threads 3 of 69 MB differs"
 $M run "$T/big1.vec" -o "$T/big.vec" --threads 3 2> /dev/null
 [ "$(grep -v '^#' "$T/big.vec" | cksum)" = "$(grep -v '^#' "$T/big1.vec" | cksum)" ] && ok || bad "run --threads 3 of 69 MB differs"
 rm -f "$T/big1.vec" "$T/big.vec"
+# a line longer than a piece (300 kB) deep in a file: named, whatever piece it starts in
+$M gen $Q --suite normal --count 3000 --seed 5 -o "$T/long.vec"
+awk 'NR == 2000 { s = "x"; while (length(s) < 300000) s = s s; $0 = $0 " " s } { print }' "$T/long.vec" > "$T/long2.vec"
+for t in 1 3; do
+  expect 2 "long2.vec:2000: " $M check "$T/long2.vec" --threads $t
+done
+# a file cut while it is read (by another program): a message, no crash.
+# run writes into a FIFO nobody reads yet, so it stops at the full pipe
+# after its first pieces, with the file's size taken; then the file is cut
+# and the FIFO drained.  (Read through a mapping, this was a SIGBUS.)
+$M gen $Q --suite normal --count 20000 --seed 5 -o "$T/cut.vec"
+mkfifo "$T/cutfifo"
+exec 3<> "$T/cutfifo"
+$M run "$T/cut.vec" -o "$T/cutfifo" --threads 1 2> "$T/cut.err" & pid=$!
+i=0
+# (it has written its header: the size is taken)
+while [ $i -lt 100 ] && [ "$(sed -n 's/^wchar: //p' /proc/$pid/io 2> /dev/null)" = 0 ]; do sleep 0.1; i=$((i + 1)); done
+truncate -s 2000000 "$T/cut.vec"
+cat <&3 > /dev/null & cpid=$!
+wait $pid; rc=$?
+kill $cpid 2> /dev/null; wait $cpid 2> /dev/null; exec 3>&-
+[ $rc = 2 ] && grep -q "cut.vec: the file got shorter while it was read" "$T/cut.err" && ok || bad "run of a file cut while read (rc $rc): $(cat "$T/cut.err")"
+rm -f "$T/long.vec" "$T/long2.vec" "$T/cut.vec" "$T/cutfifo"
 
 # an output path that is not a regular file (a FIFO here; /dev/null alike) is
 # written as it is: a rename over it replaced it with a plain file
