@@ -250,7 +250,7 @@ for t in 1 3 8; do
   [ ! -e "$T/never3.vec" ] && [ ! -e "$T/never3.vec.xz" ] && ok || bad "run --threads $t wrote output on bad input"
 done
 ls "$T" | grep -q 'never3.*tmp' && bad "temporary file left behind (threads)" || ok
-# a large file (69 MB): read a piece at a time, lines across the pieces' ends
+# a large file (69 MB): run reads it mapped and lets it go in 64 MB segments
 $M gen $Q --suite random --count 330000 --seed 6 --threads 1 -o "$T/big1.vec"
 $M gen $Q --suite random --count 330000 --seed 6 --threads 3 -o "$T/big.vec"
 cmp -s "$T/big1.vec" "$T/big.vec" && ok || bad "gen --threads 3 of 69 MB differs"
@@ -266,7 +266,8 @@ done
 # a file cut while it is read (by another program): a message, no crash.
 # run writes into a FIFO nobody reads yet, so it stops at the full pipe
 # after its first pieces, with the file's size taken; then the file is cut
-# and the FIFO drained.  (Read through a mapping, this was a SIGBUS.)
+# and the FIFO drained.  (It faults on the mapping: SIGBUS, which killed
+# mmaref before its handler.)
 $M gen $Q --suite normal --count 20000 --seed 5 -o "$T/cut.vec"
 mkfifo "$T/cutfifo"
 exec 3<> "$T/cutfifo"
