@@ -14,12 +14,13 @@
  *
  * A plain input file is mapped (no copy into buffers: check on one thread
  * took 9.2 s with pread for 16,000,000 vectors, 6.7 s mapped; read with
- * pread into each thread's buffer again in session 21, check on 16 threads
- * took 0.61-0.65 s against 0.56-0.59 s mapped on the device host; each
- * piece owns the lines that start in its byte range) and let go behind
- * the committed pieces.  A file cut by another program while it is read
+ * pread into each thread's buffer instead, check on 16 threads took
+ * 0.61-0.65 s against 0.56-0.59 s mapped on the device host; each piece
+ * owns the lines that start in its byte range) and let go behind the
+ * committed pieces.  A file cut by another program while it is read
  * faults on the mapping (SIGBUS): the thread reading the piece leaves it
- * (on_sigbus) and the run stops with a message.  A pipe (.xz, .gz, stdin) is read piece by piece, in
+ * (on_sigbus) and the run stops with a message.  A pipe (.xz, .gz, stdin)
+ * is read piece by piece, in
  * order, by whichever thread takes the next piece.  A plain output file
  * is written with pwrite at the offsets the commits give, by the threads
  * that committed them; a pipe, stdout or a compressed output through
