@@ -665,7 +665,9 @@ int main(int argc, char **argv)
                                 "ampere:mma.m16n8k16.f32.bf16.bf16.f32", "hopper:wgmma.m64n8k16.f32.bf16.bf16",
                                 "cdna3:v_mfma_f32_16x16x32_fp8_fp8", "cdna3:v_mfma_f32_16x16x16_f16",
                                 "blackwell:tcgen05.mma.m128n8k64.kind::mxf4nvf4.block16.f32.e2m1.e2m1.ue4m3",
-                                "blackwell:tcgen05.mma.m128n8k32.kind::mxf8f6f4.block32.f32.e4m3.e4m3.ue8m0"};
+                                "blackwell:tcgen05.mma.m128n8k32.kind::mxf8f6f4.block32.f32.e4m3.e4m3.ue8m0",
+                                /* (CDNA1 fp16: the fixed window and its batch loop's two modes) */
+                                "cdna1:v_mfma_f32_4x4x4f16", "cdna1:v_mfma_f32_16x16x16f16"};
     for (size_t i = 0; i < sizeof hot / sizeof hot[0]; i++) {
         mma_unit u;
         char err[256];
