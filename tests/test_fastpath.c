@@ -665,7 +665,9 @@ int main(int argc, char **argv)
                                 "ampere:mma.m16n8k16.f32.bf16.bf16.f32", "hopper:wgmma.m64n8k16.f32.bf16.bf16",
                                 "cdna3:v_mfma_f32_16x16x32_fp8_fp8", "cdna3:v_mfma_f32_16x16x16_f16",
                                 "blackwell:tcgen05.mma.m128n8k64.kind::mxf4nvf4.block16.f32.e2m1.e2m1.ue4m3",
-                                "blackwell:tcgen05.mma.m128n8k32.kind::mxf8f6f4.block32.f32.e4m3.e4m3.ue8m0"};
+                                "blackwell:tcgen05.mma.m128n8k32.kind::mxf8f6f4.block32.f32.e4m3.e4m3.ue8m0",
+                                /* (CDNA1 fp16: the fixed window and its batch loop's two modes) */
+                                "cdna1:v_mfma_f32_4x4x4f16", "cdna1:v_mfma_f32_16x16x16f16"};
     for (size_t i = 0; i < sizeof hot / sizeof hot[0]; i++) {
         mma_unit u;
         char err[256];
@@ -676,6 +678,34 @@ int main(int argc, char **argv)
         free(v);
         v = special_mix(&u, n);
         check_set(hot[i], "special mix", &u, v, n);
+        free(v);
+    }
+
+    /* 4b. CDNA1 fp16's fixed window at its edges (fast_exact.c, fix_step):
+     * tiny products (subnormal and the least normal operands, some zero)
+     * beside a c just below or astride the window's last bit, where c's
+     * bits below it (a half unit) or above it decide the rounding */
+    static const char *fixw[] = {"cdna1:v_mfma_f32_4x4x4f16", "cdna1:v_mfma_f32_16x16x16f16"};
+    for (size_t i = 0; i < sizeof fixw / sizeof fixw[0]; i++) {
+        mma_unit u;
+        char err[256];
+        if (mma_unit_parse(fixw[i], &u, err, sizeof err)) { fprintf(stderr, "FAIL: %s\n", err); n_bad++; continue; }
+        long n = 20 * count;
+        mma_vec *v = calloc((size_t)n, sizeof *v);
+        for (long j = 0; j < n; j++) {
+            v[j].c = (rnd() & 0x807fffffu) | (uint64_t)(40 + rnd() % 41) << 23;   /* exponent field 40..80 */
+            for (int k = 0; k < u.k; k++) {
+                v[j].a[k] = rnd() % 4 ? (rnd() & 0x83ff) | (rnd() % 4) << 10 : 0;
+                v[j].b[k] = rnd() % 4 ? (rnd() & 0x83ff) | (rnd() % 4) << 10 : 0;
+            }
+            if (j & 1) {            /* one product of a few units 2^-48, c of 2^-69 to 2^-88 */
+                memset(v[j].a, 0, sizeof v[j].a);
+                v[j].a[rnd() % u.k] = 1 + rnd() % 4;
+                memcpy(v[j].b, v[j].a, sizeof v[j].b);
+                v[j].c = (rnd() & 0x807fffffu) | (uint64_t)(45 + rnd() % 18) << 23;
+            }
+        }
+        check_set(fixw[i], "fixed window edges", &u, v, n);
         free(v);
     }
 
