@@ -378,6 +378,228 @@ static __attribute__((target("fma"))) uint64_t fma_dot_hw(const fast_hdr *h, uin
 }
 #endif
 
+/* ---- batch loops: a vector a lane ------------------------------------------ */
+
+/* Why: the one-vector kernels above are a chain of dependent IEEE
+ * operations (K fmas; GPS's products, pair sums and the chain of group
+ * sums), so one vector at a time waits on each operation's latency and
+ * leaves the vector units idle.  A batch (fast_bfn) has many independent
+ * vectors: here lane j of a SIMD register carries vector lo + j through
+ * exactly the scalar kernel's operations in the scalar kernel's order
+ * (IEEE operations on binary32 / binary64, round to nearest even, the same
+ * flushes on the bits), so each lane's bits are that kernel's bits.  A lane
+ * whose result is a NaN goes back through the plan's one-vector kernel,
+ * which keeps today's NaN rules (the reference's payloads, or the GPS
+ * kernels' choice of one NaN); so does a range's tail of fewer vectors
+ * than lanes.  The operands of lane j lie at (lo + j) * K: gathered with
+ * the lane's stride (element pairs, one dword, for 16-bit operands).
+ *
+ * Measured on one core of AMD Zen 4, random-bit files through mmaref
+ * bench --file (best of 3): see the commit messages. */
+#ifdef FAST_HAVE_AVX2
+/* (AVX2 lane sets: B2 the common pieces, F2 with fma (SFMA), GPS_* with
+ * f16c (GPS), each asked for only where the plan checked it) */
+#define B2_FN static inline __attribute__((always_inline, target("avx2,bmi2,lzcnt")))
+#define F2_TARGET __attribute__((target("avx2,fma,bmi2,lzcnt")))
+#define F2_FN static inline __attribute__((always_inline, target("avx2,fma,bmi2,lzcnt")))
+#define B5_TARGET __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,bmi2,lzcnt,f16c")))
+#define B5_FN static inline __attribute__((always_inline, target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,bmi2,lzcnt,f16c")))
+
+/* One lane set X a vector width: X_v the lanes, X_e an element's bits,
+ * X_W lanes; X_iota(s): lane j's element offset j * s; X_gather(p, ix):
+ * element ix[j] of p in lane j; X_ld / X_st: W contiguous elements;
+ * X_nan: the lanes holding a NaN, a bit each.  d8 / s16 AVX-512 (binary64
+ * / binary32), d4 / s8 AVX2. */
+typedef __m512d d8_v; typedef __m256i d8_ix; typedef uint64_t d8_e; enum { d8_W = 8 };
+typedef __m256d d4_v; typedef __m128i d4_ix; typedef uint64_t d4_e; enum { d4_W = 4 };
+typedef __m512 s16_v; typedef __m512i s16_ix; typedef uint32_t s16_e; enum { s16_W = 16 };
+typedef __m256 s8_v; typedef __m256i s8_ix; typedef uint32_t s8_e; enum { s8_W = 8 };
+
+B5_FN d8_ix d8_iota(int s) { return _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(s)); }
+B2_FN d4_ix d4_iota(int s) { return _mm_mullo_epi32(_mm_setr_epi32(0, 1, 2, 3), _mm_set1_epi32(s)); }
+B5_FN s16_ix s16_iota(int s)
+{
+    return _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15), _mm512_set1_epi32(s));
+}
+B2_FN s8_ix s8_iota(int s) { return _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(s)); }
+
+B5_FN d8_v d8_gather(const void *p, d8_ix ix) { return _mm512_i32gather_pd(ix, p, 8); }
+B2_FN d4_v d4_gather(const void *p, d4_ix ix) { return _mm256_i32gather_pd((const double *)p, ix, 8); }
+B5_FN s16_v s16_gather(const void *p, s16_ix ix) { return _mm512_i32gather_ps(ix, p, 4); }
+B2_FN s8_v s8_gather(const void *p, s8_ix ix) { return _mm256_i32gather_ps((const float *)p, ix, 4); }
+
+B5_FN d8_v d8_ld(const void *p) { return _mm512_loadu_pd(p); }
+B2_FN d4_v d4_ld(const void *p) { return _mm256_loadu_pd((const double *)p); }
+B5_FN s16_v s16_ld(const void *p) { return _mm512_loadu_ps(p); }
+B2_FN s8_v s8_ld(const void *p) { return _mm256_loadu_ps((const float *)p); }
+B5_FN void d8_st(void *p, d8_v v) { _mm512_storeu_pd(p, v); }
+B2_FN void d4_st(void *p, d4_v v) { _mm256_storeu_pd((double *)p, v); }
+B5_FN void s16_st(void *p, s16_v v) { _mm512_storeu_ps(p, v); }
+B2_FN void s8_st(void *p, s8_v v) { _mm256_storeu_ps((float *)p, v); }
+
+B5_FN unsigned d8_nan(d8_v v) { return _mm512_cmp_pd_mask(v, v, _CMP_UNORD_Q); }
+B2_FN unsigned d4_nan(d4_v v) { return (unsigned)_mm256_movemask_pd(_mm256_cmp_pd(v, v, _CMP_UNORD_Q)); }
+B5_FN unsigned s16_nan(s16_v v) { return _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q); }
+B2_FN unsigned s8_nan(s8_v v) { return (unsigned)_mm256_movemask_ps(_mm256_cmp_ps(v, v, _CMP_UNORD_Q)); }
+
+B5_FN d8_v d8_fma(d8_v a, d8_v b, d8_v c) { return _mm512_fmadd_pd(a, b, c); }
+F2_FN d4_v d4_fma(d4_v a, d4_v b, d4_v c) { return _mm256_fmadd_pd(a, b, c); }
+B5_FN s16_v s16_fma(s16_v a, s16_v b, s16_v c) { return _mm512_fmadd_ps(a, b, c); }
+F2_FN s8_v s8_fma(s8_v a, s8_v b, s8_v c) { return _mm256_fmadd_ps(a, b, c); }
+
+/* c (or d) of the W vectors from i: one load where the batch holds them at
+ * the element's width, else element by element (cut to the element, as
+ * the one-vector kernels cut c) */
+#define B_LDC(X, x, i, t)                                                                          \
+    (x->c_size == (int)sizeof(X##_e) ? X##_ld((const X##_e *)x->c + (i))                          \
+                                      : (b_fill(t, sizeof(X##_e), x->c, x->c_size, i, X##_W), X##_ld(t)))
+#define B_STD(X, x, i, v, t)                                                                       \
+    do {                                                                                           \
+        if (x->d_size == (int)sizeof(X##_e)) X##_st((X##_e *)x->d + (i), v);                      \
+        else {                                                                                     \
+            X##_st(t, v);                                                                          \
+            for (int j_ = 0; j_ < X##_W; j_++) fast_st(x->d, x->d_size, (i) + j_, fast_ld(t, sizeof(X##_e), j_)); \
+        }                                                                                          \
+    } while (0)
+static inline void b_fill(void *t, int es, const void *p, int size, size_t i, int w)
+{
+    for (int j = 0; j < w; j++) fast_st(t, es, (size_t)j, fast_ld(p, size, i + (size_t)j));
+}
+
+/* SFMA: vector i through the plan's one-vector kernel (operands of es
+ * bytes, the natural width of fp32 or fp64) */
+static uint64_t sfma_one(const fast_hdr *h, const mma_batch *x, size_t i, int es)
+{
+    const size_t k = (size_t)PLAN(h)->k;
+    uint64_t wa[MMA_MAX_K], wb[MMA_MAX_K];
+    const uint64_t *a = fast_widen(fast_at(x->a, es, i * k), es, (int)k, wa);
+    const uint64_t *b = fast_widen(fast_at(x->b, es, i * k), es, (int)k, wb);
+    return h->fn(h, fast_ld(x->c, x->c_size, i), a, b, NULL, NULL);
+}
+
+/* the NaN lanes m of the W vectors from i again, one at a time */
+#define B_REDO(x, i, m, ONE)                                                                       \
+    for (unsigned m_ = (m); m_; m_ &= m_ - 1) {                                                    \
+        size_t v_ = (i) + (size_t)__builtin_ctz(m_);                                               \
+        fast_st(x->d, x->d_size, v_, ONE(v_));                                                     \
+    }
+
+/* fast_bfn for SFMA with lane set X: d = fma(a[e], b[e], d), e = 0 .. K-1,
+ * as fma_dot_hw */
+#define SFMA_RANGE(NAME, X, TGT)                                                                   \
+    static TGT void NAME(const fast_hdr *h, const mma_batch *x, size_t lo, size_t hi)              \
+    {                                                                                              \
+        const int k = PLAN(h)->k;                                                                  \
+        const X##_e *a = (const X##_e *)x->a, *b = (const X##_e *)x->b;                            \
+        const X##_ix ix = X##_iota(k);                                                             \
+        X##_e t[X##_W] __attribute__((aligned(64)));                                               \
+        size_t i = lo;                                                                             \
+        for (; i + X##_W <= hi; i += X##_W) {                                                      \
+            const X##_e *pa = a + i * (size_t)k, *pb = b + i * (size_t)k;                          \
+            X##_v d = B_LDC(X, x, i, t);                                                           \
+            for (int e = 0; e < k; e++) d = X##_fma(X##_gather(pa + e, ix), X##_gather(pb + e, ix), d); \
+            B_STD(X, x, i, d, t);                                                                  \
+            B_REDO(x, i, X##_nan(d), SFMA_ONE)                                                     \
+        }                                                                                          \
+        for (; i < hi; i++) fast_st(x->d, x->d_size, i, SFMA_ONE(i));                              \
+    }
+#define SFMA_ONE(v) sfma_one(h, x, v, (int)sizeof *a)
+SFMA_RANGE(sfma_d8, d8, B5_TARGET)
+SFMA_RANGE(sfma_d4, d4, F2_TARGET)
+SFMA_RANGE(sfma_s16, s16, B5_TARGET)
+SFMA_RANGE(sfma_s8, s8, F2_TARGET)
+#undef SFMA_ONE
+#undef SFMA_RANGE
+
+/* GPS's lanes (s16, s8): X_gi gathers the dword of elements 2m, 2m + 1;
+ * X_lo / X_hi: one element of it in a lane's low 16 bits (X_lo may leave
+ * the other above: X_dec ignores them where it can); X_dec: the flushed
+ * binary32 of such an element (as flushed() and v_dec8 make it); X_ftz,
+ * X_cflush: ftz() and c's flush to +0; X_mx: the unsigned max of the lanes'
+ * bits, and X_dn the lanes where it reached x86's default NaN (below). */
+typedef __m512i s16_iv;
+typedef __m256i s8_iv;
+B5_FN s16_iv s16_gi(const void *p, s16_ix ix) { return _mm512_i32gather_epi32(ix, p, 4); }
+B2_FN s8_iv s8_gi(const void *p, s8_ix ix) { return _mm256_i32gather_epi32((const int *)p, ix, 4); }
+B5_FN s16_iv s16_lo(s16_iv w) { return w; }
+B2_FN s8_iv s8_lo(s8_iv w) { return _mm256_and_si256(w, _mm256_set1_epi32(0xffff)); }   /* (packus saturates) */
+B5_FN s16_iv s16_hi(s16_iv w) { return _mm512_srli_epi32(w, 16); }
+B2_FN s8_iv s8_hi(s8_iv w) { return _mm256_srli_epi32(w, 16); }
+B5_FN s16_v s16_dec(s16_iv v, const int bf)
+{
+    const __m512i em = _mm512_set1_epi32(bf ? 0x7f80 : 0x7c00);
+    __m512 f = bf ? _mm512_castsi512_ps(_mm512_slli_epi32(v, 16)) : _mm512_cvtph_ps(_mm512_cvtepi32_epi16(v));
+    __mmask16 z = _mm512_testn_epi32_mask(v, em);
+    __mmask16 nan = _mm512_cmpgt_epi32_mask(_mm512_and_si512(v, _mm512_set1_epi32(0x7fff)), em);
+    f = _mm512_maskz_mov_ps((__mmask16)~z, f);
+    return _mm512_mask_mov_ps(f, nan, _mm512_castsi512_ps(_mm512_set1_epi32((int)QNAN)));
+}
+GPS_FN s8_v s8_dec(s8_iv v, const int bf)
+{
+    const __m256i em = _mm256_set1_epi32(bf ? 0x7f80 : 0x7c00), m15 = _mm256_set1_epi32(0x7fff);
+    __m256 f = bf ? _mm256_castsi256_ps(_mm256_slli_epi32(v, 16))
+                  : _mm256_cvtph_ps(_mm_packus_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1)));
+    __m256i z = _mm256_cmpeq_epi32(_mm256_and_si256(v, em), _mm256_setzero_si256());
+    __m256i nan = _mm256_cmpgt_epi32(_mm256_and_si256(v, m15), em);
+    f = _mm256_andnot_ps(_mm256_castsi256_ps(z), f);
+    return _mm256_blendv_ps(f, _mm256_castsi256_ps(_mm256_set1_epi32((int)QNAN)), _mm256_castsi256_ps(nan));
+}
+B5_FN s16_v s16_ftz(s16_v x)
+{
+    __m512i w = _mm512_castps_si512(x);
+    __mmask16 z = _mm512_testn_epi32_mask(w, _mm512_set1_epi32(0x7f800000));
+    return _mm512_castsi512_ps(_mm512_mask_and_epi32(w, z, w, _mm512_set1_epi32((int)0x80000000u)));
+}
+GPS_FN s8_v s8_ftz(s8_v x) { return v_ftz(x); }
+B5_FN s16_v s16_cflush(s16_v c)
+{
+    return _mm512_maskz_mov_ps(_mm512_test_epi32_mask(_mm512_castps_si512(c), _mm512_set1_epi32(0x7f800000)), c);
+}
+B2_FN s8_v s8_cflush(s8_v c)
+{
+    __m256i z = _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_castps_si256(c), _mm256_set1_epi32(0x7f800000)),
+                                   _mm256_setzero_si256());
+    return _mm256_andnot_ps(_mm256_castsi256_ps(z), c);
+}
+B5_FN s16_v s16_mul(s16_v a, s16_v b) { return _mm512_mul_ps(a, b); }
+B2_FN s8_v s8_mul(s8_v a, s8_v b) { return _mm256_mul_ps(a, b); }
+B5_FN s16_v s16_add(s16_v a, s16_v b) { return _mm512_add_ps(a, b); }
+B2_FN s8_v s8_add(s8_v a, s8_v b) { return _mm256_add_ps(a, b); }
+B5_FN s16_iv s16_mx(s16_iv m, s16_v v) { return _mm512_max_epu32(m, _mm512_castps_si512(v)); }
+B2_FN s8_iv s8_mx(s8_iv m, s8_v v) { return _mm256_max_epu32(m, _mm256_castps_si256(v)); }
+B5_FN unsigned s16_dn(s16_iv m) { return _mm512_cmpge_epu32_mask(m, _mm512_set1_epi32((int)DEFAULT_NAN)); }
+B2_FN unsigned s8_dn(s8_iv m)
+{
+    __m256i dn = _mm256_set1_epi32((int)DEFAULT_NAN);
+    return (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(_mm256_max_epu32(m, dn), m)));
+}
+
+/* ftz(p[2m] + p[2m + 1]) of the products of a pair of elements (a dword
+ * of each side), every result's bits into *mx */
+#define GPS_PAIR(X, pa, pb, ix, abf, bbf, mx)                                                          ({                                                                                                     X##_iv wa_ = X##_gi(pa, ix), wb_ = X##_gi(pb, ix);                                                 X##_v p0_ = X##_ftz(X##_mul(X##_dec(X##_lo(wa_), abf), X##_dec(X##_lo(wb_), bbf)));                X##_v p1_ = X##_ftz(X##_mul(X##_dec(X##_hi(wa_), abf), X##_dec(X##_hi(wb_), bbf)));                X##_v s_ = X##_ftz(X##_add(p0_, p1_));                                                             mx = X##_mx(X##_mx(X##_mx(mx, p0_), p1_), s_);                                                     s_;                                                                                            })
+
+/* fast_bfn for GPS (fp32 c, nan=any, G = 2 or 4) with lane set X: the
+ * products, pair sums, group sums and chain of gps_dot, each flushed.
+ * Its NaN: the lanes' NaNs are the tables' QNAN (a NaN operand) and
+ * x86's default NaN (an invalid operation: Inf * 0, Inf - Inf), each
+ * carried on unchanged by later operations; so where no result reached
+ * the default NaN (bits 0xffc00000, the largest a lane can hold) and c is
+ * no NaN, a NaN result is QNAN, which is what gps_v returns then (no
+ * invalid operation: its first tests).  Other NaN lanes: gps_v itself
+ * (nfn), as is the tail. */
+#define GPS_RANGE(NAME, X, TGT, G)                                                                     static TGT void NAME(const fast_hdr *h, const mma_batch *x, size_t lo, size_t hi)                  {                                                                                                      const ieee_plan *P = PLAN(h);                                                                      const int k = P->k, abf = P->abf, bbf = P->bbf;                                                    const uint16_t *a = (const uint16_t *)x->a, *b = (const uint16_t *)x->b;                           const X##_ix ix = X##_iota(k / 2);                                                                 X##_e t[X##_W] __attribute__((aligned(64)));                                                       size_t i = lo;                                                                                     for (; i + X##_W <= hi; i += X##_W) {                                                                  const uint16_t *pa = a + i * (size_t)k, *pb = b + i * (size_t)k;                                   X##_v c = B_LDC(X, x, i, t), d = X##_cflush(c);                                                    X##_iv mx = X##_mx(X##_lo(X##_iv_zero()), d);                                                      for (int e = 0; e < k; e += G) {                                                                       X##_v s = GPS_PAIR(X, pa + e, pb + e, ix, abf, bbf, mx);                                           if (G == 4) {                                                                                          s = X##_ftz(X##_add(s, GPS_PAIR(X, pa + e + 2, pb + e + 2, ix, abf, bbf, mx)));                     mx = X##_mx(mx, s);                                                                            }                                                                                                  d = X##_ftz(X##_add(d, s));                                                                        mx = X##_mx(mx, d);                                                                            }                                                                                                  B_STD(X, x, i, d, t);                                                                              B_REDO(x, i, X##_nan(d) & (X##_dn(mx) | X##_nan(c)), GPS_ONE)                                  }                                                                                                  for (; i < hi; i++) fast_st(x->d, x->d_size, i, GPS_ONE(i));                                   }
+B5_FN s16_iv s16_iv_zero(void) { return _mm512_setzero_si512(); }
+B2_FN s8_iv s8_iv_zero(void) { return _mm256_setzero_si256(); }
+#define GPS_ONE(v) h->nfn(h, fast_ld(x->c, x->c_size, v), a + (v) * (size_t)k, b + (v) * (size_t)k, NULL, NULL)
+GPS_RANGE(gps_b16g2, s16, B5_TARGET, 2)
+GPS_RANGE(gps_b16g4, s16, B5_TARGET, 4)
+GPS_RANGE(gps_b8g2, s8, GPS_TARGET, 2)
+GPS_RANGE(gps_b8g4, s8, GPS_TARGET, 4)
+#undef GPS_ONE
+#undef GPS_RANGE
+#undef GPS_PAIR
+#endif
+
 /* ---- the family ------------------------------------------------------------ */
 
 static int ieee_ok(const mma_unit *u) { return !(u->flags & MMA_F_VIA_FP16) && (pairwise_ok(u) || fma_ok(u)); }
@@ -409,6 +631,7 @@ static fast_hdr *ieee_build(const mma_unit *u, int mode)
                        : u->k == 4  ? (g4 ? gps_v4g4_n : gps_v4g2_n)
                        : u->k == 8  ? (g4 ? gps_v8g4_n : gps_v8g2_n)
                                     : (g4 ? gps_v16g4_n : gps_v16g2_n);
+            P->h.bfn = fast_avx512_usable() ? (g4 ? gps_b16g4 : gps_b16g2) : (g4 ? gps_b8g4 : gps_b8g2);
             P->h.kernel = FAST_K_SPECIAL;
             P->abf = u->a == MMA_FMT_BF16;
             P->bbf = u->b == MMA_FMT_BF16;
@@ -422,6 +645,12 @@ static fast_hdr *ieee_build(const mma_unit *u, int mode)
     if (mode != FAST_MODE_SCALAR && __builtin_cpu_supports("fma")) {
         P->h.fn = fma_dot_hw;
         P->h.kernel = FAST_K_SPECIAL;
+        /* (the batch loops in the best mode alone, as fast_fused.c's, so
+         * that the tests' other modes keep the one-vector path) */
+        if (mode == FAST_MODE_BEST && fast_avx2_usable()) {
+            int f64 = u->d == MMA_FMT_FP64;
+            P->h.bfn = fast_avx512_usable() ? (f64 ? sfma_d8 : sfma_s16) : (f64 ? sfma_d4 : sfma_s8);
+        }
     }
 #else
     (void)mode;
