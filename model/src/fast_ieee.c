@@ -390,12 +390,16 @@ static __attribute__((target("fma"))) uint64_t fma_dot_hw(const fast_hdr *h, uin
  * flushes on the bits), so each lane's bits are that kernel's bits.  A lane
  * whose result is a NaN goes back through the plan's one-vector kernel,
  * which keeps today's NaN rules (the reference's payloads, or the GPS
- * kernels' choice of one NaN); so does a range's tail of fewer vectors
- * than lanes.  The operands of lane j lie at (lo + j) * K: gathered with
- * the lane's stride (element pairs, one dword, for 16-bit operands).
+ * kernels' choice of one NaN), but where GPS can tell that kernel's NaN
+ * (GPS_RANGE); so does a range's tail of fewer vectors than lanes.
  *
- * Measured on one core of AMD Zen 4, random-bit files through mmaref
- * bench --file (best of 3): see the commit messages. */
+ * The operands of lane j lie at (lo + j) * K, and the lanes' element e
+ * comes from K contiguous registers by log2(K) unzips (B_ROWS).  Measured
+ * on one core of AMD Zen 4 (random-bit files, mmaref bench --file, best
+ * of 5): with the operands gathered (vpgatherdd / vgatherdpd, one a
+ * register of element e) rather than unzipped, DMMA f64 K=4 took 276 M
+ * dot/s, cdna3 f32 K=4 265 M and cdna2 f16 K=16 90 M; unzipped, see the
+ * commit that made them so. */
 #ifdef FAST_HAVE_AVX2
 /* (AVX2 lane sets: B2 the common pieces, F2 with fma (SFMA), GPS_* with
  * f16c (GPS), each asked for only where the plan checked it) */
@@ -406,27 +410,14 @@ static __attribute__((target("fma"))) uint64_t fma_dot_hw(const fast_hdr *h, uin
 #define B5_FN static inline __attribute__((always_inline, target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,bmi2,lzcnt,f16c")))
 
 /* One lane set X a vector width: X_v the lanes, X_e an element's bits,
- * X_W lanes; X_iota(s): lane j's element offset j * s; X_gather(p, ix):
- * element ix[j] of p in lane j; X_ld / X_st: W contiguous elements;
- * X_nan: the lanes holding a NaN, a bit each.  d8 / s16 AVX-512 (binary64
- * / binary32), d4 / s8 AVX2. */
-typedef __m512d d8_v; typedef __m256i d8_ix; typedef uint64_t d8_e; enum { d8_W = 8 };
-typedef __m256d d4_v; typedef __m128i d4_ix; typedef uint64_t d4_e; enum { d4_W = 4 };
-typedef __m512 s16_v; typedef __m512i s16_ix; typedef uint32_t s16_e; enum { s16_W = 16 };
-typedef __m256 s8_v; typedef __m256i s8_ix; typedef uint32_t s8_e; enum { s8_W = 8 };
-
-B5_FN d8_ix d8_iota(int s) { return _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(s)); }
-B2_FN d4_ix d4_iota(int s) { return _mm_mullo_epi32(_mm_setr_epi32(0, 1, 2, 3), _mm_set1_epi32(s)); }
-B5_FN s16_ix s16_iota(int s)
-{
-    return _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15), _mm512_set1_epi32(s));
-}
-B2_FN s8_ix s8_iota(int s) { return _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(s)); }
-
-B5_FN d8_v d8_gather(const void *p, d8_ix ix) { return _mm512_i32gather_pd(ix, p, 8); }
-B2_FN d4_v d4_gather(const void *p, d4_ix ix) { return _mm256_i32gather_pd((const double *)p, ix, 8); }
-B5_FN s16_v s16_gather(const void *p, s16_ix ix) { return _mm512_i32gather_ps(ix, p, 4); }
-B2_FN s8_v s8_gather(const void *p, s8_ix ix) { return _mm256_i32gather_ps((const float *)p, ix, 4); }
+ * X_W lanes; X_ld / X_st: W contiguous elements; X_unzip: the even
+ * elements of two registers (in order) and their odd ones; X_nan: the
+ * lanes holding a NaN, a bit each.  d8 / s16 AVX-512 (binary64 /
+ * binary32), d4 / s8 AVX2. */
+typedef __m512d d8_v; typedef uint64_t d8_e; enum { d8_W = 8 };
+typedef __m256d d4_v; typedef uint64_t d4_e; enum { d4_W = 4 };
+typedef __m512 s16_v; typedef uint32_t s16_e; enum { s16_W = 16 };
+typedef __m256 s8_v; typedef uint32_t s8_e; enum { s8_W = 8 };
 
 B5_FN d8_v d8_ld(const void *p) { return _mm512_loadu_pd(p); }
 B2_FN d4_v d4_ld(const void *p) { return _mm256_loadu_pd((const double *)p); }
@@ -437,6 +428,29 @@ B2_FN void d4_st(void *p, d4_v v) { _mm256_storeu_pd((double *)p, v); }
 B5_FN void s16_st(void *p, s16_v v) { _mm512_storeu_ps(p, v); }
 B2_FN void s8_st(void *p, s8_v v) { _mm256_storeu_ps((float *)p, v); }
 
+B5_FN void d8_unzip(d8_v a, d8_v b, d8_v *ev, d8_v *od)
+{
+    const __m512i i = _mm512_setr_epi64(0, 2, 4, 6, 8, 10, 12, 14);
+    *ev = _mm512_permutex2var_pd(a, i, b);
+    *od = _mm512_permutex2var_pd(a, _mm512_add_epi64(i, _mm512_set1_epi64(1)), b);
+}
+B5_FN void s16_unzip(s16_v a, s16_v b, s16_v *ev, s16_v *od)
+{
+    const __m512i i = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    *ev = _mm512_permutex2var_ps(a, i, b);
+    *od = _mm512_permutex2var_ps(a, _mm512_add_epi32(i, _mm512_set1_epi32(1)), b);
+}
+B2_FN void d4_unzip(d4_v a, d4_v b, d4_v *ev, d4_v *od)     /* (a0 b0 a2 b2 -> a0 a2 b0 b2) */
+{
+    *ev = _mm256_permute4x64_pd(_mm256_unpacklo_pd(a, b), 0xd8);
+    *od = _mm256_permute4x64_pd(_mm256_unpackhi_pd(a, b), 0xd8);
+}
+B2_FN void s8_unzip(s8_v a, s8_v b, s8_v *ev, s8_v *od)     /* (in 128-bit halves, then the halves) */
+{
+    *ev = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(_mm256_shuffle_ps(a, b, 0x88)), 0xd8));
+    *od = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(_mm256_shuffle_ps(a, b, 0xdd)), 0xd8));
+}
+
 B5_FN unsigned d8_nan(d8_v v) { return _mm512_cmp_pd_mask(v, v, _CMP_UNORD_Q); }
 B2_FN unsigned d4_nan(d4_v v) { return (unsigned)_mm256_movemask_pd(_mm256_cmp_pd(v, v, _CMP_UNORD_Q)); }
 B5_FN unsigned s16_nan(s16_v v) { return _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q); }
@@ -446,6 +460,22 @@ B5_FN d8_v d8_fma(d8_v a, d8_v b, d8_v c) { return _mm512_fmadd_pd(a, b, c); }
 F2_FN d4_v d4_fma(d4_v a, d4_v b, d4_v c) { return _mm256_fmadd_pd(a, b, c); }
 B5_FN s16_v s16_fma(s16_v a, s16_v b, s16_v c) { return _mm512_fmadd_ps(a, b, c); }
 F2_FN s8_v s8_fma(s8_v a, s8_v b, s8_v c) { return _mm256_fmadd_ps(a, b, c); }
+
+/* The R (1, 2, 4, 8 or 16) registers of W vectors of R elements each from
+ * p, transposed: lane j of E[e] is element e of vector j.  Element e of
+ * vector j is number f = j R + e; an unzip of every pair of registers
+ * moves number f to (f >> 1) + (f & 1) W R / 2 (a rotation of its bits),
+ * so log2 R of them take it to e W + j. */
+#define B_ROWS(X, p, R, E)                                                                         \
+    do {                                                                                           \
+        _Pragma("GCC unroll 16") for (int r_ = 0; r_ < (R); r_++) E[r_] = X##_ld((const X##_e *)(p) + r_ * X##_W); \
+        _Pragma("GCC unroll 4") for (int s_ = 1; s_ < (R); s_ *= 2) {                              \
+            X##_v T_[R];                                                                           \
+            _Pragma("GCC unroll 8") for (int q_ = 0; q_ < (R) / 2; q_++)                           \
+                X##_unzip(E[2 * q_], E[2 * q_ + 1], &T_[q_], &T_[(R) / 2 + q_]);                   \
+            _Pragma("GCC unroll 16") for (int r_ = 0; r_ < (R); r_++) E[r_] = T_[r_];              \
+        }                                                                                          \
+    } while (0)
 
 /* c (or d) of the W vectors from i: one load where the batch holds them at
  * the element's width, else element by element (cut to the element, as
@@ -466,6 +496,13 @@ static inline void b_fill(void *t, int es, const void *p, int size, size_t i, in
     for (int j = 0; j < w; j++) fast_st(t, es, (size_t)j, fast_ld(p, size, i + (size_t)j));
 }
 
+/* the NaN lanes m of the W vectors from i again, one at a time */
+#define B_REDO(x, i, m, ONE)                                                                       \
+    for (unsigned m_ = (m); m_; m_ &= m_ - 1) {                                                    \
+        size_t v_ = (i) + (size_t)__builtin_ctz(m_);                                               \
+        fast_st(x->d, x->d_size, v_, ONE(v_));                                                     \
+    }
+
 /* SFMA: vector i through the plan's one-vector kernel (operands of es
  * bytes, the natural width of fp32 or fp64) */
 static uint64_t sfma_one(const fast_hdr *h, const mma_batch *x, size_t i, int es)
@@ -477,50 +514,53 @@ static uint64_t sfma_one(const fast_hdr *h, const mma_batch *x, size_t i, int es
     return h->fn(h, fast_ld(x->c, x->c_size, i), a, b, NULL, NULL);
 }
 
-/* the NaN lanes m of the W vectors from i again, one at a time */
-#define B_REDO(x, i, m, ONE)                                                                       \
-    for (unsigned m_ = (m); m_; m_ &= m_ - 1) {                                                    \
-        size_t v_ = (i) + (size_t)__builtin_ctz(m_);                                               \
-        fast_st(x->d, x->d_size, v_, ONE(v_));                                                     \
-    }
-
-/* fast_bfn for SFMA with lane set X: d = fma(a[e], b[e], d), e = 0 .. K-1,
- * as fma_dot_hw */
-#define SFMA_RANGE(NAME, X, TGT)                                                                   \
+/* fast_bfn for SFMA (K a power of two up to 16) with lane set X:
+ * d = fma(a[e], b[e], d), e = 0 .. K-1, as fma_dot_hw */
+#define SFMA_RANGE(NAME, X, TGT, K)                                                                \
     static TGT void NAME(const fast_hdr *h, const mma_batch *x, size_t lo, size_t hi)              \
     {                                                                                              \
-        const int k = PLAN(h)->k;                                                                  \
         const X##_e *a = (const X##_e *)x->a, *b = (const X##_e *)x->b;                            \
-        const X##_ix ix = X##_iota(k);                                                             \
         X##_e t[X##_W] __attribute__((aligned(64)));                                               \
         size_t i = lo;                                                                             \
         for (; i + X##_W <= hi; i += X##_W) {                                                      \
-            const X##_e *pa = a + i * (size_t)k, *pb = b + i * (size_t)k;                          \
-            X##_v d = B_LDC(X, x, i, t);                                                           \
-            for (int e = 0; e < k; e++) d = X##_fma(X##_gather(pa + e, ix), X##_gather(pb + e, ix), d); \
+            X##_v ea[K], eb[K], d = B_LDC(X, x, i, t);                                             \
+            B_ROWS(X, a + i * K, K, ea);                                                           \
+            B_ROWS(X, b + i * K, K, eb);                                                           \
+            _Pragma("GCC unroll 16") for (int e = 0; e < K; e++) d = X##_fma(ea[e], eb[e], d);     \
             B_STD(X, x, i, d, t);                                                                  \
             B_REDO(x, i, X##_nan(d), SFMA_ONE)                                                     \
         }                                                                                          \
         for (; i < hi; i++) fast_st(x->d, x->d_size, i, SFMA_ONE(i));                              \
     }
 #define SFMA_ONE(v) sfma_one(h, x, v, (int)sizeof *a)
-SFMA_RANGE(sfma_d8, d8, B5_TARGET)
-SFMA_RANGE(sfma_d4, d4, F2_TARGET)
-SFMA_RANGE(sfma_s16, s16, B5_TARGET)
-SFMA_RANGE(sfma_s8, s8, F2_TARGET)
+#define SFMA_SET(X, TGT)                                                                           \
+    SFMA_RANGE(sfma_##X##_1, X, TGT, 1) SFMA_RANGE(sfma_##X##_2, X, TGT, 2) SFMA_RANGE(sfma_##X##_4, X, TGT, 4) \
+    SFMA_RANGE(sfma_##X##_8, X, TGT, 8) SFMA_RANGE(sfma_##X##_16, X, TGT, 16)
+SFMA_SET(d8, B5_TARGET)
+SFMA_SET(d4, F2_TARGET)
+SFMA_SET(s16, B5_TARGET)
+SFMA_SET(s8, F2_TARGET)
+#define SFMA_ROW(X) {sfma_##X##_1, sfma_##X##_2, sfma_##X##_4, sfma_##X##_8, sfma_##X##_16}
+/* [AVX-512][fp64][log2 K] */
+static const fast_bfn sfma_batches[2][2][5] = {{SFMA_ROW(s8), SFMA_ROW(d4)}, {SFMA_ROW(s16), SFMA_ROW(d8)}};
+#undef SFMA_ROW
+#undef SFMA_SET
 #undef SFMA_ONE
 #undef SFMA_RANGE
 
-/* GPS's lanes (s16, s8): X_gi gathers the dword of elements 2m, 2m + 1;
- * X_lo / X_hi: one element of it in a lane's low 16 bits (X_lo may leave
- * the other above: X_dec ignores them where it can); X_dec: the flushed
- * binary32 of such an element (as flushed() and v_dec8 make it); X_ftz,
- * X_cflush: ftz() and c's flush to +0; X_mx: the unsigned max of the lanes'
- * bits, and X_dn the lanes where it reached x86's default NaN (below). */
+/* GPS's lanes (s16, s8), on the dwords that hold elements 2m, 2m + 1
+ * (X_iv, X_asi): X_lo / X_hi, one element of such a dword in a lane's low
+ * 16 bits (X_lo may leave the other above it: X_dec ignores those where it
+ * can); X_dec: the flushed binary32 of such an element (as flushed() and
+ * v_dec8 make it); X_ftz, X_cflush: ftz() and c's flush to +0; X_mx: the
+ * unsigned max of the lanes' bits, and X_dn the lanes where it reached
+ * x86's default NaN (GPS_RANGE). */
 typedef __m512i s16_iv;
 typedef __m256i s8_iv;
-B5_FN s16_iv s16_gi(const void *p, s16_ix ix) { return _mm512_i32gather_epi32(ix, p, 4); }
-B2_FN s8_iv s8_gi(const void *p, s8_ix ix) { return _mm256_i32gather_epi32((const int *)p, ix, 4); }
+B5_FN s16_iv s16_asi(s16_v v) { return _mm512_castps_si512(v); }
+B2_FN s8_iv s8_asi(s8_v v) { return _mm256_castps_si256(v); }
+B5_FN s16_iv s16_iv_zero(void) { return _mm512_setzero_si512(); }
+B2_FN s8_iv s8_iv_zero(void) { return _mm256_setzero_si256(); }
 B5_FN s16_iv s16_lo(s16_iv w) { return w; }
 B2_FN s8_iv s8_lo(s8_iv w) { return _mm256_and_si256(w, _mm256_set1_epi32(0xffff)); }   /* (packus saturates) */
 B5_FN s16_iv s16_hi(s16_iv w) { return _mm512_srli_epi32(w, 16); }
@@ -529,9 +569,9 @@ B5_FN s16_v s16_dec(s16_iv v, const int bf)
 {
     const __m512i em = _mm512_set1_epi32(bf ? 0x7f80 : 0x7c00);
     __m512 f = bf ? _mm512_castsi512_ps(_mm512_slli_epi32(v, 16)) : _mm512_cvtph_ps(_mm512_cvtepi32_epi16(v));
-    __mmask16 z = _mm512_testn_epi32_mask(v, em);
+    __mmask16 nz = _mm512_test_epi32_mask(v, em);          /* (a zero or subnormal: +0) */
     __mmask16 nan = _mm512_cmpgt_epi32_mask(_mm512_and_si512(v, _mm512_set1_epi32(0x7fff)), em);
-    f = _mm512_maskz_mov_ps((__mmask16)~z, f);
+    f = _mm512_maskz_mov_ps(nz, f);
     return _mm512_mask_mov_ps(f, nan, _mm512_castsi512_ps(_mm512_set1_epi32((int)QNAN)));
 }
 GPS_FN s8_v s8_dec(s8_iv v, const int bf)
@@ -574,27 +614,72 @@ B2_FN unsigned s8_dn(s8_iv m)
     return (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(_mm256_max_epu32(m, dn), m)));
 }
 
-/* ftz(p[2m] + p[2m + 1]) of the products of a pair of elements (a dword
- * of each side), every result's bits into *mx */
-#define GPS_PAIR(X, pa, pb, ix, abf, bbf, mx)                                                          ({                                                                                                     X##_iv wa_ = X##_gi(pa, ix), wb_ = X##_gi(pb, ix);                                                 X##_v p0_ = X##_ftz(X##_mul(X##_dec(X##_lo(wa_), abf), X##_dec(X##_lo(wb_), bbf)));                X##_v p1_ = X##_ftz(X##_mul(X##_dec(X##_hi(wa_), abf), X##_dec(X##_hi(wb_), bbf)));                X##_v s_ = X##_ftz(X##_add(p0_, p1_));                                                             mx = X##_mx(X##_mx(X##_mx(mx, p0_), p1_), s_);                                                     s_;                                                                                            })
+/* ftz(p[2m] + p[2m + 1]) of the products of one dword of each side, every
+ * result's bits into mx */
+#define GPS_PAIR(X, wa, wb, BF, mx)                                                                \
+    ({                                                                                             \
+        X##_iv wa_ = X##_asi(wa), wb_ = X##_asi(wb);                                               \
+        X##_v p0_ = X##_ftz(X##_mul(X##_dec(X##_lo(wa_), BF), X##_dec(X##_lo(wb_), BF)));          \
+        X##_v p1_ = X##_ftz(X##_mul(X##_dec(X##_hi(wa_), BF), X##_dec(X##_hi(wb_), BF)));          \
+        X##_v s_ = X##_ftz(X##_add(p0_, p1_));                                                     \
+        mx = X##_mx(X##_mx(X##_mx(mx, p0_), p1_), s_);                                             \
+        s_;                                                                                        \
+    })
 
-/* fast_bfn for GPS (fp32 c, nan=any, G = 2 or 4) with lane set X: the
- * products, pair sums, group sums and chain of gps_dot, each flushed.
- * Its NaN: the lanes' NaNs are the tables' QNAN (a NaN operand) and
- * x86's default NaN (an invalid operation: Inf * 0, Inf - Inf), each
- * carried on unchanged by later operations; so where no result reached
+/* fast_bfn for GPS (fp32 c, nan=any, G = 2 or 4, a and b both fp16 or
+ * both bf16: BF) with lane set X: the products, pair sums, group sums and
+ * chain of gps_dot, each flushed.  Its NaN: the lanes' NaNs are the
+ * tables' QNAN (a NaN operand) and x86's default NaN (an invalid
+ * operation: Inf * 0, Inf - Inf), each carried on by later operations
+ * whichever operand order the compiler picks; so where no result reached
  * the default NaN (bits 0xffc00000, the largest a lane can hold) and c is
  * no NaN, a NaN result is QNAN, which is what gps_v returns then (no
  * invalid operation: its first tests).  Other NaN lanes: gps_v itself
  * (nfn), as is the tail. */
-#define GPS_RANGE(NAME, X, TGT, G)                                                                     static TGT void NAME(const fast_hdr *h, const mma_batch *x, size_t lo, size_t hi)                  {                                                                                                      const ieee_plan *P = PLAN(h);                                                                      const int k = P->k, abf = P->abf, bbf = P->bbf;                                                    const uint16_t *a = (const uint16_t *)x->a, *b = (const uint16_t *)x->b;                           const X##_ix ix = X##_iota(k / 2);                                                                 X##_e t[X##_W] __attribute__((aligned(64)));                                                       size_t i = lo;                                                                                     for (; i + X##_W <= hi; i += X##_W) {                                                                  const uint16_t *pa = a + i * (size_t)k, *pb = b + i * (size_t)k;                                   X##_v c = B_LDC(X, x, i, t), d = X##_cflush(c);                                                    X##_iv mx = X##_mx(X##_lo(X##_iv_zero()), d);                                                      for (int e = 0; e < k; e += G) {                                                                       X##_v s = GPS_PAIR(X, pa + e, pb + e, ix, abf, bbf, mx);                                           if (G == 4) {                                                                                          s = X##_ftz(X##_add(s, GPS_PAIR(X, pa + e + 2, pb + e + 2, ix, abf, bbf, mx)));                     mx = X##_mx(mx, s);                                                                            }                                                                                                  d = X##_ftz(X##_add(d, s));                                                                        mx = X##_mx(mx, d);                                                                            }                                                                                                  B_STD(X, x, i, d, t);                                                                              B_REDO(x, i, X##_nan(d) & (X##_dn(mx) | X##_nan(c)), GPS_ONE)                                  }                                                                                                  for (; i < hi; i++) fast_st(x->d, x->d_size, i, GPS_ONE(i));                                   }
-B5_FN s16_iv s16_iv_zero(void) { return _mm512_setzero_si512(); }
-B2_FN s8_iv s8_iv_zero(void) { return _mm256_setzero_si256(); }
-#define GPS_ONE(v) h->nfn(h, fast_ld(x->c, x->c_size, v), a + (v) * (size_t)k, b + (v) * (size_t)k, NULL, NULL)
-GPS_RANGE(gps_b16g2, s16, B5_TARGET, 2)
-GPS_RANGE(gps_b16g4, s16, B5_TARGET, 4)
-GPS_RANGE(gps_b8g2, s8, GPS_TARGET, 2)
-GPS_RANGE(gps_b8g4, s8, GPS_TARGET, 4)
+#define GPS_RANGE(NAME, X, TGT, K, G, BF)                                                          \
+    static TGT void NAME(const fast_hdr *h, const mma_batch *x, size_t lo, size_t hi)              \
+    {                                                                                              \
+        const uint16_t *a = (const uint16_t *)x->a, *b = (const uint16_t *)x->b;                   \
+        const size_t k = K;                                                                        \
+        X##_e t[X##_W] __attribute__((aligned(64)));                                               \
+        size_t i = lo;                                                                             \
+        for (; i + X##_W <= hi; i += X##_W) {                                                      \
+            X##_v wa[K / 2], wb[K / 2], c = B_LDC(X, x, i, t), d = X##_cflush(c);                  \
+            B_ROWS(X, a + i * K, K / 2, wa);                                                       \
+            B_ROWS(X, b + i * K, K / 2, wb);                                                       \
+            X##_iv mx = X##_mx(X##_iv_zero(), d);                                                  \
+            _Pragma("GCC unroll 8") for (int m = 0; m < K / 2; m += G / 2) {                       \
+                X##_v s = GPS_PAIR(X, wa[m], wb[m], BF, mx);                                       \
+                if (G == 4) {                                                                      \
+                    s = X##_ftz(X##_add(s, GPS_PAIR(X, wa[m + G / 4], wb[m + G / 4], BF, mx)));    \
+                    mx = X##_mx(mx, s);                                                            \
+                }                                                                                  \
+                d = X##_ftz(X##_add(d, s));                                                        \
+                mx = X##_mx(mx, d);                                                                \
+            }                                                                                      \
+            B_STD(X, x, i, d, t);                                                                  \
+            B_REDO(x, i, X##_nan(d) & (X##_dn(mx) | X##_nan(c)), GPS_ONE)                          \
+        }                                                                                          \
+        for (; i < hi; i++) fast_st(x->d, x->d_size, i, GPS_ONE(i));                               \
+    }
+#define GPS_ONE(v) h->nfn(h, fast_ld(x->c, x->c_size, v), a + (v) * k, b + (v) * k, NULL, NULL)
+/* the K, G pairs of gps_v: 2 2, 4 2, 4 4, 8 2, 8 4, 16 2, 16 4 */
+#define GPS_SET(X, TGT, BF)                                                                        \
+    GPS_RANGE(gps_##X##_##BF##_2_2, X, TGT, 2, 2, BF) GPS_RANGE(gps_##X##_##BF##_4_2, X, TGT, 4, 2, BF) \
+    GPS_RANGE(gps_##X##_##BF##_4_4, X, TGT, 4, 4, BF) GPS_RANGE(gps_##X##_##BF##_8_2, X, TGT, 8, 2, BF) \
+    GPS_RANGE(gps_##X##_##BF##_8_4, X, TGT, 8, 4, BF) GPS_RANGE(gps_##X##_##BF##_16_2, X, TGT, 16, 2, BF) \
+    GPS_RANGE(gps_##X##_##BF##_16_4, X, TGT, 16, 4, BF)
+GPS_SET(s16, B5_TARGET, 0)
+GPS_SET(s16, B5_TARGET, 1)
+GPS_SET(s8, GPS_TARGET, 0)
+GPS_SET(s8, GPS_TARGET, 1)
+#define GPS_ROW(X, BF)                                                                             \
+    {gps_##X##_##BF##_2_2, gps_##X##_##BF##_4_2, gps_##X##_##BF##_4_4, gps_##X##_##BF##_8_2,        \
+     gps_##X##_##BF##_8_4, gps_##X##_##BF##_16_2, gps_##X##_##BF##_16_4}
+/* [AVX-512][bf16][K, G as GPS_SET] */
+static const fast_bfn gps_batches[2][2][7] = {{GPS_ROW(s8, 0), GPS_ROW(s8, 1)}, {GPS_ROW(s16, 0), GPS_ROW(s16, 1)}};
+#undef GPS_ROW
+#undef GPS_SET
 #undef GPS_ONE
 #undef GPS_RANGE
 #undef GPS_PAIR
@@ -631,7 +716,8 @@ static fast_hdr *ieee_build(const mma_unit *u, int mode)
                        : u->k == 4  ? (g4 ? gps_v4g4_n : gps_v4g2_n)
                        : u->k == 8  ? (g4 ? gps_v8g4_n : gps_v8g2_n)
                                     : (g4 ? gps_v16g4_n : gps_v16g2_n);
-            P->h.bfn = fast_avx512_usable() ? (g4 ? gps_b16g4 : gps_b16g2) : (g4 ? gps_b8g4 : gps_b8g2);
+            int kg = u->k == 2 ? 0 : u->k == 4 ? 1 + g4 : u->k == 8 ? 3 + g4 : 5 + g4;
+            if (u->a == u->b) P->h.bfn = gps_batches[fast_avx512_usable()][u->a == MMA_FMT_BF16][kg];
             P->h.kernel = FAST_K_SPECIAL;
             P->abf = u->a == MMA_FMT_BF16;
             P->bbf = u->b == MMA_FMT_BF16;
@@ -647,10 +733,9 @@ static fast_hdr *ieee_build(const mma_unit *u, int mode)
         P->h.kernel = FAST_K_SPECIAL;
         /* (the batch loops in the best mode alone, as fast_fused.c's, so
          * that the tests' other modes keep the one-vector path) */
-        if (mode == FAST_MODE_BEST && fast_avx2_usable()) {
-            int f64 = u->d == MMA_FMT_FP64;
-            P->h.bfn = fast_avx512_usable() ? (f64 ? sfma_d8 : sfma_s16) : (f64 ? sfma_d4 : sfma_s8);
-        }
+        int lk = __builtin_ctz((unsigned)u->k);
+        if (mode == FAST_MODE_BEST && fast_avx2_usable() && u->k == 1 << lk && lk <= 4)
+            P->h.bfn = sfma_batches[fast_avx512_usable()][u->d == MMA_FMT_FP64][lk];
     }
 #else
     (void)mode;
