@@ -128,14 +128,27 @@ static mma_vec natural(const mma_unit *u, const mma_vec *v)
 }
 
 /* The n vectors through mma_batch_dot at their natural widths (one
- * thread: the plan of this thread's forced mode) into d; 0, or -1 */
-static int batch_natural(const mma_unit *u, const mma_vec *vs, long n, uint64_t *d)
+ * thread: the plan of this thread's forced mode) into d; 0, or -1.  wide:
+ * c and d as uint64_t (c cut as natural() cuts it), the batch loops' other
+ * way to c and d. */
+static int batch_natural(const mma_unit *u, const mma_vec *vs, long n, uint64_t *d, int wide)
 {
     mma_batch x;
     void *mem[6];
     char err[256];
     int rc = cli_batch_natural(&x, mem, u, vs, n);
     unsigned char *pd = malloc((size_t)(n ? n : 1) * 8);
+    uint64_t *wc = NULL;
+    if (!rc && wide) {
+        wc = malloc((size_t)(n ? n : 1) * 8);
+        if (!wc) rc = -1;
+        for (long i = 0; wc && i < n; i++) {
+            wc[i] = 0;
+            memcpy(&wc[i], (const char *)x.c + (size_t)i * (size_t)x.c_size, (size_t)x.c_size);
+        }
+        x.c = wc;
+        x.c_size = x.d_size = 8;
+    }
     x.d = pd;
     x.threads = 1;
     if (rc || !pd || mma_batch_dot(u, &x, err, sizeof err)) {
@@ -148,6 +161,7 @@ static int batch_natural(const mma_unit *u, const mma_vec *vs, long n, uint64_t 
     }
     for (int i = 0; i < 6; i++) free(mem[i]);
     free(pd);
+    free(wc);
     return rc;
 }
 
@@ -175,7 +189,7 @@ static void check_set(const char *name, const char *what, const mma_unit *u, mma
     hand.impl = 0;
     static const char *kname[4] = {"best kernel", "scalar kernel", "generic vector kernel",
                                    "best kernel without AVX-512"};
-    uint64_t *out[4], *bat[4], *fast_t[4];
+    uint64_t *out[4], *bat[4], *fast_t[4], *wide[4] = {NULL, NULL, NULL, NULL};
     mma_vec *t = malloc(sizeof *t * (size_t)(n ? n : 1));
     for (long i = 0; i < n; i++) t[i] = natural(u, &vs[i]);
     long bad = 0;
@@ -186,10 +200,19 @@ static void check_set(const char *name, const char *what, const mma_unit *u, mma
         mma_fast_force(m);
         for (long i = 0; i < n; i++) out[m][i] = dot(u, &vs[i]);
         for (long i = 0; i < n; i++) fast_t[m][i] = dot(u, &t[i]);
-        if (batch_natural(u, vs, n, bat[m])) bad++;
+        if (batch_natural(u, vs, n, bat[m], 0)) bad++;
         else {
             n_batch += n;
             n_batch_by[mma_fast_narrow(u)] += n;
+        }
+        /* (and with c and d wide, where a batch loop takes the batch) */
+        if (mma_fast_narrow(u) == 2 && mma_natural_size(u->c) < 8) {
+            if (!wide[m]) wide[m] = malloc(sizeof *wide[m] * (size_t)(n ? n : 1));
+            if (!wide[m] || batch_natural(u, vs, n, wide[m], 1)) bad++;
+            else {
+                n_batch += n;
+                n_batch_by[2] += n;
+            }
         }
     }
     mma_fast_force(0);
@@ -201,13 +224,15 @@ static void check_set(const char *name, const char *what, const mma_unit *u, mma
             if (check_one(name, w, u, &ref, &hand, &vs[i], out[m], i)) { bad++; break; }
             snprintf(w, sizeof w, "%s, %s, mma_batch_dot at natural widths", what, kname[m]);
             if (check_batch(name, w, u, rt, bat[m][i], fast_t[m][i], i)) { bad++; break; }
+            snprintf(w, sizeof w, "%s, %s, mma_batch_dot at natural widths, c and d uint64_t", what, kname[m]);
+            if (wide[m] && check_batch(name, w, u, rt, wide[m][i], fast_t[m][i], i)) { bad++; break; }
         }
     }
     int ai = alg_index(u);
     alg[ai].vecs += n;
     alg[ai].bad += bad;
     n_vecs += n;
-    for (int m = 0; m < 4; m++) { free(out[m]); free(bat[m]); free(fast_t[m]); }
+    for (int m = 0; m < 4; m++) { free(out[m]); free(bat[m]); free(fast_t[m]); free(wide[m]); }
     free(t);
 }
 
@@ -665,7 +690,11 @@ int main(int argc, char **argv)
                                 "ampere:mma.m16n8k16.f32.bf16.bf16.f32", "hopper:wgmma.m64n8k16.f32.bf16.bf16",
                                 "cdna3:v_mfma_f32_16x16x32_fp8_fp8", "cdna3:v_mfma_f32_16x16x16_f16",
                                 "blackwell:tcgen05.mma.m128n8k64.kind::mxf4nvf4.block16.f32.e2m1.e2m1.ue4m3",
-                                "blackwell:tcgen05.mma.m128n8k32.kind::mxf8f6f4.block32.f32.e4m3.e4m3.ue8m0"};
+                                "blackwell:tcgen05.mma.m128n8k32.kind::mxf8f6f4.block32.f32.e4m3.e4m3.ue8m0",
+                                /* (fast_ieee.c's batch loops: NaN, Inf and subnormal lanes) */
+                                "hopper:mma.m8n8k4.f64.f64.f64.f64", "cdna3:v_mfma_f32_16x16x4_f32",
+                                "cdna2:v_mfma_f32_16x16x16f16", "cdna2:v_mfma_f32_16x16x8bf16",
+                                "cdna2:v_mfma_f32_32x32x8bf16_1k"};
     for (size_t i = 0; i < sizeof hot / sizeof hot[0]; i++) {
         mma_unit u;
         char err[256];
