@@ -388,18 +388,22 @@ static __attribute__((target("fma"))) uint64_t fma_dot_hw(const fast_hdr *h, uin
  * exactly the scalar kernel's operations in the scalar kernel's order
  * (IEEE operations on binary32 / binary64, round to nearest even, the same
  * flushes on the bits), so each lane's bits are that kernel's bits.  A lane
- * whose result is a NaN goes back through the plan's one-vector kernel,
- * which keeps today's NaN rules (the reference's payloads, or the GPS
- * kernels' choice of one NaN), but where GPS can tell that kernel's NaN
- * (GPS_RANGE); so does a range's tail of fewer vectors than lanes.
+ * whose result is a NaN is done again where the one-vector kernel would
+ * do it, which keeps today's NaN rules: SFMA's by the reference (its
+ * payloads), GPS's by gps_v (its choice of one NaN) unless the lane can
+ * tell that choice (GPS_RANGE); a range's tail of fewer vectors than
+ * lanes goes through the one-vector kernel.
  *
  * The operands of lane j lie at (lo + j) * K, and the lanes' element e
  * comes from K contiguous registers by log2(K) unzips (B_ROWS).  Measured
- * on one core of AMD Zen 4 (random-bit files, mmaref bench --file, best
- * of 5): with the operands gathered (vpgatherdd / vgatherdpd, one a
- * register of element e) rather than unzipped, DMMA f64 K=4 took 276 M
- * dot/s, cdna3 f32 K=4 265 M and cdna2 f16 K=16 90 M; unzipped, see the
- * commit that made them so. */
+ * on one core of AMD Zen 4 (random-bit files of 100,000 vectors, mmaref
+ * bench --file, best of 5), in dot products a second:
+ *                             one-vector kernel   gathered   unzipped
+ *   DMMA f64 K=4 (hopper)           225 M            276 M      732 M
+ *   SFMA f32 K=4 (cdna3)            151 M            265 M      687 M
+ *   GPS f16 K=16 G=4 (cdna2)         45 M             90 M      182 M
+ * (gathered: vgatherdpd / vpgatherdd, a register of element e; unzipped
+ * with the lanes to do again collected without a branch, B_WINDOW). */
 #ifdef FAST_HAVE_AVX2
 /* (AVX2 lane sets: B2 the common pieces, F2 with fma (SFMA), GPS_* with
  * f16c (GPS), each asked for only where the plan checked it) */
@@ -540,9 +544,8 @@ B2_FN unsigned s8_list(uint32_t *l, unsigned m, uint32_t off) { return b_list(l,
 
 /* SFMA: vector i through fn (operands of es bytes, the natural width of
  * fp32 or fp64): the plan's one-vector kernel, or for a NaN lane the
- * reference, where that kernel would send it (FMA_BODY) after the same
- * chain again (that chain cost random-bit fp32 a fifth of its time: 3.5%
- * of those results are NaN) */
+ * reference, where that kernel sends it (FMA_BODY) after the same chain
+ * again (a NaN lane's chain: 9% of random-bit fp32's perf samples) */
 static uint64_t sfma_one(const fast_hdr *h, const mma_batch *x, size_t i, int es, fast_fn fn)
 {
     const size_t k = (size_t)PLAN(h)->k;
