@@ -395,7 +395,7 @@ static __attribute__((target("fma"))) uint64_t fma_dot_hw(const fast_hdr *h, uin
  * lanes goes through the one-vector kernel.
  *
  * The operands of lane j lie at (lo + j) * K, and the lanes' element e
- * comes from K contiguous registers by log2(K) unzips (B_ROWS).  Measured
+ * comes from contiguous registers by unzips (B_ROWS, B_BLOCK).  Measured
  * on one core of AMD Zen 4 (random-bit files of 100,000 vectors, mmaref
  * bench --file, best of 5), in dot products a second:
  *                             one-vector kernel   gathered   unzipped
@@ -465,14 +465,16 @@ F2_FN d4_v d4_fma(d4_v a, d4_v b, d4_v c) { return _mm256_fmadd_pd(a, b, c); }
 B5_FN s16_v s16_fma(s16_v a, s16_v b, s16_v c) { return _mm512_fmadd_ps(a, b, c); }
 F2_FN s8_v s8_fma(s8_v a, s8_v b, s8_v c) { return _mm256_fmadd_ps(a, b, c); }
 
-/* The R (1, 2, 4, 8 or 16) registers of W vectors of R elements each from
- * p, transposed: lane j of E[e] is element e of vector j.  Element e of
- * vector j is number f = j R + e; an unzip of every pair of registers
- * moves number f to (f >> 1) + (f & 1) W R / 2 (a rotation of its bits),
- * so log2 R of them take it to e W + j. */
-#define B_ROWS(X, p, R, E)                                                                         \
+/* R registers of R elements each, register r from p + r S (elements),
+ * transposed: lane j of E[e] is element e of register j; or, for R < W, R
+ * contiguous registers of W vectors of R elements each (S = W), and lane j
+ * of E[e] is element e of vector j.  Element e of vector j is number
+ * f = j R + e either way; an unzip of every pair of registers moves number
+ * f to (f >> 1) + (f & 1) W R / 2 (a rotation of its bits), so log2 R of
+ * them take it to e W + j. */
+#define B_ROWS(X, p, R, S, E)                                                                      \
     do {                                                                                           \
-        _Pragma("GCC unroll 16") for (int r_ = 0; r_ < (R); r_++) E[r_] = X##_ld((const X##_e *)(p) + r_ * X##_W); \
+        _Pragma("GCC unroll 16") for (int r_ = 0; r_ < (R); r_++) E[r_] = X##_ld((const X##_e *)(p) + r_ * (S)); \
         _Pragma("GCC unroll 4") for (int s_ = 1; s_ < (R); s_ *= 2) {                              \
             X##_v T_[R];                                                                           \
             _Pragma("GCC unroll 8") for (int q_ = 0; q_ < (R) / 2; q_++)                           \
@@ -480,6 +482,13 @@ F2_FN s8_v s8_fma(s8_v a, s8_v b, s8_v c) { return _mm256_fmadd_ps(a, b, c); }
             _Pragma("GCC unroll 16") for (int r_ = 0; r_ < (R); r_++) E[r_] = T_[r_];              \
         }                                                                                          \
     } while (0)
+/* The lanes' elements in blocks of B_KB(X, K): all K where K < W (log2 K
+ * unzips), else W at a time from the W vectors (log2 W unzips, W by W):
+ * fp64 K=16 on four lanes took 93 M dot/s with its 16 elements unzipped
+ * at once (four unzips, registers spilled), against 123 M for the
+ * one-vector kernel. */
+#define B_KB(X, K) ((K) < X##_W ? (K) : X##_W)
+#define B_BLOCK(X, p, K, e0, E) B_ROWS(X, (p) + (e0), B_KB(X, K), (K) < X##_W ? X##_W : (K), E)
 
 /* c (or d) of the W vectors from i: one load where the batch holds them at
  * the element's width, else element by element (cut to the element, as
@@ -566,10 +575,14 @@ static uint64_t sfma_one(const fast_hdr *h, const mma_batch *x, size_t i, int es
         while (i + X##_W <= hi) {                                                                  \
             B_WINDOW(X, i, hi);                                                                    \
             for (; i + X##_W <= e_; i += X##_W) {                                                  \
-                X##_v ea[K], eb[K], d = B_LDC(X, x, i, t);                                         \
-                B_ROWS(X, a + i * K, K, ea);                                                       \
-                B_ROWS(X, b + i * K, K, eb);                                                       \
-                _Pragma("GCC unroll 16") for (int e = 0; e < K; e++) d = X##_fma(ea[e], eb[e], d); \
+                X##_v d = B_LDC(X, x, i, t);                                                       \
+                _Pragma("GCC unroll 4") for (int e0 = 0; e0 < K; e0 += B_KB(X, K)) {               \
+                    X##_v ea[B_KB(X, K)], eb[B_KB(X, K)];                                          \
+                    B_BLOCK(X, a + i * K, K, e0, ea);                                              \
+                    B_BLOCK(X, b + i * K, K, e0, eb);                                              \
+                    _Pragma("GCC unroll 16") for (int e = 0; e < B_KB(X, K); e++)                  \
+                        d = X##_fma(ea[e], eb[e], d);                                              \
+                }                                                                                  \
                 B_STD(X, x, i, d, t);                                                              \
                 n_ += X##_list(l_ + n_, X##_nan(d), (uint32_t)(i - b_));                           \
             }                                                                                      \
@@ -694,8 +707,8 @@ B2_FN unsigned s8_dn(s8_iv m)
             B_WINDOW(X, i, hi);                                                                    \
             for (; i + X##_W <= e_; i += X##_W) {                                                  \
                 X##_v wa[K / 2], wb[K / 2], c = B_LDC(X, x, i, t), d = X##_cflush(c);              \
-                B_ROWS(X, a + i * K, K / 2, wa);                                                   \
-                B_ROWS(X, b + i * K, K / 2, wb);                                                   \
+                B_ROWS(X, a + i * K, K / 2, X##_W, wa);   /* (dwords: K / 2 < W) */                \
+                B_ROWS(X, b + i * K, K / 2, X##_W, wb);                                            \
                 X##_iv mx = X##_mx(X##_iv_zero(), d);                                              \
                 _Pragma("GCC unroll 8") for (int m = 0; m < K / 2; m += G / 2) {                   \
                     X##_v s = GPS_PAIR(X, wa[m], wb[m], BF, mx);                                   \
