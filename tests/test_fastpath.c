@@ -130,7 +130,7 @@ static mma_vec natural(const mma_unit *u, const mma_vec *v)
 /* The n vectors through mma_batch_dot at their natural widths (one
  * thread: the plan of this thread's forced mode) into d; 0, or -1.  wide:
  * c and d as uint64_t (c cut as natural() cuts it), the batch loops' other
- * way to c and d. */
+ * way to c and d, and d written over c (a batch updating c in place). */
 static int batch_natural(const mma_unit *u, const mma_vec *vs, long n, uint64_t *d, int wide)
 {
     mma_batch x;
@@ -149,7 +149,7 @@ static int batch_natural(const mma_unit *u, const mma_vec *vs, long n, uint64_t 
         x.c = wc;
         x.c_size = x.d_size = 8;
     }
-    x.d = pd;
+    x.d = wide ? (void *)wc : (void *)pd;
     x.threads = 1;
     if (rc || !pd || mma_batch_dot(u, &x, err, sizeof err)) {
         fprintf(stderr, "FAIL: batch of %s: %s\n", u->name, rc || !pd ? "out of memory" : err);
@@ -157,7 +157,7 @@ static int batch_natural(const mma_unit *u, const mma_vec *vs, long n, uint64_t 
     }
     for (long i = 0; !rc && i < n; i++) {
         d[i] = 0;
-        memcpy(&d[i], pd + (size_t)i * (size_t)x.d_size, (size_t)x.d_size);   /* (little-endian hosts) */
+        memcpy(&d[i], (const unsigned char *)x.d + (size_t)i * (size_t)x.d_size, (size_t)x.d_size);   /* (little-endian hosts) */
     }
     for (int i = 0; i < 6; i++) free(mem[i]);
     free(pd);
@@ -205,8 +205,8 @@ static void check_set(const char *name, const char *what, const mma_unit *u, mma
             n_batch += n;
             n_batch_by[mma_fast_narrow(u)] += n;
         }
-        /* (and with c and d wide, where a batch loop takes the batch) */
-        if (mma_fast_narrow(u) == 2 && mma_natural_size(u->c) < 8) {
+        /* (and with c and d wide, d over c, where a batch loop takes the batch) */
+        if (mma_fast_narrow(u) == 2) {
             if (!wide[m]) wide[m] = malloc(sizeof *wide[m] * (size_t)(n ? n : 1));
             if (!wide[m] || batch_natural(u, vs, n, wide[m], 1)) bad++;
             else {

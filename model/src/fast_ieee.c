@@ -511,57 +511,67 @@ static inline void b_fill(void *t, int es, const void *p, int size, size_t i, in
 
 /* The lanes to do again (NaN lanes, for GPS some of them) are collected
  * without a branch, as offsets from the first vector of a window of B_SB
- * vectors (X_list: the lanes m of the W vectors at offset off appended to
- * l, their count returned), and done by ONE after each window.  (A branch
+ * vectors, with their c (X_list: the lanes m of the W vectors at offset
+ * off, and of c, appended to l and lc, their count returned), and done by
+ * ONE(v, c) after each window; c kept, since d may be c's array (a batch
+ * that updates c in place), written over by then.  (A branch
  * on each register's NaN lanes is taken for two in five registers of
  * random-bit fp32 (3.5% of the results are NaN); with it the loop took
  * 593 M dot/s, without it 687 M, and DMMA f64 591 M against 732 M.) */
 #define B_SB 256
 #define B_WINDOW(X, i, hi)                                                                         \
     uint32_t l_[B_SB + 16];                                                                        \
+    X##_e lc_[B_SB + 16];                                                                          \
     unsigned n_ = 0;                                                                               \
     const size_t b_ = (i), e_ = (hi) - b_ > B_SB ? b_ + B_SB : (hi)
 #define B_REDO(x, ONE)                                                                             \
     for (unsigned q_ = 0; q_ < n_; q_++) {                                                         \
         size_t v_ = b_ + l_[q_];                                                                   \
-        fast_st(x->d, x->d_size, v_, ONE(v_));                                                     \
+        fast_st(x->d, x->d_size, v_, ONE(v_, lc_[q_]));                                            \
     }
-B5_FN unsigned d8_list(uint32_t *l, unsigned m, uint32_t off)
+B5_FN unsigned d8_list(uint32_t *l, uint64_t *lc, unsigned m, uint32_t off, d8_v c)
 {
     __m256i v = _mm256_add_epi32(_mm256_set1_epi32((int)off), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
     _mm256_storeu_si256((__m256i *)l, _mm256_maskz_compress_epi32((__mmask8)m, v));
+    _mm512_storeu_pd(lc, _mm512_maskz_compress_pd((__mmask8)m, c));
     return (unsigned)__builtin_popcount(m);
 }
-B5_FN unsigned s16_list(uint32_t *l, unsigned m, uint32_t off)
+B5_FN unsigned s16_list(uint32_t *l, uint32_t *lc, unsigned m, uint32_t off, s16_v c)
 {
     __m512i v = _mm512_add_epi32(_mm512_set1_epi32((int)off),
                                  _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
     _mm512_storeu_si512(l, _mm512_maskz_compress_epi32((__mmask16)m, v));
+    _mm512_storeu_ps(lc, _mm512_maskz_compress_ps((__mmask16)m, c));
     return (unsigned)__builtin_popcount(m);
 }
-static inline __attribute__((always_inline)) unsigned b_list(uint32_t *l, unsigned m, uint32_t off, const int w)
-{
-    unsigned n = 0;
-    for (int j = 0; j < w; j++) {
-        l[n] = off + (uint32_t)j;
-        n += (m >> j) & 1;
-    }
-    return n;
-}
-B2_FN unsigned d4_list(uint32_t *l, unsigned m, uint32_t off) { return b_list(l, m, off, 4); }
-B2_FN unsigned s8_list(uint32_t *l, unsigned m, uint32_t off) { return b_list(l, m, off, 8); }
+/* (AVX2: no compress; lane by lane, without a branch) */
+#define B_LIST(X, l, lc, m, off, c)                                                                \
+    ({                                                                                             \
+        X##_e t_[X##_W];                                                                           \
+        unsigned n_l_ = 0;                                                                         \
+        X##_st(t_, c);                                                                             \
+        for (int j_ = 0; j_ < X##_W; j_++) {                                                       \
+            l[n_l_] = (off) + (uint32_t)j_;                                                        \
+            lc[n_l_] = t_[j_];                                                                     \
+            n_l_ += ((m) >> j_) & 1;                                                               \
+        }                                                                                          \
+        n_l_;                                                                                      \
+    })
+B2_FN unsigned d4_list(uint32_t *l, uint64_t *lc, unsigned m, uint32_t off, d4_v c) { return B_LIST(d4, l, lc, m, off, c); }
+B2_FN unsigned s8_list(uint32_t *l, uint32_t *lc, unsigned m, uint32_t off, s8_v c) { return B_LIST(s8, l, lc, m, off, c); }
+#undef B_LIST
 
-/* SFMA: vector i through fn (operands of es bytes, the natural width of
- * fp32 or fp64): the plan's one-vector kernel, or for a NaN lane the
+/* SFMA: vector i, with c, through fn (operands of es bytes, the natural
+ * width of fp32 or fp64): the plan's one-vector kernel, or for a NaN lane the
  * reference, where that kernel sends it (FMA_BODY) after the same chain
  * again (a NaN lane's chain: 9% of random-bit fp32's perf samples) */
-static uint64_t sfma_one(const fast_hdr *h, const mma_batch *x, size_t i, int es, fast_fn fn)
+static uint64_t sfma_one(const fast_hdr *h, const mma_batch *x, size_t i, uint64_t c, int es, fast_fn fn)
 {
     const size_t k = (size_t)PLAN(h)->k;
     uint64_t wa[MMA_MAX_K], wb[MMA_MAX_K];
     const uint64_t *a = fast_widen(fast_at(x->a, es, i * k), es, (int)k, wa);
     const uint64_t *b = fast_widen(fast_at(x->b, es, i * k), es, (int)k, wb);
-    return fn(h, fast_ld(x->c, x->c_size, i), a, b, NULL, NULL);
+    return fn(h, c, a, b, NULL, NULL);
 }
 
 /* fast_bfn for SFMA (K a power of two up to 16) with lane set X:
@@ -575,7 +585,7 @@ static uint64_t sfma_one(const fast_hdr *h, const mma_batch *x, size_t i, int es
         while (i + X##_W <= hi) {                                                                  \
             B_WINDOW(X, i, hi);                                                                    \
             for (; i + X##_W <= e_; i += X##_W) {                                                  \
-                X##_v d = B_LDC(X, x, i, t);                                                       \
+                X##_v c = B_LDC(X, x, i, t), d = c;                                                \
                 _Pragma("GCC unroll 4") for (int e0 = 0; e0 < K; e0 += B_KB(X, K)) {               \
                     X##_v ea[B_KB(X, K)], eb[B_KB(X, K)];                                          \
                     B_BLOCK(X, a + i * K, K, e0, ea);                                              \
@@ -584,14 +594,14 @@ static uint64_t sfma_one(const fast_hdr *h, const mma_batch *x, size_t i, int es
                         d = X##_fma(ea[e], eb[e], d);                                              \
                 }                                                                                  \
                 B_STD(X, x, i, d, t);                                                              \
-                n_ += X##_list(l_ + n_, X##_nan(d), (uint32_t)(i - b_));                           \
+                n_ += X##_list(l_ + n_, lc_ + n_, X##_nan(d), (uint32_t)(i - b_), c);              \
             }                                                                                      \
             B_REDO(x, SFMA_NAN)                                                                    \
         }                                                                                          \
-        for (; i < hi; i++) fast_st(x->d, x->d_size, i, SFMA_ONE(i));                              \
+        for (; i < hi; i++) fast_st(x->d, x->d_size, i, SFMA_ONE(i, fast_ld(x->c, x->c_size, i))); \
     }
-#define SFMA_ONE(v) sfma_one(h, x, v, (int)sizeof *a, h->fn)
-#define SFMA_NAN(v) sfma_one(h, x, v, (int)sizeof *a, reference)
+#define SFMA_ONE(v, c) sfma_one(h, x, v, c, (int)sizeof *a, h->fn)
+#define SFMA_NAN(v, c) sfma_one(h, x, v, c, (int)sizeof *a, reference)
 #define SFMA_SET(X, TGT)                                                                           \
     SFMA_RANGE(sfma_##X##_1, X, TGT, 1) SFMA_RANGE(sfma_##X##_2, X, TGT, 2) SFMA_RANGE(sfma_##X##_4, X, TGT, 4) \
     SFMA_RANGE(sfma_##X##_8, X, TGT, 8) SFMA_RANGE(sfma_##X##_16, X, TGT, 16)
@@ -721,13 +731,13 @@ B2_FN unsigned s8_dn(s8_iv m)
                 }                                                                                  \
                 B_STD(X, x, i, d, t);                                                              \
                 unsigned m_ = X##_nan(d) & (X##_dn(mx) | X##_nan(c));                             \
-                n_ += X##_list(l_ + n_, m_, (uint32_t)(i - b_));                                   \
+                n_ += X##_list(l_ + n_, lc_ + n_, m_, (uint32_t)(i - b_), c);                      \
             }                                                                                      \
             B_REDO(x, GPS_ONE)                                                                     \
         }                                                                                          \
-        for (; i < hi; i++) fast_st(x->d, x->d_size, i, GPS_ONE(i));                               \
+        for (; i < hi; i++) fast_st(x->d, x->d_size, i, GPS_ONE(i, fast_ld(x->c, x->c_size, i)));  \
     }
-#define GPS_ONE(v) h->nfn(h, fast_ld(x->c, x->c_size, v), a + (v) * k, b + (v) * k, NULL, NULL)
+#define GPS_ONE(v, c) h->nfn(h, c, a + (v) * k, b + (v) * k, NULL, NULL)
 /* the K, G pairs of gps_v: 2 2, 4 2, 4 4, 8 2, 8 4, 16 2, 16 4 */
 #define GPS_SET(X, TGT, BF)                                                                        \
     GPS_RANGE(gps_##X##_##BF##_2_2, X, TGT, 2, 2, BF) GPS_RANGE(gps_##X##_##BF##_4_2, X, TGT, 4, 2, BF) \
