@@ -12,7 +12,11 @@
  * default NaN whatever the order of the operands, so results agree bit for
  * bit unless an operand is a NaN; then a unit that leaves the payload open
  * (nan=any, every AMD unit) takes the NaN that comes out here, and any
- * other unit the reference. */
+ * other unit the reference.
+ * Batches (fast_bfn) of both go through batch loops, a vector a SIMD
+ * lane, which keep each one-vector kernel's operations and NaN rules and
+ * are what makes these units fast on one core ("batch loops" below, with
+ * what they measured). */
 #include "fast.h"
 
 #include <math.h>
@@ -397,13 +401,17 @@ static __attribute__((target("fma"))) uint64_t fma_dot_hw(const fast_hdr *h, uin
  * The operands of lane j lie at (lo + j) * K, and the lanes' element e
  * comes from contiguous registers by unzips (B_ROWS, B_BLOCK).  Measured
  * on one core of AMD Zen 4 (random-bit files of 100,000 vectors, mmaref
- * bench --file, best of 5), in dot products a second:
- *                             one-vector kernel   gathered   unzipped
- *   DMMA f64 K=4 (hopper)           225 M            276 M      732 M
- *   SFMA f32 K=4 (cdna3)            151 M            265 M      687 M
- *   GPS f16 K=16 G=4 (cdna2)         45 M             90 M      182 M
+ * bench --file, best of 3), in dot products a second:
+ *                             one-vector   AVX-512 lanes:        AVX2 lanes
+ *                             kernel       gathered   unzipped   (unzipped)
+ *   DMMA f64 K=4 (hopper)        228 M       276 M      734 M      317 M
+ *   SFMA f32 K=4 (cdna3)         154 M       265 M      703 M      426 M
+ *   GPS f16 K=16 G=4 (cdna2)      47 M        90 M      187 M      102 M
  * (gathered: vgatherdpd / vpgatherdd, a register of element e; unzipped
- * with the lanes to do again collected without a branch, B_WINDOW). */
+ * with the lanes to do again collected without a branch, B_WINDOW; AVX2:
+ * MMAREF_NO_AVX512=1.)  What is left of SFMA f32's time is mostly the
+ * reference on its 3.5% NaN results; without NaNs (bench's normal inputs)
+ * it takes 1.5 G dot/s. */
 #ifdef FAST_HAVE_AVX2
 /* (AVX2 lane sets: B2 the common pieces, F2 with fma (SFMA), GPS_* with
  * f16c (GPS), each asked for only where the plan checked it) */
@@ -513,8 +521,9 @@ static inline void b_fill(void *t, int es, const void *p, int size, size_t i, in
  * without a branch, as offsets from the first vector of a window of B_SB
  * vectors, with their c (X_list: the lanes m of the W vectors at offset
  * off, and of c, appended to l and lc, their count returned), and done by
- * ONE(v, c) after each window; c kept, since d may be c's array (a batch
- * that updates c in place), written over by then.  (A branch
+ * ONE(v, c) after each window; c kept where d overlaps c (a batch that
+ * updates c in place: c is written over by then), else read again (keeping
+ * it always took DMMA f64 741 M dot/s down to 697 M).  (A branch
  * on each register's NaN lanes is taken for two in five registers of
  * random-bit fp32 (3.5% of the results are NaN); with it the loop took
  * 593 M dot/s, without it 687 M, and DMMA f64 591 M against 732 M.) */
@@ -524,28 +533,35 @@ static inline void b_fill(void *t, int es, const void *p, int size, size_t i, in
     X##_e lc_[B_SB + 16];                                                                          \
     unsigned n_ = 0;                                                                               \
     const size_t b_ = (i), e_ = (hi) - b_ > B_SB ? b_ + B_SB : (hi)
-#define B_REDO(x, ONE)                                                                             \
+#define B_REDO(x, keep, ONE)                                                                       \
     for (unsigned q_ = 0; q_ < n_; q_++) {                                                         \
         size_t v_ = b_ + l_[q_];                                                                   \
-        fast_st(x->d, x->d_size, v_, ONE(v_, lc_[q_]));                                            \
+        fast_st(x->d, x->d_size, v_, ONE(v_, (keep) ? lc_[q_] : fast_ld(x->c, x->c_size, v_)));    \
     }
-B5_FN unsigned d8_list(uint32_t *l, uint64_t *lc, unsigned m, uint32_t off, d8_v c)
+/* whether d's vectors lo .. hi-1 overlap c's */
+static inline int b_overlap(const mma_batch *x, size_t lo, size_t hi)
+{
+    uintptr_t c0 = (uintptr_t)x->c + lo * (size_t)x->c_size, c1 = (uintptr_t)x->c + hi * (size_t)x->c_size;
+    uintptr_t d0 = (uintptr_t)x->d + lo * (size_t)x->d_size, d1 = (uintptr_t)x->d + hi * (size_t)x->d_size;
+    return c0 < d1 && d0 < c1;
+}
+B5_FN unsigned d8_list(uint32_t *l, uint64_t *lc, unsigned m, uint32_t off, d8_v c, int keep)
 {
     __m256i v = _mm256_add_epi32(_mm256_set1_epi32((int)off), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
     _mm256_storeu_si256((__m256i *)l, _mm256_maskz_compress_epi32((__mmask8)m, v));
-    _mm512_storeu_pd(lc, _mm512_maskz_compress_pd((__mmask8)m, c));
+    if (keep) _mm512_storeu_pd(lc, _mm512_maskz_compress_pd((__mmask8)m, c));
     return (unsigned)__builtin_popcount(m);
 }
-B5_FN unsigned s16_list(uint32_t *l, uint32_t *lc, unsigned m, uint32_t off, s16_v c)
+B5_FN unsigned s16_list(uint32_t *l, uint32_t *lc, unsigned m, uint32_t off, s16_v c, int keep)
 {
     __m512i v = _mm512_add_epi32(_mm512_set1_epi32((int)off),
                                  _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
     _mm512_storeu_si512(l, _mm512_maskz_compress_epi32((__mmask16)m, v));
-    _mm512_storeu_ps(lc, _mm512_maskz_compress_ps((__mmask16)m, c));
+    if (keep) _mm512_storeu_ps(lc, _mm512_maskz_compress_ps((__mmask16)m, c));
     return (unsigned)__builtin_popcount(m);
 }
 /* (AVX2: no compress; lane by lane, without a branch) */
-#define B_LIST(X, l, lc, m, off, c)                                                                \
+#define B_LIST(X, l, lc, m, off, c, keep)                                                          \
     ({                                                                                             \
         X##_e t_[X##_W];                                                                           \
         unsigned n_l_ = 0;                                                                         \
@@ -555,10 +571,17 @@ B5_FN unsigned s16_list(uint32_t *l, uint32_t *lc, unsigned m, uint32_t off, s16
             lc[n_l_] = t_[j_];                                                                     \
             n_l_ += ((m) >> j_) & 1;                                                               \
         }                                                                                          \
+        (void)(keep);                                                                              \
         n_l_;                                                                                      \
     })
-B2_FN unsigned d4_list(uint32_t *l, uint64_t *lc, unsigned m, uint32_t off, d4_v c) { return B_LIST(d4, l, lc, m, off, c); }
-B2_FN unsigned s8_list(uint32_t *l, uint32_t *lc, unsigned m, uint32_t off, s8_v c) { return B_LIST(s8, l, lc, m, off, c); }
+B2_FN unsigned d4_list(uint32_t *l, uint64_t *lc, unsigned m, uint32_t off, d4_v c, int keep)
+{
+    return B_LIST(d4, l, lc, m, off, c, keep);
+}
+B2_FN unsigned s8_list(uint32_t *l, uint32_t *lc, unsigned m, uint32_t off, s8_v c, int keep)
+{
+    return B_LIST(s8, l, lc, m, off, c, keep);
+}
 #undef B_LIST
 
 /* SFMA: vector i, with c, through fn (operands of es bytes, the natural
@@ -581,6 +604,7 @@ static uint64_t sfma_one(const fast_hdr *h, const mma_batch *x, size_t i, uint64
     {                                                                                              \
         const X##_e *a = (const X##_e *)x->a, *b = (const X##_e *)x->b;                            \
         X##_e t[X##_W] __attribute__((aligned(64)));                                               \
+        const int keep = b_overlap(x, lo, hi);                                                     \
         size_t i = lo;                                                                             \
         while (i + X##_W <= hi) {                                                                  \
             B_WINDOW(X, i, hi);                                                                    \
@@ -594,9 +618,9 @@ static uint64_t sfma_one(const fast_hdr *h, const mma_batch *x, size_t i, uint64
                         d = X##_fma(ea[e], eb[e], d);                                              \
                 }                                                                                  \
                 B_STD(X, x, i, d, t);                                                              \
-                n_ += X##_list(l_ + n_, lc_ + n_, X##_nan(d), (uint32_t)(i - b_), c);              \
+                n_ += X##_list(l_ + n_, lc_ + n_, X##_nan(d), (uint32_t)(i - b_), c, keep);        \
             }                                                                                      \
-            B_REDO(x, SFMA_NAN)                                                                    \
+            B_REDO(x, keep, SFMA_NAN)                                                              \
         }                                                                                          \
         for (; i < hi; i++) fast_st(x->d, x->d_size, i, SFMA_ONE(i, fast_ld(x->c, x->c_size, i))); \
     }
@@ -712,6 +736,7 @@ B2_FN unsigned s8_dn(s8_iv m)
         const uint16_t *a = (const uint16_t *)x->a, *b = (const uint16_t *)x->b;                   \
         const size_t k = K;                                                                        \
         X##_e t[X##_W] __attribute__((aligned(64)));                                               \
+        const int keep = b_overlap(x, lo, hi);                                                     \
         size_t i = lo;                                                                             \
         while (i + X##_W <= hi) {                                                                  \
             B_WINDOW(X, i, hi);                                                                    \
@@ -731,9 +756,9 @@ B2_FN unsigned s8_dn(s8_iv m)
                 }                                                                                  \
                 B_STD(X, x, i, d, t);                                                              \
                 unsigned m_ = X##_nan(d) & (X##_dn(mx) | X##_nan(c));                             \
-                n_ += X##_list(l_ + n_, lc_ + n_, m_, (uint32_t)(i - b_), c);                      \
+                n_ += X##_list(l_ + n_, lc_ + n_, m_, (uint32_t)(i - b_), c, keep);                \
             }                                                                                      \
-            B_REDO(x, GPS_ONE)                                                                     \
+            B_REDO(x, keep, GPS_ONE)                                                               \
         }                                                                                          \
         for (; i < hi; i++) fast_st(x->d, x->d_size, i, GPS_ONE(i, fast_ld(x->c, x->c_size, i)));  \
     }
