@@ -20,7 +20,8 @@
  * choices, the set goes once more through mma_batch_dot with every
  * encoding held at its natural width (uint8_t for fp8 and fp4, uint16_t
  * for fp16: the plan's batch loop or narrow kernel where it has one, else
- * the widening path), each result against the reference on the vector so
+ * the widening path; a batch loop's once more with c and d as uint64_t and
+ * d written over c), each result against the reference on the vector so
  * cut and, bit for bit, against mma_dot on it.  Results must be the same bits,
  * except that a unit that leaves the NaN payload open (nan=any: the AMD
  * units) may give another NaN where the reference gives a NaN (the IEEE
