@@ -20,7 +20,8 @@
  * choices, the set goes once more through mma_batch_dot with every
  * encoding held at its natural width (uint8_t for fp8 and fp4, uint16_t
  * for fp16: the plan's batch loop or narrow kernel where it has one, else
- * the widening path), each result against the reference on the vector so
+ * the widening path; a batch loop's once more with c and d as uint64_t and
+ * d written over c), each result against the reference on the vector so
  * cut and, bit for bit, against mma_dot on it.  Results must be the same bits,
  * except that a unit that leaves the NaN payload open (nan=any: the AMD
  * units) may give another NaN where the reference gives a NaN (the IEEE
@@ -128,15 +129,28 @@ static mma_vec natural(const mma_unit *u, const mma_vec *v)
 }
 
 /* The n vectors through mma_batch_dot at their natural widths (one
- * thread: the plan of this thread's forced mode) into d; 0, or -1 */
-static int batch_natural(const mma_unit *u, const mma_vec *vs, long n, uint64_t *d)
+ * thread: the plan of this thread's forced mode) into d; 0, or -1.  wide:
+ * c and d as uint64_t (c cut as natural() cuts it), the batch loops' other
+ * way to c and d, and d written over c (a batch updating c in place). */
+static int batch_natural(const mma_unit *u, const mma_vec *vs, long n, uint64_t *d, int wide)
 {
     mma_batch x;
     void *mem[6];
     char err[256];
     int rc = cli_batch_natural(&x, mem, u, vs, n);
     unsigned char *pd = malloc((size_t)(n ? n : 1) * 8);
-    x.d = pd;
+    uint64_t *wc = NULL;
+    if (!rc && wide) {
+        wc = malloc((size_t)(n ? n : 1) * 8);
+        if (!wc) rc = -1;
+        for (long i = 0; wc && i < n; i++) {
+            wc[i] = 0;
+            memcpy(&wc[i], (const char *)x.c + (size_t)i * (size_t)x.c_size, (size_t)x.c_size);
+        }
+        x.c = wc;
+        x.c_size = x.d_size = 8;
+    }
+    x.d = wide ? (void *)wc : (void *)pd;
     x.threads = 1;
     if (rc || !pd || mma_batch_dot(u, &x, err, sizeof err)) {
         fprintf(stderr, "FAIL: batch of %s: %s\n", u->name, rc || !pd ? "out of memory" : err);
@@ -144,10 +158,11 @@ static int batch_natural(const mma_unit *u, const mma_vec *vs, long n, uint64_t 
     }
     for (long i = 0; !rc && i < n; i++) {
         d[i] = 0;
-        memcpy(&d[i], pd + (size_t)i * (size_t)x.d_size, (size_t)x.d_size);   /* (little-endian hosts) */
+        memcpy(&d[i], (const unsigned char *)x.d + (size_t)i * (size_t)x.d_size, (size_t)x.d_size);   /* (little-endian hosts) */
     }
     for (int i = 0; i < 6; i++) free(mem[i]);
     free(pd);
+    free(wc);
     return rc;
 }
 
@@ -175,7 +190,7 @@ static void check_set(const char *name, const char *what, const mma_unit *u, mma
     hand.impl = 0;
     static const char *kname[4] = {"best kernel", "scalar kernel", "generic vector kernel",
                                    "best kernel without AVX-512"};
-    uint64_t *out[4], *bat[4], *fast_t[4];
+    uint64_t *out[4], *bat[4], *fast_t[4], *wide[4] = {NULL, NULL, NULL, NULL};
     mma_vec *t = malloc(sizeof *t * (size_t)(n ? n : 1));
     for (long i = 0; i < n; i++) t[i] = natural(u, &vs[i]);
     long bad = 0;
@@ -186,10 +201,19 @@ static void check_set(const char *name, const char *what, const mma_unit *u, mma
         mma_fast_force(m);
         for (long i = 0; i < n; i++) out[m][i] = dot(u, &vs[i]);
         for (long i = 0; i < n; i++) fast_t[m][i] = dot(u, &t[i]);
-        if (batch_natural(u, vs, n, bat[m])) bad++;
+        if (batch_natural(u, vs, n, bat[m], 0)) bad++;
         else {
             n_batch += n;
             n_batch_by[mma_fast_narrow(u)] += n;
+        }
+        /* (and with c and d wide, d over c, where a batch loop takes the batch) */
+        if (mma_fast_narrow(u) == 2) {
+            if (!wide[m]) wide[m] = malloc(sizeof *wide[m] * (size_t)(n ? n : 1));
+            if (!wide[m] || batch_natural(u, vs, n, wide[m], 1)) bad++;
+            else {
+                n_batch += n;
+                n_batch_by[2] += n;
+            }
         }
     }
     mma_fast_force(0);
@@ -201,13 +225,15 @@ static void check_set(const char *name, const char *what, const mma_unit *u, mma
             if (check_one(name, w, u, &ref, &hand, &vs[i], out[m], i)) { bad++; break; }
             snprintf(w, sizeof w, "%s, %s, mma_batch_dot at natural widths", what, kname[m]);
             if (check_batch(name, w, u, rt, bat[m][i], fast_t[m][i], i)) { bad++; break; }
+            snprintf(w, sizeof w, "%s, %s, mma_batch_dot at natural widths, c and d uint64_t", what, kname[m]);
+            if (wide[m] && check_batch(name, w, u, rt, wide[m][i], fast_t[m][i], i)) { bad++; break; }
         }
     }
     int ai = alg_index(u);
     alg[ai].vecs += n;
     alg[ai].bad += bad;
     n_vecs += n;
-    for (int m = 0; m < 4; m++) { free(out[m]); free(bat[m]); free(fast_t[m]); }
+    for (int m = 0; m < 4; m++) { free(out[m]); free(bat[m]); free(fast_t[m]); free(wide[m]); }
     free(t);
 }
 
@@ -667,7 +693,11 @@ int main(int argc, char **argv)
                                 "blackwell:tcgen05.mma.m128n8k64.kind::mxf4nvf4.block16.f32.e2m1.e2m1.ue4m3",
                                 "blackwell:tcgen05.mma.m128n8k32.kind::mxf8f6f4.block32.f32.e4m3.e4m3.ue8m0",
                                 /* (CDNA1 fp16: the fixed window and its batch loop's two modes) */
-                                "cdna1:v_mfma_f32_4x4x4f16", "cdna1:v_mfma_f32_16x16x16f16"};
+                                "cdna1:v_mfma_f32_4x4x4f16", "cdna1:v_mfma_f32_16x16x16f16",
+                                /* (fast_ieee.c's batch loops: NaN, Inf and subnormal lanes) */
+                                "hopper:mma.m8n8k4.f64.f64.f64.f64", "cdna3:v_mfma_f32_16x16x4_f32",
+                                "cdna2:v_mfma_f32_16x16x16f16", "cdna2:v_mfma_f32_16x16x8bf16",
+                                "cdna2:v_mfma_f32_32x32x8bf16_1k"};
     for (size_t i = 0; i < sizeof hot / sizeof hot[0]; i++) {
         mma_unit u;
         char err[256];

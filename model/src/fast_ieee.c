@@ -12,7 +12,11 @@
  * default NaN whatever the order of the operands, so results agree bit for
  * bit unless an operand is a NaN; then a unit that leaves the payload open
  * (nan=any, every AMD unit) takes the NaN that comes out here, and any
- * other unit the reference. */
+ * other unit the reference.
+ * Batches (fast_bfn) of both go through batch loops, a vector a SIMD
+ * lane, which keep each one-vector kernel's operations and NaN rules and
+ * are what makes these units fast on one core ("batch loops" below, with
+ * what they measured). */
 #include "fast.h"
 
 #include <math.h>
@@ -378,6 +382,422 @@ static __attribute__((target("fma"))) uint64_t fma_dot_hw(const fast_hdr *h, uin
 }
 #endif
 
+/* ---- batch loops: a vector a lane ------------------------------------------ */
+
+/* Why: the one-vector kernels above are a chain of dependent IEEE
+ * operations (K fmas; GPS's products, pair sums and the chain of group
+ * sums), so one vector at a time waits on each operation's latency and
+ * leaves the vector units idle.  A batch (fast_bfn) has many independent
+ * vectors: here lane j of a SIMD register carries vector lo + j through
+ * exactly the scalar kernel's operations in the scalar kernel's order
+ * (IEEE operations on binary32 / binary64, round to nearest even, the same
+ * flushes on the bits), so each lane's bits are that kernel's bits.  A lane
+ * whose result is a NaN is done again where the one-vector kernel would
+ * do it, which keeps today's NaN rules: SFMA's by the reference (its
+ * payloads), GPS's by gps_v (its choice of one NaN) unless the lane can
+ * tell that choice (GPS_RANGE); a range's tail of fewer vectors than
+ * lanes goes through the one-vector kernel.
+ *
+ * The operands of lane j lie at (lo + j) * K, and the lanes' element e
+ * comes from contiguous registers by unzips (B_ROWS, B_BLOCK).  Measured
+ * on one core of AMD Zen 4 (random-bit files of 100,000 vectors, mmaref
+ * bench --file, best of 3), in dot products a second:
+ *                             one-vector   AVX-512 lanes:        AVX2 lanes
+ *                             kernel       gathered   unzipped   (unzipped)
+ *   DMMA f64 K=4 (hopper)        228 M       276 M      734 M      317 M
+ *   SFMA f32 K=4 (cdna3)         154 M       265 M      703 M      426 M
+ *   GPS f16 K=16 G=4 (cdna2)      47 M        90 M      187 M      102 M
+ * (gathered: vgatherdpd / vpgatherdd, a register of element e; unzipped
+ * with the lanes to do again collected without a branch, B_WINDOW; AVX2:
+ * MMAREF_NO_AVX512=1.)  What is left of SFMA f32's time is mostly the
+ * reference on its 3.5% NaN results; without NaNs (bench's normal inputs)
+ * it takes 1.5 G dot/s. */
+#ifdef FAST_HAVE_AVX2
+/* (AVX2 lane sets: B2 the common pieces, F2 with fma (SFMA), GPS_* with
+ * f16c (GPS), each asked for only where the plan checked it) */
+#define B2_FN static inline __attribute__((always_inline, target("avx2,bmi2,lzcnt")))
+#define F2_TARGET __attribute__((target("avx2,fma,bmi2,lzcnt")))
+#define F2_FN static inline __attribute__((always_inline, target("avx2,fma,bmi2,lzcnt")))
+#define B5_TARGET __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,bmi2,lzcnt,f16c")))
+#define B5_FN static inline __attribute__((always_inline, target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,bmi2,lzcnt,f16c")))
+
+/* One lane set X a vector width: X_v the lanes, X_e an element's bits,
+ * X_W lanes; X_ld / X_st: W contiguous elements; X_unzip: the even
+ * elements of two registers (in order) and their odd ones; X_nan: the
+ * lanes holding a NaN, a bit each.  d8 / s16 AVX-512 (binary64 /
+ * binary32), d4 / s8 AVX2. */
+typedef __m512d d8_v; typedef uint64_t d8_e; enum { d8_W = 8 };
+typedef __m256d d4_v; typedef uint64_t d4_e; enum { d4_W = 4 };
+typedef __m512 s16_v; typedef uint32_t s16_e; enum { s16_W = 16 };
+typedef __m256 s8_v; typedef uint32_t s8_e; enum { s8_W = 8 };
+
+B5_FN d8_v d8_ld(const void *p) { return _mm512_loadu_pd(p); }
+B2_FN d4_v d4_ld(const void *p) { return _mm256_loadu_pd((const double *)p); }
+B5_FN s16_v s16_ld(const void *p) { return _mm512_loadu_ps(p); }
+B2_FN s8_v s8_ld(const void *p) { return _mm256_loadu_ps((const float *)p); }
+B5_FN void d8_st(void *p, d8_v v) { _mm512_storeu_pd(p, v); }
+B2_FN void d4_st(void *p, d4_v v) { _mm256_storeu_pd((double *)p, v); }
+B5_FN void s16_st(void *p, s16_v v) { _mm512_storeu_ps(p, v); }
+B2_FN void s8_st(void *p, s8_v v) { _mm256_storeu_ps((float *)p, v); }
+
+B5_FN void d8_unzip(d8_v a, d8_v b, d8_v *ev, d8_v *od)
+{
+    const __m512i i = _mm512_setr_epi64(0, 2, 4, 6, 8, 10, 12, 14);
+    *ev = _mm512_permutex2var_pd(a, i, b);
+    *od = _mm512_permutex2var_pd(a, _mm512_add_epi64(i, _mm512_set1_epi64(1)), b);
+}
+B5_FN void s16_unzip(s16_v a, s16_v b, s16_v *ev, s16_v *od)
+{
+    const __m512i i = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    *ev = _mm512_permutex2var_ps(a, i, b);
+    *od = _mm512_permutex2var_ps(a, _mm512_add_epi32(i, _mm512_set1_epi32(1)), b);
+}
+B2_FN void d4_unzip(d4_v a, d4_v b, d4_v *ev, d4_v *od)     /* (a0 b0 a2 b2 -> a0 a2 b0 b2) */
+{
+    *ev = _mm256_permute4x64_pd(_mm256_unpacklo_pd(a, b), 0xd8);
+    *od = _mm256_permute4x64_pd(_mm256_unpackhi_pd(a, b), 0xd8);
+}
+B2_FN void s8_unzip(s8_v a, s8_v b, s8_v *ev, s8_v *od)     /* (in 128-bit halves, then the halves) */
+{
+    *ev = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(_mm256_shuffle_ps(a, b, 0x88)), 0xd8));
+    *od = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(_mm256_shuffle_ps(a, b, 0xdd)), 0xd8));
+}
+
+/* A mask register's bits in a general register: GCC 12 at -O1 with
+ * -fsanitize=address,undefined spilled a __mmask8 made unsigned with kmovb
+ * (one byte) and read the slot back with a 32-bit popcnt, three bytes of
+ * garbage above (make test-fastpath-sanitize, fma fp64 k=1: a lane done
+ * again that was not one) */
+static inline __attribute__((always_inline)) unsigned b_kbits(unsigned m)
+{
+    __asm__("" : "+r"(m));
+    return m;
+}
+B5_FN unsigned d8_nan(d8_v v) { return b_kbits(_cvtmask8_u32(_mm512_cmp_pd_mask(v, v, _CMP_UNORD_Q))); }
+B2_FN unsigned d4_nan(d4_v v) { return (unsigned)_mm256_movemask_pd(_mm256_cmp_pd(v, v, _CMP_UNORD_Q)); }
+B5_FN unsigned s16_nan(s16_v v) { return b_kbits(_cvtmask16_u32(_mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q))); }
+B2_FN unsigned s8_nan(s8_v v) { return (unsigned)_mm256_movemask_ps(_mm256_cmp_ps(v, v, _CMP_UNORD_Q)); }
+
+B5_FN d8_v d8_fma(d8_v a, d8_v b, d8_v c) { return _mm512_fmadd_pd(a, b, c); }
+F2_FN d4_v d4_fma(d4_v a, d4_v b, d4_v c) { return _mm256_fmadd_pd(a, b, c); }
+B5_FN s16_v s16_fma(s16_v a, s16_v b, s16_v c) { return _mm512_fmadd_ps(a, b, c); }
+F2_FN s8_v s8_fma(s8_v a, s8_v b, s8_v c) { return _mm256_fmadd_ps(a, b, c); }
+
+/* R registers of R elements each, register r from p + r S (elements),
+ * transposed: lane j of E[e] is element e of register j; or, for R < W, R
+ * contiguous registers of W vectors of R elements each (S = W), and lane j
+ * of E[e] is element e of vector j.  Element e of vector j is number
+ * f = j R + e either way; an unzip of every pair of registers moves number
+ * f to (f >> 1) + (f & 1) W R / 2 (a rotation of its bits), so log2 R of
+ * them take it to e W + j. */
+#define B_ROWS(X, p, R, S, E)                                                                      \
+    do {                                                                                           \
+        _Pragma("GCC unroll 16") for (int r_ = 0; r_ < (R); r_++) E[r_] = X##_ld((const X##_e *)(p) + r_ * (S)); \
+        _Pragma("GCC unroll 4") for (int s_ = 1; s_ < (R); s_ *= 2) {                              \
+            X##_v T_[R];                                                                           \
+            _Pragma("GCC unroll 8") for (int q_ = 0; q_ < (R) / 2; q_++)                           \
+                X##_unzip(E[2 * q_], E[2 * q_ + 1], &T_[q_], &T_[(R) / 2 + q_]);                   \
+            _Pragma("GCC unroll 16") for (int r_ = 0; r_ < (R); r_++) E[r_] = T_[r_];              \
+        }                                                                                          \
+    } while (0)
+/* The lanes' elements in blocks of B_KB(X, K): all K where K < W (log2 K
+ * unzips), else W at a time from the W vectors (log2 W unzips, W by W):
+ * fp64 K=16 on four lanes took 93 M dot/s with its 16 elements unzipped
+ * at once (four unzips, registers spilled), against 123 M for the
+ * one-vector kernel. */
+#define B_KB(X, K) ((K) < X##_W ? (K) : X##_W)
+#define B_BLOCK(X, p, K, e0, E) B_ROWS(X, (p) + (e0), B_KB(X, K), (K) < X##_W ? X##_W : (K), E)
+
+/* c (or d) of the W vectors from i: one load where the batch holds them at
+ * the element's width, else element by element (cut to the element, as
+ * the one-vector kernels cut c) */
+#define B_LDC(X, x, i, t)                                                                          \
+    (x->c_size == (int)sizeof(X##_e) ? X##_ld((const X##_e *)x->c + (i))                          \
+                                      : (b_fill(t, sizeof(X##_e), x->c, x->c_size, i, X##_W), X##_ld(t)))
+#define B_STD(X, x, i, v, t)                                                                       \
+    do {                                                                                           \
+        if (x->d_size == (int)sizeof(X##_e)) X##_st((X##_e *)x->d + (i), v);                      \
+        else {                                                                                     \
+            X##_st(t, v);                                                                          \
+            for (int j_ = 0; j_ < X##_W; j_++) fast_st(x->d, x->d_size, (i) + j_, fast_ld(t, sizeof(X##_e), j_)); \
+        }                                                                                          \
+    } while (0)
+static inline void b_fill(void *t, int es, const void *p, int size, size_t i, int w)
+{
+    for (int j = 0; j < w; j++) fast_st(t, es, (size_t)j, fast_ld(p, size, i + (size_t)j));
+}
+
+/* The lanes to do again (NaN lanes, for GPS some of them) are collected
+ * without a branch, as offsets from the first vector of a window of B_SB
+ * vectors, with their c (X_list: the lanes m of the W vectors at offset
+ * off, and of c, appended to l and lc, their count returned), and done by
+ * ONE(v, c) after each window; c kept where d overlaps c (a batch that
+ * updates c in place: c is written over by then), else read again (keeping
+ * it always took DMMA f64 741 M dot/s down to 697 M).  (A branch
+ * on each register's NaN lanes is taken for two in five registers of
+ * random-bit fp32 (3.5% of the results are NaN); with it the loop took
+ * 593 M dot/s, without it 687 M, and DMMA f64 591 M against 732 M.) */
+#define B_SB 256
+#define B_WINDOW(X, i, hi)                                                                         \
+    uint32_t l_[B_SB + 16];                                                                        \
+    X##_e lc_[B_SB + 16];                                                                          \
+    unsigned n_ = 0;                                                                               \
+    const size_t b_ = (i), e_ = (hi) - b_ > B_SB ? b_ + B_SB : (hi)
+#define B_REDO(x, keep, ONE)                                                                       \
+    for (unsigned q_ = 0; q_ < n_; q_++) {                                                         \
+        size_t v_ = b_ + l_[q_];                                                                   \
+        fast_st(x->d, x->d_size, v_, ONE(v_, (keep) ? lc_[q_] : fast_ld(x->c, x->c_size, v_)));    \
+    }
+/* whether d's vectors lo .. hi-1 overlap c's */
+static inline int b_overlap(const mma_batch *x, size_t lo, size_t hi)
+{
+    uintptr_t c0 = (uintptr_t)x->c + lo * (size_t)x->c_size, c1 = (uintptr_t)x->c + hi * (size_t)x->c_size;
+    uintptr_t d0 = (uintptr_t)x->d + lo * (size_t)x->d_size, d1 = (uintptr_t)x->d + hi * (size_t)x->d_size;
+    return c0 < d1 && d0 < c1;
+}
+B5_FN unsigned d8_list(uint32_t *l, uint64_t *lc, unsigned m, uint32_t off, d8_v c, int keep)
+{
+    __m256i v = _mm256_add_epi32(_mm256_set1_epi32((int)off), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    _mm256_storeu_si256((__m256i *)l, _mm256_maskz_compress_epi32((__mmask8)m, v));
+    if (keep) _mm512_storeu_pd(lc, _mm512_maskz_compress_pd((__mmask8)m, c));
+    return (unsigned)__builtin_popcount(m);
+}
+B5_FN unsigned s16_list(uint32_t *l, uint32_t *lc, unsigned m, uint32_t off, s16_v c, int keep)
+{
+    __m512i v = _mm512_add_epi32(_mm512_set1_epi32((int)off),
+                                 _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
+    _mm512_storeu_si512(l, _mm512_maskz_compress_epi32((__mmask16)m, v));
+    if (keep) _mm512_storeu_ps(lc, _mm512_maskz_compress_ps((__mmask16)m, c));
+    return (unsigned)__builtin_popcount(m);
+}
+/* (AVX2: no compress; lane by lane, without a branch) */
+#define B_LIST(X, l, lc, m, off, c, keep)                                                          \
+    ({                                                                                             \
+        X##_e t_[X##_W];                                                                           \
+        unsigned n_l_ = 0;                                                                         \
+        X##_st(t_, c);                                                                             \
+        for (int j_ = 0; j_ < X##_W; j_++) {                                                       \
+            l[n_l_] = (off) + (uint32_t)j_;                                                        \
+            lc[n_l_] = t_[j_];                                                                     \
+            n_l_ += ((m) >> j_) & 1;                                                               \
+        }                                                                                          \
+        (void)(keep);                                                                              \
+        n_l_;                                                                                      \
+    })
+B2_FN unsigned d4_list(uint32_t *l, uint64_t *lc, unsigned m, uint32_t off, d4_v c, int keep)
+{
+    return B_LIST(d4, l, lc, m, off, c, keep);
+}
+B2_FN unsigned s8_list(uint32_t *l, uint32_t *lc, unsigned m, uint32_t off, s8_v c, int keep)
+{
+    return B_LIST(s8, l, lc, m, off, c, keep);
+}
+#undef B_LIST
+
+/* SFMA: vector i, with c, through fn (operands of es bytes, the natural
+ * width of fp32 or fp64): the plan's one-vector kernel, or for a NaN lane the
+ * reference, where that kernel sends it (FMA_BODY) after the same chain
+ * again (a NaN lane's chain: 9% of random-bit fp32's perf samples) */
+static uint64_t sfma_one(const fast_hdr *h, const mma_batch *x, size_t i, uint64_t c, int es, fast_fn fn)
+{
+    const size_t k = (size_t)PLAN(h)->k;
+    uint64_t wa[MMA_MAX_K], wb[MMA_MAX_K];
+    const uint64_t *a = fast_widen(fast_at(x->a, es, i * k), es, (int)k, wa);
+    const uint64_t *b = fast_widen(fast_at(x->b, es, i * k), es, (int)k, wb);
+    return fn(h, c, a, b, NULL, NULL);
+}
+
+/* fast_bfn for SFMA (K a power of two up to 16) with lane set X:
+ * d = fma(a[e], b[e], d), e = 0 .. K-1, as fma_dot_hw */
+#define SFMA_RANGE(NAME, X, TGT, K)                                                                \
+    static TGT void NAME(const fast_hdr *h, const mma_batch *x, size_t lo, size_t hi)              \
+    {                                                                                              \
+        const X##_e *a = (const X##_e *)x->a, *b = (const X##_e *)x->b;                            \
+        X##_e t[X##_W] __attribute__((aligned(64)));                                               \
+        const int keep = b_overlap(x, lo, hi);                                                     \
+        size_t i = lo;                                                                             \
+        while (i + X##_W <= hi) {                                                                  \
+            B_WINDOW(X, i, hi);                                                                    \
+            for (; i + X##_W <= e_; i += X##_W) {                                                  \
+                X##_v c = B_LDC(X, x, i, t), d = c;                                                \
+                _Pragma("GCC unroll 4") for (int e0 = 0; e0 < K; e0 += B_KB(X, K)) {               \
+                    X##_v ea[B_KB(X, K)], eb[B_KB(X, K)];                                          \
+                    B_BLOCK(X, a + i * K, K, e0, ea);                                              \
+                    B_BLOCK(X, b + i * K, K, e0, eb);                                              \
+                    _Pragma("GCC unroll 16") for (int e = 0; e < B_KB(X, K); e++)                  \
+                        d = X##_fma(ea[e], eb[e], d);                                              \
+                }                                                                                  \
+                B_STD(X, x, i, d, t);                                                              \
+                n_ += X##_list(l_ + n_, lc_ + n_, X##_nan(d), (uint32_t)(i - b_), c, keep);        \
+            }                                                                                      \
+            B_REDO(x, keep, SFMA_NAN)                                                              \
+        }                                                                                          \
+        for (; i < hi; i++) fast_st(x->d, x->d_size, i, SFMA_ONE(i, fast_ld(x->c, x->c_size, i))); \
+    }
+#define SFMA_ONE(v, c) sfma_one(h, x, v, c, (int)sizeof *a, h->fn)
+#define SFMA_NAN(v, c) sfma_one(h, x, v, c, (int)sizeof *a, reference)
+#define SFMA_SET(X, TGT)                                                                           \
+    SFMA_RANGE(sfma_##X##_1, X, TGT, 1) SFMA_RANGE(sfma_##X##_2, X, TGT, 2) SFMA_RANGE(sfma_##X##_4, X, TGT, 4) \
+    SFMA_RANGE(sfma_##X##_8, X, TGT, 8) SFMA_RANGE(sfma_##X##_16, X, TGT, 16)
+SFMA_SET(d8, B5_TARGET)
+SFMA_SET(d4, F2_TARGET)
+SFMA_SET(s16, B5_TARGET)
+SFMA_SET(s8, F2_TARGET)
+#define SFMA_ROW(X) {sfma_##X##_1, sfma_##X##_2, sfma_##X##_4, sfma_##X##_8, sfma_##X##_16}
+/* [AVX-512][fp64][log2 K] */
+static const fast_bfn sfma_batches[2][2][5] = {{SFMA_ROW(s8), SFMA_ROW(d4)}, {SFMA_ROW(s16), SFMA_ROW(d8)}};
+#undef SFMA_ROW
+#undef SFMA_SET
+#undef SFMA_ONE
+#undef SFMA_NAN
+#undef SFMA_RANGE
+
+/* GPS's lanes (s16, s8), on the dwords that hold elements 2m, 2m + 1
+ * (X_iv, X_asi): X_lo / X_hi, one element of such a dword in a lane's low
+ * 16 bits (X_lo may leave the other above it: X_dec ignores those where it
+ * can); X_dec: the flushed binary32 of such an element (as flushed() and
+ * v_dec8 make it); X_ftz, X_cflush: ftz() and c's flush to +0; X_mx: the
+ * unsigned max of the lanes' bits, and X_dn the lanes where it reached
+ * x86's default NaN (GPS_RANGE). */
+typedef __m512i s16_iv;
+typedef __m256i s8_iv;
+B5_FN s16_iv s16_asi(s16_v v) { return _mm512_castps_si512(v); }
+B2_FN s8_iv s8_asi(s8_v v) { return _mm256_castps_si256(v); }
+B5_FN s16_iv s16_iv_zero(void) { return _mm512_setzero_si512(); }
+B2_FN s8_iv s8_iv_zero(void) { return _mm256_setzero_si256(); }
+B5_FN s16_iv s16_lo(s16_iv w) { return w; }
+B2_FN s8_iv s8_lo(s8_iv w) { return _mm256_and_si256(w, _mm256_set1_epi32(0xffff)); }   /* (packus saturates) */
+B5_FN s16_iv s16_hi(s16_iv w) { return _mm512_srli_epi32(w, 16); }
+B2_FN s8_iv s8_hi(s8_iv w) { return _mm256_srli_epi32(w, 16); }
+B5_FN s16_v s16_dec(s16_iv v, const int bf)
+{
+    const __m512i em = _mm512_set1_epi32(bf ? 0x7f80 : 0x7c00);
+    __m512 f = bf ? _mm512_castsi512_ps(_mm512_slli_epi32(v, 16)) : _mm512_cvtph_ps(_mm512_cvtepi32_epi16(v));
+    __mmask16 nz = _mm512_test_epi32_mask(v, em);          /* (a zero or subnormal: +0) */
+    __mmask16 nan = _mm512_cmpgt_epi32_mask(_mm512_and_si512(v, _mm512_set1_epi32(0x7fff)), em);
+    f = _mm512_maskz_mov_ps(nz, f);
+    return _mm512_mask_mov_ps(f, nan, _mm512_castsi512_ps(_mm512_set1_epi32((int)QNAN)));
+}
+GPS_FN s8_v s8_dec(s8_iv v, const int bf)
+{
+    const __m256i em = _mm256_set1_epi32(bf ? 0x7f80 : 0x7c00), m15 = _mm256_set1_epi32(0x7fff);
+    __m256 f = bf ? _mm256_castsi256_ps(_mm256_slli_epi32(v, 16))
+                  : _mm256_cvtph_ps(_mm_packus_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1)));
+    __m256i z = _mm256_cmpeq_epi32(_mm256_and_si256(v, em), _mm256_setzero_si256());
+    __m256i nan = _mm256_cmpgt_epi32(_mm256_and_si256(v, m15), em);
+    f = _mm256_andnot_ps(_mm256_castsi256_ps(z), f);
+    return _mm256_blendv_ps(f, _mm256_castsi256_ps(_mm256_set1_epi32((int)QNAN)), _mm256_castsi256_ps(nan));
+}
+B5_FN s16_v s16_ftz(s16_v x)
+{
+    __m512i w = _mm512_castps_si512(x);
+    __mmask16 z = _mm512_testn_epi32_mask(w, _mm512_set1_epi32(0x7f800000));
+    return _mm512_castsi512_ps(_mm512_mask_and_epi32(w, z, w, _mm512_set1_epi32((int)0x80000000u)));
+}
+GPS_FN s8_v s8_ftz(s8_v x) { return v_ftz(x); }
+B5_FN s16_v s16_cflush(s16_v c)
+{
+    return _mm512_maskz_mov_ps(_mm512_test_epi32_mask(_mm512_castps_si512(c), _mm512_set1_epi32(0x7f800000)), c);
+}
+B2_FN s8_v s8_cflush(s8_v c)
+{
+    __m256i z = _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_castps_si256(c), _mm256_set1_epi32(0x7f800000)),
+                                   _mm256_setzero_si256());
+    return _mm256_andnot_ps(_mm256_castsi256_ps(z), c);
+}
+B5_FN s16_v s16_mul(s16_v a, s16_v b) { return _mm512_mul_ps(a, b); }
+B2_FN s8_v s8_mul(s8_v a, s8_v b) { return _mm256_mul_ps(a, b); }
+B5_FN s16_v s16_add(s16_v a, s16_v b) { return _mm512_add_ps(a, b); }
+B2_FN s8_v s8_add(s8_v a, s8_v b) { return _mm256_add_ps(a, b); }
+B5_FN s16_iv s16_mx(s16_iv m, s16_v v) { return _mm512_max_epu32(m, _mm512_castps_si512(v)); }
+B2_FN s8_iv s8_mx(s8_iv m, s8_v v) { return _mm256_max_epu32(m, _mm256_castps_si256(v)); }
+B5_FN unsigned s16_dn(s16_iv m)
+{
+    return b_kbits(_cvtmask16_u32(_mm512_cmpge_epu32_mask(m, _mm512_set1_epi32((int)DEFAULT_NAN))));
+}
+B2_FN unsigned s8_dn(s8_iv m)
+{
+    __m256i dn = _mm256_set1_epi32((int)DEFAULT_NAN);
+    return (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(_mm256_max_epu32(m, dn), m)));
+}
+
+/* ftz(p[2m] + p[2m + 1]) of the products of one dword of each side, every
+ * result's bits into mx */
+#define GPS_PAIR(X, wa, wb, BF, mx)                                                                \
+    ({                                                                                             \
+        X##_iv wa_ = X##_asi(wa), wb_ = X##_asi(wb);                                               \
+        X##_v p0_ = X##_ftz(X##_mul(X##_dec(X##_lo(wa_), BF), X##_dec(X##_lo(wb_), BF)));          \
+        X##_v p1_ = X##_ftz(X##_mul(X##_dec(X##_hi(wa_), BF), X##_dec(X##_hi(wb_), BF)));          \
+        X##_v s_ = X##_ftz(X##_add(p0_, p1_));                                                     \
+        mx = X##_mx(X##_mx(X##_mx(mx, p0_), p1_), s_);                                             \
+        s_;                                                                                        \
+    })
+
+/* fast_bfn for GPS (fp32 c, nan=any, G = 2 or 4, a and b both fp16 or
+ * both bf16: BF) with lane set X: the products, pair sums, group sums and
+ * chain of gps_dot, each flushed.  Its NaN: the lanes' NaNs are the
+ * tables' QNAN (a NaN operand) and x86's default NaN (an invalid
+ * operation: Inf * 0, Inf - Inf), each carried on by later operations
+ * whichever operand order the compiler picks; so where no result reached
+ * the default NaN (bits 0xffc00000, the largest a lane can hold) and c is
+ * no NaN, a NaN result is QNAN, which is what gps_v returns then (no
+ * invalid operation: its first tests).  Other NaN lanes: gps_v itself
+ * (nfn), as is the tail. */
+#define GPS_RANGE(NAME, X, TGT, K, G, BF)                                                          \
+    static TGT void NAME(const fast_hdr *h, const mma_batch *x, size_t lo, size_t hi)              \
+    {                                                                                              \
+        const uint16_t *a = (const uint16_t *)x->a, *b = (const uint16_t *)x->b;                   \
+        const size_t k = K;                                                                        \
+        X##_e t[X##_W] __attribute__((aligned(64)));                                               \
+        const int keep = b_overlap(x, lo, hi);                                                     \
+        size_t i = lo;                                                                             \
+        while (i + X##_W <= hi) {                                                                  \
+            B_WINDOW(X, i, hi);                                                                    \
+            for (; i + X##_W <= e_; i += X##_W) {                                                  \
+                X##_v wa[K / 2], wb[K / 2], c = B_LDC(X, x, i, t), d = X##_cflush(c);              \
+                B_ROWS(X, a + i * K, K / 2, X##_W, wa);   /* (dwords: K / 2 < W) */                \
+                B_ROWS(X, b + i * K, K / 2, X##_W, wb);                                            \
+                X##_iv mx = X##_mx(X##_iv_zero(), d);                                              \
+                _Pragma("GCC unroll 8") for (int m = 0; m < K / 2; m += G / 2) {                   \
+                    X##_v s = GPS_PAIR(X, wa[m], wb[m], BF, mx);                                   \
+                    if (G == 4) {                                                                  \
+                        s = X##_ftz(X##_add(s, GPS_PAIR(X, wa[m + G / 4], wb[m + G / 4], BF, mx))); \
+                        mx = X##_mx(mx, s);                                                        \
+                    }                                                                              \
+                    d = X##_ftz(X##_add(d, s));                                                    \
+                    mx = X##_mx(mx, d);                                                            \
+                }                                                                                  \
+                B_STD(X, x, i, d, t);                                                              \
+                unsigned m_ = X##_nan(d) & (X##_dn(mx) | X##_nan(c));                             \
+                n_ += X##_list(l_ + n_, lc_ + n_, m_, (uint32_t)(i - b_), c, keep);                \
+            }                                                                                      \
+            B_REDO(x, keep, GPS_ONE)                                                               \
+        }                                                                                          \
+        for (; i < hi; i++) fast_st(x->d, x->d_size, i, GPS_ONE(i, fast_ld(x->c, x->c_size, i)));  \
+    }
+#define GPS_ONE(v, c) h->nfn(h, c, a + (v) * k, b + (v) * k, NULL, NULL)
+/* the K, G pairs of gps_v: 2 2, 4 2, 4 4, 8 2, 8 4, 16 2, 16 4 */
+#define GPS_SET(X, TGT, BF)                                                                        \
+    GPS_RANGE(gps_##X##_##BF##_2_2, X, TGT, 2, 2, BF) GPS_RANGE(gps_##X##_##BF##_4_2, X, TGT, 4, 2, BF) \
+    GPS_RANGE(gps_##X##_##BF##_4_4, X, TGT, 4, 4, BF) GPS_RANGE(gps_##X##_##BF##_8_2, X, TGT, 8, 2, BF) \
+    GPS_RANGE(gps_##X##_##BF##_8_4, X, TGT, 8, 4, BF) GPS_RANGE(gps_##X##_##BF##_16_2, X, TGT, 16, 2, BF) \
+    GPS_RANGE(gps_##X##_##BF##_16_4, X, TGT, 16, 4, BF)
+GPS_SET(s16, B5_TARGET, 0)
+GPS_SET(s16, B5_TARGET, 1)
+GPS_SET(s8, GPS_TARGET, 0)
+GPS_SET(s8, GPS_TARGET, 1)
+#define GPS_ROW(X, BF)                                                                             \
+    {gps_##X##_##BF##_2_2, gps_##X##_##BF##_4_2, gps_##X##_##BF##_4_4, gps_##X##_##BF##_8_2,        \
+     gps_##X##_##BF##_8_4, gps_##X##_##BF##_16_2, gps_##X##_##BF##_16_4}
+/* [AVX-512][bf16][K, G as GPS_SET] */
+static const fast_bfn gps_batches[2][2][7] = {{GPS_ROW(s8, 0), GPS_ROW(s8, 1)}, {GPS_ROW(s16, 0), GPS_ROW(s16, 1)}};
+#undef GPS_ROW
+#undef GPS_SET
+#undef GPS_ONE
+#undef GPS_RANGE
+#undef GPS_PAIR
+#endif
+
 /* ---- the family ------------------------------------------------------------ */
 
 static int ieee_ok(const mma_unit *u) { return !(u->flags & MMA_F_VIA_FP16) && (pairwise_ok(u) || fma_ok(u)); }
@@ -409,6 +829,8 @@ static fast_hdr *ieee_build(const mma_unit *u, int mode)
                        : u->k == 4  ? (g4 ? gps_v4g4_n : gps_v4g2_n)
                        : u->k == 8  ? (g4 ? gps_v8g4_n : gps_v8g2_n)
                                     : (g4 ? gps_v16g4_n : gps_v16g2_n);
+            int kg = u->k == 2 ? 0 : u->k == 4 ? 1 + g4 : u->k == 8 ? 3 + g4 : 5 + g4;
+            if (u->a == u->b) P->h.bfn = gps_batches[fast_avx512_usable()][u->a == MMA_FMT_BF16][kg];
             P->h.kernel = FAST_K_SPECIAL;
             P->abf = u->a == MMA_FMT_BF16;
             P->bbf = u->b == MMA_FMT_BF16;
@@ -422,6 +844,11 @@ static fast_hdr *ieee_build(const mma_unit *u, int mode)
     if (mode != FAST_MODE_SCALAR && __builtin_cpu_supports("fma")) {
         P->h.fn = fma_dot_hw;
         P->h.kernel = FAST_K_SPECIAL;
+        /* (the batch loops in the best mode alone, as fast_fused.c's, so
+         * that the tests' other modes keep the one-vector path) */
+        int lk = __builtin_ctz((unsigned)u->k);
+        if (mode == FAST_MODE_BEST && fast_avx2_usable() && u->k == 1 << lk && lk <= 4)
+            P->h.bfn = sfma_batches[fast_avx512_usable()][u->d == MMA_FMT_FP64][lk];
     }
 #else
     (void)mode;
