@@ -5,8 +5,9 @@
 # for gen, run and check, a quarter as many for metrics (5 to 7 s on one
 # thread).  Each figure is the best of REPEAT runs (the device host is a
 # virtual machine whose memory and caches warm up as they are used; a
-# first gen warms them), of REPEAT1 with one thread, the longest (a slow
-# one-thread run shows as too high a speed-up: REPEAT1=2 costs a minute).
+# first gen warms them), of REPEAT1 with one thread (the best of as many
+# as the others by default: one slow one-thread run showed as a speed-up
+# over 16, and the one-thread runs are most of the time, 2 of 8 minutes).
 # Prints the machine (CPUs as sockets x cores x threads per core: whether
 # the CPUs are cores; the file system the files are on), then a TSV:
 # command, threads, seconds, items per second, speed-up over one thread;
@@ -18,12 +19,12 @@
 # last line times one writer (dd) of run's output bytes into a new file
 # on the same file system, the floor under run's time.
 #   scripts/scaling.sh BIN [VECTORS] [THREADS...]   (default 16000000; 1 2 4 ... cores)
-#   REPEAT=3, REPEAT1=1, DIR=a folder for the files (default: a new one under $TMPDIR or /tmp)
+#   REPEAT=3, REPEAT1=3, DIR=a folder for the files (default: a new one under $TMPDIR or /tmp)
 set -eu
 M=$1; N=${2:-16000000}; shift $(( $# >= 2 ? 2 : 1 ))
 C=$(nproc)
 T=${*:-$(t=1; while [ $t -lt "$C" ]; do printf '%s ' $t; t=$((t * 2)); done; echo "$C")}
-REPEAT=${REPEAT:-3}; REPEAT1=${REPEAT1:-1}
+REPEAT=${REPEAT:-3}; REPEAT1=${REPEAT1:-$REPEAT}
 U=hopper:wgmma.m64n8k32.f32.e4m3.e4m3
 D=$(mktemp -d "${DIR:-${TMPDIR:-/tmp}}/scaling.XXXXXX"); trap 'rm -rf "$D"' EXIT
 now() { date +%s.%N; }
