@@ -20,8 +20,8 @@
  * committed pieces.  A file cut by another program while it is read
  * faults on the mapping (SIGBUS): the thread reading the piece leaves it
  * (on_sigbus) and the run stops with a message.  A pipe (.xz, .gz, stdin)
- * is read piece by piece, in
- * order, by whichever thread takes the next piece.  A plain output file
+ * is read piece by piece, in order, by whichever thread takes the next
+ * piece.  A plain output file
  * is written with pwrite at the offsets the commits give, by the threads
  * that committed them; a pipe, stdout or a compressed output through
  * stdio, in order.  (The kernel takes one write into a file at a time;

@@ -869,7 +869,7 @@ static V_TARGET uint64_t exact_vdbl_bf16(const fast_hdr *h, uint64_t c, const ui
                                          const uint64_t *sa, const uint64_t *sb)
 {
     if (__builtin_expect(!sse_default(), 0)) return exact_dot_f32rne(h, c, a, b, sa, sb);
-    int nrare;
+    int nrare = 0;
     return vdbl_bf16(h, c, a, b, 8, &nrare);
 }
 
@@ -877,7 +877,7 @@ static V_TARGET uint64_t exact_vfix_f16(const fast_hdr *h, uint64_t c, const uin
                                         const uint64_t *sa, const uint64_t *sb)
 {
     if (__builtin_expect(!sse_default(), 0)) return exact_dot_f32rne(h, c, a, b, sa, sb);
-    int nrare;
+    int nrare = 0;
     return vdbl_f16(h, c, a, b, 8, &nrare);
 }
 

@@ -820,16 +820,13 @@ static fast_hdr *ieee_build(const mma_unit *u, int mode)
         if (mode == FAST_MODE_BEST && P->anynan && !P->fc && (u->g == 2 || (u->g == 4 && u->k >= 4)) &&
             (u->k == 2 || u->k == 4 || u->k == 8 || u->k == 16) && fast_avx2_usable() &&
             fast_f16c_usable()) {
-            int g4 = u->g == 4;
-            P->h.fn = u->k == 2    ? gps_v2g2
-                      : u->k == 4  ? (g4 ? gps_v4g4 : gps_v4g2)
-                      : u->k == 8  ? (g4 ? gps_v8g4 : gps_v8g2)
-                                   : (g4 ? gps_v16g4 : gps_v16g2);
-            P->h.nfn = u->k == 2    ? gps_v2g2_n                /* (fp16, bf16: two bytes) */
-                       : u->k == 4  ? (g4 ? gps_v4g4_n : gps_v4g2_n)
-                       : u->k == 8  ? (g4 ? gps_v8g4_n : gps_v8g2_n)
-                                    : (g4 ? gps_v16g4_n : gps_v16g2_n);
-            int kg = u->k == 2 ? 0 : u->k == 4 ? 1 + g4 : u->k == 8 ? 3 + g4 : 5 + g4;
+            /* the K, G pairs as GPS_SET: 2 2, 4 2, 4 4, 8 2, 8 4, 16 2, 16 4 */
+            static const fast_fn fns[7] = {gps_v2g2, gps_v4g2, gps_v4g4, gps_v8g2, gps_v8g4, gps_v16g2, gps_v16g4};
+            static const fast_nfn nfns[7] = {gps_v2g2_n, gps_v4g2_n, gps_v4g4_n, gps_v8g2_n,   /* (two bytes) */
+                                             gps_v8g4_n, gps_v16g2_n, gps_v16g4_n};
+            int g4 = u->g == 4, kg = u->k == 2 ? 0 : u->k == 4 ? 1 + g4 : u->k == 8 ? 3 + g4 : 5 + g4;
+            P->h.fn = fns[kg];
+            P->h.nfn = nfns[kg];
             if (u->a == u->b) P->h.bfn = gps_batches[fast_avx512_usable()][u->a == MMA_FMT_BF16][kg];
             P->h.kernel = FAST_K_SPECIAL;
             P->abf = u->a == MMA_FMT_BF16;
