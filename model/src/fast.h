@@ -610,6 +610,23 @@ V_FN void v_operands(const uint64_t *a, const uint64_t *b, int g, const int part
     v_operands_n(a, b, 8, 8, g, part, tf, ka, kb, one, xa, xb, sa, sb, ea, eb, valid, spec);
 }
 
+/* Eight vectors' 16 bytes each (vector v at p + v * stride) turned so
+ * that d[j]'s lane v holds bytes 4j .. 4j+3 of vector v: a batch loop
+ * with a vector a lane (8 fp16 or 16 fp8 operands of a step) */
+V_FN void v_load8x16_t(const char *p, size_t stride, __m256i d[4])
+{
+    __m256i y[4];
+    for (int v = 0; v < 4; v++)
+        y[v] = _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(p + (size_t)v * stride))),
+                                       _mm_loadu_si128((const __m128i *)(p + (size_t)(v + 4) * stride)), 1);
+    __m256i t0 = _mm256_unpacklo_epi32(y[0], y[1]), t1 = _mm256_unpackhi_epi32(y[0], y[1]);
+    __m256i t2 = _mm256_unpacklo_epi32(y[2], y[3]), t3 = _mm256_unpackhi_epi32(y[2], y[3]);
+    d[0] = _mm256_unpacklo_epi64(t0, t2);
+    d[1] = _mm256_unpackhi_epi64(t0, t2);
+    d[2] = _mm256_unpacklo_epi64(t1, t3);
+    d[3] = _mm256_unpackhi_epi64(t1, t3);
+}
+
 V_FN int32_t v_hmax(__m256i v)
 {
     __m128i m = _mm_max_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));

@@ -27,7 +27,7 @@ typedef struct {
     fast_vop ka, kb;
 #endif
     int32_t one[8], low[8], even[8];
-    int64_t prec[2];
+    int64_t prec[2], cpre[2];          /* pre; c's shift to F - 23 fraction bits (batch loops) */
     int groups, tail;
     int32_t bab;
     int as, bs;                      /* the operands' natural sizes (fast_nat_size) */
@@ -312,6 +312,216 @@ AMD_VKERNEL(amd_v_eo_any_n, void, P->as, P->bs, P->groups, P->tail, 1, 1, 0, 0)
 #endif
 #endif
 
+/* ---- batch loops: a dot product a lane ----------------------------------- */
+#ifdef FAST_HAVE_AVX2
+/* Why: a vector at a time, a step's products fill one vector but its end
+ * (the largest exponent and the sum across lanes, the join with c, the two
+ * roundings) is scalar work, about half of a step's 250 instructions, and
+ * the core already runs them at three or more a cycle: two dot products
+ * side by side (the fused batch loops' way) gained nothing.  Eight dot
+ * products, one a 32-bit lane, share every instruction instead: the
+ * largest exponent and the sums are vertical, and the join is done on
+ * doubles, where each term and their sum are exact (below 2^53), with the
+ * roundings on the doubles' bits.  Lanes that meet an Inf operand, an Inf
+ * c, or a result outside fp32's normal range (subnormal, or 2^127 and up)
+ * are done again by the narrow kernel; a NaN operand or c gives the NaN in
+ * its lane. */
+
+/* 2^e for four int32 e (well inside double's range), as doubles */
+V_FN __m256d l_pow2(__m128i e)
+{
+    return _mm256_castsi256_pd(_mm256_slli_epi64(_mm256_cvtepi32_epi64(_mm_add_epi32(e, _mm_set1_epi32(1023))), 52));
+}
+
+/* Four lanes' end of a step: s * 2^e1 + sc * 2^e2 (exact), rounded down to
+ * F2 fraction bits and then to nearest-even fp32, on the double's bits
+ * (mrd: the 52 - F2 bits the round-down drops).  Returns fp32 bits in
+ * each 64-bit lane's low half; *ok: the sum is zero (+0) or its magnitude
+ * lies in [2^-126, 2^127), where neither rounding meets fp32's ends. */
+V_FN __m256i l_round4(__m128i s, __m128i sc, __m128i e1, __m128i e2, __m256i mrd, __m256i *ok)
+{
+    __m256d v = _mm256_add_pd(_mm256_mul_pd(_mm256_cvtepi32_pd(s), l_pow2(e1)),
+                              _mm256_mul_pd(_mm256_cvtepi32_pd(sc), l_pow2(e2)));
+    const __m256i zero = _mm256_setzero_si256(), sign = _mm256_set1_epi64x((long long)0x8000000000000000ull);
+    __m256i b = _mm256_castpd_si256(v), ab = _mm256_andnot_si256(sign, b);
+    __m256i isz = _mm256_cmpeq_epi64(ab, zero);
+    __m256i in = _mm256_and_si256(_mm256_cmpgt_epi64(ab, _mm256_set1_epi64x(((long long)(1023 - 126) << 52) - 1)),
+                                  _mm256_cmpgt_epi64(_mm256_set1_epi64x((long long)(1023 + 127) << 52), ab));
+    *ok = _mm256_or_si256(in, isz);
+    __m256i neg = _mm256_cmpgt_epi64(zero, b);
+    b = _mm256_andnot_si256(mrd, _mm256_add_epi64(b, _mm256_and_si256(neg, mrd)));      /* toward -inf */
+    b = _mm256_add_epi64(b, _mm256_add_epi64(_mm256_and_si256(_mm256_srli_epi64(b, 29), _mm256_set1_epi64x(1)),
+                                             _mm256_set1_epi64x(((long long)1 << 28) - 1)));  /* to nearest, even */
+    __m256i r = _mm256_sub_epi64(_mm256_srli_epi64(b, 29), _mm256_set1_epi64x((long long)(1023 - 127) << 23));
+    r = _mm256_or_si256(r, _mm256_and_si256(neg, _mm256_set1_epi64x(0x80000000ll)));
+    return _mm256_andnot_si256(isz, r);
+}
+
+/* the low halves of two vectors of four 64-bit lanes, as eight 32-bit lanes */
+V_FN __m256i l_pack(__m256i lo, __m256i hi)
+{
+    __m256 x = _mm256_shuffle_ps(_mm256_castsi256_ps(lo), _mm256_castsi256_ps(hi), 0x88);
+    return _mm256_permute4x64_epi64(_mm256_castps_si256(x), 0xd8);
+}
+
+/* significand (hidden bit included) and max(biased exponent, 1) */
+V_FN void l_decode(__m256i x, const fast_vop *k, __m256i *sig, __m256i *ex)
+{
+    __m256i e = _mm256_and_si256(_mm256_srl_epi32(x, V_CNT(k->mb)), V_LD(k->em));
+    __m256i one = _mm256_set1_epi32(1);
+    *sig = _mm256_or_si256(_mm256_and_si256(x, V_LD(k->mm)), _mm256_sll_epi32(_mm256_min_epu32(e, one), V_CNT(k->mb)));
+    *ex = _mm256_max_epi32(e, one);
+}
+
+/* One step of eight dot products, dot v in lane v: a and b the step's 16
+ * bytes of dot 0 (8 fp16 or 16 fp8 operands, nb bytes each), dot v's st
+ * bytes further on; c their accumulators (fp32 bits).  Returns the step's
+ * results; or's into *nan the lanes whose result is NaN and into *rare
+ * those to be done again.  A later step's c is NaN where *nan says so
+ * already; elsewhere it may be a rare lane's garbage, whose look of a NaN
+ * must not hide that the lane is to be done again. */
+V_FN __m256i amd_lstep(const amd_plan *P, const int first, __m256i c, const char *a, const char *b, size_t st,
+                       const int nb, const int evenodd, __m256i *nan, __m256i *rare)
+{
+    const int L = 16 / nb;
+    const __m256i zero = _mm256_setzero_si256(), ones = _mm256_cmpeq_epi32(zero, zero);
+    __m256i da[4], db[4];
+    v_load8x16_t(a, st, da);
+    v_load8x16_t(b, st, db);
+    /* NaN and Inf operands, on the packed elements */
+    __m256i nanop, infop;
+    if (nb == 2) {                  /* fp16: |x| above the Inf/NaN pattern is NaN, at it Inf */
+        const __m256i abs = _mm256_set1_epi16(0x7fff);
+        __m256i mx = zero;
+        for (int j = 0; j < 4; j++)
+            mx = _mm256_max_epu16(mx, _mm256_max_epu16(_mm256_and_si256(da[j], abs), _mm256_and_si256(db[j], abs)));
+        const __m256i sv = _mm256_set1_epi16((short)P->va.sval);
+        nanop = _mm256_xor_si256(_mm256_cmpeq_epi32(_mm256_cmpgt_epi16(mx, sv), zero), ones);
+        infop = _mm256_xor_si256(_mm256_cmpeq_epi32(_mm256_cmpeq_epi16(mx, sv), zero), ones);
+    } else {                        /* fp8 fnuz: 0x80 is NaN, no Inf */
+        const __m256i nv = _mm256_set1_epi8((char)0x80);
+        __m256i m = zero;
+        for (int j = 0; j < 4; j++)
+            m = _mm256_or_si256(m, _mm256_or_si256(_mm256_cmpeq_epi8(da[j], nv), _mm256_cmpeq_epi8(db[j], nv)));
+        nanop = _mm256_xor_si256(_mm256_cmpeq_epi32(m, zero), ones);
+        infop = zero;
+    }
+    /* the products: significand << pre, biased exponent (0 for a zero
+     * product), sign mask; the largest exponent, of the even and the odd
+     * products apart for GFDRDA */
+    __m256i SP[16], EP[16], SG[16], eme = zero, emo = zero;
+    const __m256i emask = _mm256_set1_epi32(nb == 2 ? 0xffff : 0xff);
+#pragma GCC unroll 16
+    for (int k = 0; k < L; k++) {
+        const int j = k * nb / 4, sh = 8 * ((k * nb) % 4);
+        __m256i xa = _mm256_srli_epi32(da[j], sh), xb = _mm256_srli_epi32(db[j], sh);
+        if (sh + 8 * nb < 32) {
+            xa = _mm256_and_si256(xa, emask);
+            xb = _mm256_and_si256(xb, emask);
+        }
+        __m256i sa, sb, ea, eb;
+        l_decode(xa, &P->ka, &sa, &ea);
+        l_decode(xb, &P->kb, &sb, &eb);
+        __m256i sp = _mm256_madd_epi16(sa, sb);              /* (significands below 2^15) */
+        __m256i ep = _mm256_andnot_si256(_mm256_cmpeq_epi32(sp, zero), _mm256_add_epi32(ea, eb));
+        SG[k] = _mm256_srai_epi32(_mm256_sll_epi32(_mm256_xor_si256(xa, xb), V_CNT(P->ka.ssh)), 31);
+        SP[k] = _mm256_sll_epi32(sp, V_CNT(P->prec));
+        EP[k] = ep;
+        if (evenodd && k % 2) emo = _mm256_max_epi32(emo, ep);
+        else eme = _mm256_max_epi32(eme, ep);
+    }
+    /* each product cut toward zero at its group's largest exponent - F */
+    const __m256i base = _mm256_set1_epi32(P->base);
+    const __m256i ebe = _mm256_add_epi32(eme, base), ebo = _mm256_add_epi32(emo, base);
+    __m256i se = zero, so = zero;
+#pragma GCC unroll 16
+    for (int k = 0; k < L; k++) {
+        __m256i t = _mm256_srlv_epi32(SP[k], _mm256_sub_epi32(evenodd && k % 2 ? ebo : ebe, EP[k]));
+        t = _mm256_sub_epi32(_mm256_xor_si256(t, SG[k]), SG[k]);
+        if (evenodd && k % 2) so = _mm256_add_epi32(so, t);
+        else se = _mm256_add_epi32(se, t);
+    }
+    __m256i er = eme, S = se;
+    if (evenodd) {                  /* the two sums joined with round-down */
+        er = _mm256_max_epi32(eme, emo);
+        S = _mm256_add_epi32(_mm256_srav_epi32(se, _mm256_sub_epi32(er, eme)),
+                             _mm256_srav_epi32(so, _mm256_sub_epi32(er, emo)));
+    }
+    /* ed: the dot part's exponent; every product zero (er 0): below any c */
+    __m256i ed = _mm256_blendv_epi8(_mm256_sub_epi32(er, _mm256_set1_epi32(P->bab)), _mm256_set1_epi32(-100000),
+                                    _mm256_cmpeq_epi32(er, zero));
+    /* c (fp32): the exponent of its unit bit, its signed significand */
+    __m256i ce = _mm256_and_si256(_mm256_srli_epi32(c, 23), _mm256_set1_epi32(0xff));
+    __m256i cabs = _mm256_and_si256(c, _mm256_set1_epi32(0x7fffffff)), cinf = _mm256_set1_epi32(0x7f800000);
+    __m256i cnan = _mm256_cmpgt_epi32(cabs, cinf);
+    infop = _mm256_or_si256(infop, _mm256_cmpeq_epi32(cabs, cinf));
+    __m256i csig = _mm256_or_si256(_mm256_and_si256(c, _mm256_set1_epi32(0x7fffff)),
+                                   _mm256_slli_epi32(_mm256_min_epu32(ce, _mm256_set1_epi32(1)), 23));
+    __m256i ec = _mm256_sub_epi32(_mm256_max_epi32(ce, _mm256_set1_epi32(1)), _mm256_set1_epi32(127));
+    __m256i csg = _mm256_srai_epi32(c, 31);
+    csig = _mm256_sub_epi32(_mm256_xor_si256(csig, csg), csg);
+    __m256i emax = _mm256_max_epi32(ed, ec);
+    /* c at emax - F with round-down (dropped below emax - F - 1 where cadd
+     * is rdz); the dot part at emax - F2 - 1 with round-down, exact where
+     * that shifts it up (then at ed - F) */
+    __m256i sc = _mm256_srav_epi32(_mm256_sll_epi32(csig, V_CNT(P->cpre)), _mm256_sub_epi32(emax, ec));
+    if (P->rdz) sc = _mm256_andnot_si256(_mm256_cmpgt_epi32(_mm256_sub_epi32(emax, _mm256_set1_epi32(P->f + 1)), ec), sc);
+    __m256i dd = _mm256_sub_epi32(emax, ed), g = _mm256_set1_epi32(P->f2 + 1 - P->f);
+    S = _mm256_srav_epi32(S, _mm256_max_epi32(_mm256_sub_epi32(dd, g), zero));
+    __m256i e2 = _mm256_sub_epi32(emax, _mm256_set1_epi32(P->f));
+    __m256i e1 = _mm256_max_epi32(_mm256_sub_epi32(ed, _mm256_set1_epi32(P->f)), _mm256_sub_epi32(e2, g));
+    const __m256i mrd = _mm256_set1_epi64x((long long)(((uint64_t)1 << (52 - P->f2)) - 1));
+    __m256i ok0, ok1;
+    __m256i r0 = l_round4(_mm256_castsi256_si128(S), _mm256_castsi256_si128(sc), _mm256_castsi256_si128(e1),
+                          _mm256_castsi256_si128(e2), mrd, &ok0);
+    __m256i r1 = l_round4(_mm256_extracti128_si256(S, 1), _mm256_extracti128_si256(sc, 1),
+                          _mm256_extracti128_si256(e1, 1), _mm256_extracti128_si256(e2, 1), mrd, &ok1);
+    __m256i ok = l_pack(ok0, ok1);
+    __m256i nanl = first ? _mm256_or_si256(nanop, cnan) : nanop;
+    *nan = _mm256_or_si256(*nan, nanl);
+    *rare = _mm256_or_si256(*rare, _mm256_or_si256(infop, _mm256_xor_si256(ok, ones)));
+    return l_pack(r0, r1);
+}
+
+/* fast_bfn: eight dot products at a time (amd_lstep), the rest and the
+ * lanes to do again by the narrow kernel; c of fp32, d fp32 */
+V_FN void amd_lanes(const fast_hdr *h, const mma_batch *x, size_t lo, size_t hi, const int nb, const int evenodd)
+{
+    const amd_plan *P = PLAN(h);
+    const size_t st = (size_t)h->u.k * (size_t)nb;
+    const char *a = (const char *)x->a, *b = (const char *)x->b;
+    const int cs = x->c_size, ds = x->d_size;
+    const fast_nfn fn = h->nfn;
+    size_t i = lo;
+    for (; i + 8 <= hi; i += 8) {
+        uint32_t cv[8], rv[8];
+        for (int v = 0; v < 8; v++) cv[v] = (uint32_t)fast_ld(x->c, cs, i + (size_t)v);
+        __m256i r = V_LD(cv), nan = _mm256_setzero_si256(), rare = nan;
+        const char *pa = a + i * st, *pb = b + i * st;
+        for (int s = 0; s < P->steps; s++) r = amd_lstep(P, s == 0, r, pa + 16 * s, pb + 16 * s, st, nb, evenodd, &nan, &rare);
+        r = _mm256_blendv_epi8(r, _mm256_set1_epi32((int32_t)P->o.nan), nan);
+        _mm256_storeu_si256((__m256i *)rv, r);
+        /* (a NaN operand anywhere makes the result NaN, whatever else the lane met) */
+        unsigned m = (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_andnot_si256(nan, rare)));
+        while (m) {
+            int v = __builtin_ctz(m);
+            m &= m - 1;
+            rv[v] = (uint32_t)fn(h, cv[v], pa + (size_t)v * st, pb + (size_t)v * st, NULL, NULL);
+        }
+        for (int v = 0; v < 8; v++) fast_st(x->d, ds, i + (size_t)v, rv[v]);
+    }
+    for (; i < hi; i++) fast_st(x->d, ds, i, fn(h, fast_ld(x->c, cs, i), a + i * st, b + i * st, NULL, NULL));
+}
+static V_TARGET void amd_lanes_f16(const fast_hdr *h, const mma_batch *x, size_t lo, size_t hi)
+{
+    amd_lanes(h, x, lo, hi, 2, 0);
+}
+static V_TARGET void amd_lanes_eo8(const fast_hdr *h, const mma_batch *x, size_t lo, size_t hi)
+{
+    amd_lanes(h, x, lo, hi, 1, 1);
+}
+#endif
+
 #define AMD_KERNEL(NAME, EO, OUT)                                                                  \
     static uint64_t NAME(const fast_hdr *h, uint64_t c, const uint64_t *a, const uint64_t *b,      \
                          const uint64_t *sa, const uint64_t *sb)                                   \
@@ -395,6 +605,16 @@ static fast_hdr *amd_build(const mma_unit *u, int mode)
                 kern = 0;
             }
             if (kern) P->h.kernel = FAST_K_SPECIAL;
+            /* the batch loops (a dot product a lane): fp32 c and d, F of
+             * 23 or more (c shifted up), steps of 16 bytes of fp16 (whose
+             * products never overflow) or of fp8 without Inf */
+            int fnuz = (u->a == MMA_FMT_E4M3FNUZ || u->a == MMA_FMT_E5M2FNUZ) &&
+                       (u->b == MMA_FMT_E4M3FNUZ || u->b == MMA_FMT_E5M2FNUZ);
+            if (kern && u->c == MMA_FMT_FP32 && u->f >= 23 && u->f - P->fbp >= 0) {
+                P->cpre[0] = u->f - 23;
+                if (P->h.nfn == amd_v8_n && u->a == MMA_FMT_FP16 && u->b == MMA_FMT_FP16) P->h.bfn = amd_lanes_f16;
+                else if (P->h.nfn == amd_v_eo16_n && fnuz && !P->povf) P->h.bfn = amd_lanes_eo8;
+            }
         }
     }
 #endif
