@@ -337,7 +337,8 @@ V_FN __m256d l_pow2(__m128i e)
  * F2 fraction bits and then to nearest-even fp32, on the double's bits
  * (mrd: the 52 - F2 bits the round-down drops).  Returns fp32 bits in
  * each 64-bit lane's low half; *ok: the sum is zero (+0) or its magnitude
- * lies in [2^-126, 2^127), where neither rounding meets fp32's ends. */
+ * lies in [2^-126, 2^128), where the roundings meet no subnormal, and
+ * one up to 2^128 gives Inf's bits (nearest-even's overflow). */
 V_FN __m256i l_round4(__m128i s, __m128i sc, __m128i e1, __m128i e2, __m256i mrd, __m256i *ok)
 {
     __m256d v = _mm256_add_pd(_mm256_mul_pd(_mm256_cvtepi32_pd(s), l_pow2(e1)),
@@ -346,7 +347,7 @@ V_FN __m256i l_round4(__m128i s, __m128i sc, __m128i e1, __m128i e2, __m256i mrd
     __m256i b = _mm256_castpd_si256(v), ab = _mm256_andnot_si256(sign, b);
     __m256i isz = _mm256_cmpeq_epi64(ab, zero);
     __m256i in = _mm256_and_si256(_mm256_cmpgt_epi64(ab, _mm256_set1_epi64x(((long long)(1023 - 126) << 52) - 1)),
-                                  _mm256_cmpgt_epi64(_mm256_set1_epi64x((long long)(1023 + 127) << 52), ab));
+                                  _mm256_cmpgt_epi64(_mm256_set1_epi64x((long long)(1023 + 128) << 52), ab));
     *ok = _mm256_or_si256(in, isz);
     __m256i neg = _mm256_cmpgt_epi64(zero, b);
     b = _mm256_andnot_si256(mrd, _mm256_add_epi64(b, _mm256_and_si256(neg, mrd)));      /* toward -inf */
@@ -377,11 +378,13 @@ V_FN void l_decode(__m256i x, const fast_vop *k, __m256i *sig, __m256i *ex)
  * bytes of dot 0 (8 fp16 or 16 fp8 operands, nb bytes each), dot v's st
  * bytes further on; c their accumulators (fp32 bits).  Returns the step's
  * results; or's into *nan the lanes whose result is NaN and into *rare
- * those to be done again.  A later step's c is NaN where *nan says so
- * already; elsewhere it may be a rare lane's garbage, whose look of a NaN
- * must not hide that the lane is to be done again. */
+ * those to be done again (*nan: a NaN operand, or the first c NaN, which
+ * make the result NaN whatever else the lane meets).  ov: products may
+ * reach 2^128 (bf16), an Inf of their sign; an Inf c counts as such an
+ * Inf; Infs of both signs give NaN, as does a later step's NaN c (which
+ * may also be a rare lane's garbage: that lane is done again anyway). */
 V_FN __m256i amd_lstep(const amd_plan *P, const int first, __m256i c, const char *a, const char *b, size_t st,
-                       const int nb, const int evenodd, __m256i *nan, __m256i *rare)
+                       const int nb, const int evenodd, const int ov, __m256i *nan, __m256i *rare)
 {
     const int L = 16 / nb;
     const __m256i zero = _mm256_setzero_si256(), ones = _mm256_cmpeq_epi32(zero, zero);
@@ -409,7 +412,8 @@ V_FN __m256i amd_lstep(const amd_plan *P, const int first, __m256i c, const char
     /* the products: significand << pre, biased exponent (0 for a zero
      * product), sign mask; the largest exponent, of the even and the odd
      * products apart for GFDRDA */
-    __m256i SP[16], EP[16], SG[16], eme = zero, emo = zero;
+    __m256i SP[16], EP[16], SG[16], eme = zero, emo = zero, ipos = zero, ineg = zero;
+    const __m256i othr = _mm256_set1_epi32(254 + P->bab + P->fbp);
     const __m256i emask = _mm256_set1_epi32(nb == 2 ? 0xffff : 0xff);
 #pragma GCC unroll 16
     for (int k = 0; k < L; k++) {
@@ -427,6 +431,12 @@ V_FN __m256i amd_lstep(const amd_plan *P, const int first, __m256i c, const char
         SG[k] = _mm256_srai_epi32(_mm256_sll_epi32(_mm256_xor_si256(xa, xb), V_CNT(P->ka.ssh)), 31);
         SP[k] = _mm256_sll_epi32(sp, V_CNT(P->prec));
         EP[k] = ep;
+        if (ov) {               /* the product's leading bit (its float's exponent) + e - fbp >= 128 */
+            __m256i fe = _mm256_srli_epi32(_mm256_castps_si256(_mm256_cvtepi32_ps(sp)), 23);
+            __m256i o = _mm256_cmpgt_epi32(_mm256_add_epi32(fe, ep), othr);
+            ipos = _mm256_or_si256(ipos, _mm256_andnot_si256(SG[k], o));
+            ineg = _mm256_or_si256(ineg, _mm256_and_si256(SG[k], o));
+        }
         if (evenodd && k % 2) emo = _mm256_max_epi32(emo, ep);
         else eme = _mm256_max_epi32(eme, ep);
     }
@@ -453,12 +463,13 @@ V_FN __m256i amd_lstep(const amd_plan *P, const int first, __m256i c, const char
     /* c (fp32): the exponent of its unit bit, its signed significand */
     __m256i ce = _mm256_and_si256(_mm256_srli_epi32(c, 23), _mm256_set1_epi32(0xff));
     __m256i cabs = _mm256_and_si256(c, _mm256_set1_epi32(0x7fffffff)), cinf = _mm256_set1_epi32(0x7f800000);
-    __m256i cnan = _mm256_cmpgt_epi32(cabs, cinf);
-    infop = _mm256_or_si256(infop, _mm256_cmpeq_epi32(cabs, cinf));
+    __m256i cnan = _mm256_cmpgt_epi32(cabs, cinf), csg = _mm256_srai_epi32(c, 31);
+    __m256i isci = _mm256_cmpeq_epi32(cabs, cinf);
+    ipos = _mm256_or_si256(ipos, _mm256_andnot_si256(csg, isci));
+    ineg = _mm256_or_si256(ineg, _mm256_and_si256(csg, isci));
     __m256i csig = _mm256_or_si256(_mm256_and_si256(c, _mm256_set1_epi32(0x7fffff)),
                                    _mm256_slli_epi32(_mm256_min_epu32(ce, _mm256_set1_epi32(1)), 23));
     __m256i ec = _mm256_sub_epi32(_mm256_max_epi32(ce, _mm256_set1_epi32(1)), _mm256_set1_epi32(127));
-    __m256i csg = _mm256_srai_epi32(c, 31);
     csig = _mm256_sub_epi32(_mm256_xor_si256(csig, csg), csg);
     __m256i emax = _mm256_max_epi32(ed, ec);
     /* c at emax - F with round-down (dropped below emax - F - 1 where cadd
@@ -476,16 +487,23 @@ V_FN __m256i amd_lstep(const amd_plan *P, const int first, __m256i c, const char
                           _mm256_castsi256_si128(e2), mrd, &ok0);
     __m256i r1 = l_round4(_mm256_extracti128_si256(S, 1), _mm256_extracti128_si256(sc, 1),
                           _mm256_extracti128_si256(e1, 1), _mm256_extracti128_si256(e2, 1), mrd, &ok1);
-    __m256i ok = l_pack(ok0, ok1);
+    __m256i ok = l_pack(ok0, ok1), r = l_pack(r0, r1);
     __m256i nanl = first ? _mm256_or_si256(nanop, cnan) : nanop;
+    __m256i nanr = _mm256_and_si256(ipos, ineg);
+    if (!first) nanr = _mm256_or_si256(nanr, cnan);
+    r = _mm256_blendv_epi8(r, _mm256_set1_epi32(0x7f800000), ipos);
+    r = _mm256_blendv_epi8(r, _mm256_set1_epi32((int32_t)0xff800000u), ineg);
+    r = _mm256_blendv_epi8(r, _mm256_set1_epi32((int32_t)P->o.nan), _mm256_or_si256(nanr, nanl));
+    ok = _mm256_or_si256(ok, _mm256_or_si256(nanr, _mm256_or_si256(ipos, ineg)));
     *nan = _mm256_or_si256(*nan, nanl);
     *rare = _mm256_or_si256(*rare, _mm256_or_si256(infop, _mm256_xor_si256(ok, ones)));
-    return l_pack(r0, r1);
+    return r;
 }
 
 /* fast_bfn: eight dot products at a time (amd_lstep), the rest and the
  * lanes to do again by the narrow kernel; c of fp32, d fp32 */
-V_FN void amd_lanes(const fast_hdr *h, const mma_batch *x, size_t lo, size_t hi, const int nb, const int evenodd)
+V_FN void amd_lanes(const fast_hdr *h, const mma_batch *x, size_t lo, size_t hi, const int nb, const int evenodd,
+                    const int ov)
 {
     const amd_plan *P = PLAN(h);
     const size_t st = (size_t)h->u.k * (size_t)nb;
@@ -498,7 +516,7 @@ V_FN void amd_lanes(const fast_hdr *h, const mma_batch *x, size_t lo, size_t hi,
         for (int v = 0; v < 8; v++) cv[v] = (uint32_t)fast_ld(x->c, cs, i + (size_t)v);
         __m256i r = V_LD(cv), nan = _mm256_setzero_si256(), rare = nan;
         const char *pa = a + i * st, *pb = b + i * st;
-        for (int s = 0; s < P->steps; s++) r = amd_lstep(P, s == 0, r, pa + 16 * s, pb + 16 * s, st, nb, evenodd, &nan, &rare);
+        for (int s = 0; s < P->steps; s++) r = amd_lstep(P, s == 0, r, pa + 16 * s, pb + 16 * s, st, nb, evenodd, ov, &nan, &rare);
         r = _mm256_blendv_epi8(r, _mm256_set1_epi32((int32_t)P->o.nan), nan);
         _mm256_storeu_si256((__m256i *)rv, r);
         /* (a NaN operand anywhere makes the result NaN, whatever else the lane met) */
@@ -512,13 +530,17 @@ V_FN void amd_lanes(const fast_hdr *h, const mma_batch *x, size_t lo, size_t hi,
     }
     for (; i < hi; i++) fast_st(x->d, ds, i, fn(h, fast_ld(x->c, cs, i), a + i * st, b + i * st, NULL, NULL));
 }
-static V_TARGET void amd_lanes_f16(const fast_hdr *h, const mma_batch *x, size_t lo, size_t hi)
+static V_TARGET void amd_lanes_16(const fast_hdr *h, const mma_batch *x, size_t lo, size_t hi)
 {
-    amd_lanes(h, x, lo, hi, 2, 0);
+    amd_lanes(h, x, lo, hi, 2, 0, 0);
+}
+static V_TARGET void amd_lanes_16ov(const fast_hdr *h, const mma_batch *x, size_t lo, size_t hi)
+{
+    amd_lanes(h, x, lo, hi, 2, 0, 1);
 }
 static V_TARGET void amd_lanes_eo8(const fast_hdr *h, const mma_batch *x, size_t lo, size_t hi)
 {
-    amd_lanes(h, x, lo, hi, 1, 1);
+    amd_lanes(h, x, lo, hi, 1, 1, 0);
 }
 #endif
 
@@ -606,13 +628,15 @@ static fast_hdr *amd_build(const mma_unit *u, int mode)
             }
             if (kern) P->h.kernel = FAST_K_SPECIAL;
             /* the batch loops (a dot product a lane): fp32 c and d, F of
-             * 23 or more (c shifted up), steps of 16 bytes of fp16 (whose
-             * products never overflow) or of fp8 without Inf */
+             * 23 or more (c shifted up), steps of 16 bytes: fp16 or bf16
+             * (products reaching 2^128 looked for where povf says so and
+             * bf16 can reach it) or fp8 without Inf */
             int fnuz = (u->a == MMA_FMT_E4M3FNUZ || u->a == MMA_FMT_E5M2FNUZ) &&
                        (u->b == MMA_FMT_E4M3FNUZ || u->b == MMA_FMT_E5M2FNUZ);
             if (kern && u->c == MMA_FMT_FP32 && u->f >= 23 && u->f - P->fbp >= 0) {
                 P->cpre[0] = u->f - 23;
-                if (P->h.nfn == amd_v8_n && u->a == MMA_FMT_FP16 && u->b == MMA_FMT_FP16) P->h.bfn = amd_lanes_f16;
+                if (P->h.nfn == amd_v8_n && u->a == u->b && (u->a == MMA_FMT_FP16 || u->a == MMA_FMT_BF16))
+                    P->h.bfn = P->povf && u->a == MMA_FMT_BF16 ? amd_lanes_16ov : amd_lanes_16;
                 else if (P->h.nfn == amd_v_eo16_n && fnuz && !P->povf) P->h.bfn = amd_lanes_eo8;
             }
         }
