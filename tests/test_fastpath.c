@@ -441,6 +441,74 @@ static uint64_t skew_field(mma_fmt f, int e, int fb, int neg)
     return fi->has_sign && neg ? x | (uint64_t)1 << (fi->width - 1) : x;
 }
 
+/* Vectors at the edges of the CDNA3 lane batch loops, one case each:
+ * results near fp32's largest binade (rounding up to Inf) and below its
+ * least normal (the lane done again), Inf and NaN operands and c (Inf
+ * with a zero: NaN), products that cancel exactly (+0), products all zero
+ * (c alone), products reaching 2^128 of either sign or both, and
+ * products a few binades either side of c (the dot part shifted up or
+ * down to c's bits); random bits otherwise. */
+static mma_vec *lane_edges(const mma_unit *u, long count)
+{
+    mma_vec *v = random_bits(u, count);
+    const mma_format_info *fa = mma_format(u->a), *fb = mma_format(u->b);
+    const int ta = (1 << fa->ebits) - 1 - (fa->has_inf ? 1 : 0), tb = (1 << fb->ebits) - 1 - (fb->has_inf ? 1 : 0);
+    const uint64_t ia = fa->has_inf ? ((uint64_t)ta + 1) << fa->mbits : (uint64_t)1 << (fa->width - 1);   /* Inf, or NaN */
+    for (long i = 0; i < count; i++) {
+        mma_vec *x = &v[i];
+        int cs = (int)(rnd() & 1), kk = (int)(rnd() % (uint64_t)u->k);
+        switch (i % 10) {
+        case 0: break;
+        case 1:                     /* c in the largest binades, products about 1 */
+            x->c = skew_field(MMA_FMT_FP32, 252 + (int)(rnd() % 3), 0, cs) | (rnd() % 3 ? 0x7fffff : 0);
+            for (int k = 0; k < u->k; k++) {
+                x->a[k] = skew_field(u->a, fa->bias + (int)(rnd() % 3) - 1, 0, (int)(rnd() & 1));
+                x->b[k] = skew_field(u->b, fb->bias + (int)(rnd() % 3) - 1, 0, cs);
+            }
+            break;
+        case 2:                     /* c tiny, products zero or the least */
+            x->c = skew_field(MMA_FMT_FP32, (int)(rnd() % 3), 0, cs);
+            for (int k = 0; k < u->k; k++) {
+                x->a[k] = rnd() % 2 ? 0 : skew_field(u->a, 0, 0, (int)(rnd() & 1));
+                x->b[k] = skew_field(u->b, (int)(rnd() % 2), 0, (int)(rnd() & 1));
+            }
+            break;
+        case 3: x->a[kk] = ia | (rnd() & 1 ? (uint64_t)1 << (fa->width - 1) : 0); break;   /* Inf (or NaN) */
+        case 4: x->a[kk] = ia; x->b[kk] = 0; break;                                          /* Inf * 0 */
+        case 5: x->c = rnd() % 3 ? 0x7f800000u | (uint64_t)cs << 31 : 0x7fc00000u; break;   /* c Inf or NaN */
+        case 6:                     /* exact cancellation, c 0, -0 or small */
+            for (int k = 0; k + 1 < u->k; k += 2) {
+                x->a[k] = skew_field(u->a, fa->bias + (int)(rnd() % 5) - 2, 0, (int)(rnd() & 1));
+                x->b[k] = skew_field(u->b, fb->bias + (int)(rnd() % 5) - 2, 0, (int)(rnd() & 1));
+                x->a[k + 1] = x->a[k] ^ (uint64_t)1 << (fa->width - 1);
+                x->b[k + 1] = x->b[k];
+            }
+            x->c = rnd() % 3 ? (uint64_t)cs << 31 : skew_field(MMA_FMT_FP32, 100, 0, cs);
+            break;
+        case 7:                     /* every product zero */
+            for (int k = 0; k < u->k; k++) x->a[k] = rnd() & 1 ? (uint64_t)1 << (fa->width - 1) : 0;
+            break;
+        case 8:                     /* the largest operands: products to 2^128 (bf16), signs mixed */
+            for (int k = 0; k < u->k; k++) {
+                x->a[k] = skew_field(u->a, ta - (int)(rnd() % 4), 0, (int)(rnd() % 4 == 0));
+                x->b[k] = skew_field(u->b, tb - (int)(rnd() % 4), 0, rnd() % 8 == 0);
+            }
+            break;
+        default: {                  /* products a few binades either side of c */
+            int ec = 100 + (int)(rnd() % 40);
+            x->c = skew_field(MMA_FMT_FP32, ec, (int)(rnd() % 3), cs);
+            for (int k = 0; k < u->k; k++) {
+                int e = ec - 127 + (int)(rnd() % 24) - 14;       /* the product's binade */
+                int e1 = e / 2, e2 = e - e1;
+                x->a[k] = skew_field(u->a, e1 + fa->bias, (int)(rnd() % 3), (int)(rnd() & 1));
+                x->b[k] = skew_field(u->b, e2 + fb->bias, (int)(rnd() % 3), (int)(rnd() & 1));
+            }
+        }
+        }
+    }
+    return v;
+}
+
 static mma_vec *skewed(const mma_unit *u, long count)
 {
     static const int spreads[5] = {0, 1, 2, 4, 1 << 12};
@@ -736,6 +804,27 @@ int main(int argc, char **argv)
             }
         }
         check_set(fixw[i], "fixed window edges", &u, v, n);
+        free(v);
+    }
+
+    /* 4c. the CDNA3 batch loops with a dot product a lane (fast_amd.c,
+     * amd_lstep): each vector one of the cases a lane handles apart, so
+     * that eight lanes side by side mix them (and the count leaves a tail
+     * of fewer than eight) */
+    static const char *lanes[] = {"cdna3:v_mfma_f32_16x16x16_f16", "cdna3:v_mfma_f32_32x32x8_f16",
+                                  "cdna3:v_mfma_f32_16x16x16_bf16", "cdna3:v_mfma_f32_32x32x8_bf16",
+                                  "cdna3:v_mfma_f32_16x16x32_fp8_bf8", "cdna3:v_mfma_f32_32x32x16_bf8_bf8"};
+    for (size_t i = 0; i < sizeof lanes / sizeof lanes[0]; i++) {
+        mma_unit u;
+        char err[256];
+        if (mma_unit_parse(lanes[i], &u, err, sizeof err)) { fprintf(stderr, "FAIL: %s\n", err); n_bad++; continue; }
+        long n = 20 * count + 5;
+        mma_vec *v = lane_edges(&u, n);
+        if (mma_fast_narrow(&u) != 2) {
+            fprintf(stderr, "FAIL: %s: no batch loop (%d)\n", lanes[i], mma_fast_narrow(&u));
+            n_bad++;
+        }
+        check_set(lanes[i], "lane edges", &u, v, n);
         free(v);
     }
 
