@@ -445,9 +445,10 @@ static uint64_t skew_field(mma_fmt f, int e, int fb, int neg)
  * results near fp32's largest binade (rounding up to Inf) and below its
  * least normal (the lane done again), Inf and NaN operands and c (Inf
  * with a zero: NaN), products that cancel exactly (+0), products all zero
- * (c alone), products reaching 2^128 of either sign or both, and
- * products a few binades either side of c (the dot part shifted up or
- * down to c's bits); random bits otherwise. */
+ * (c alone), products reaching 2^128 of either sign or both, a power of
+ * two c less products just under its 24th bit (near ties that the dot
+ * part's last bit decides), and products a few binades either side of c
+ * (the dot part shifted up or down to c's bits); random bits otherwise. */
 static mma_vec *lane_edges(const mma_unit *u, long count)
 {
     mma_vec *v = random_bits(u, count);
@@ -457,7 +458,7 @@ static mma_vec *lane_edges(const mma_unit *u, long count)
     for (long i = 0; i < count; i++) {
         mma_vec *x = &v[i];
         int cs = (int)(rnd() & 1), kk = (int)(rnd() % (uint64_t)u->k);
-        switch (i % 10) {
+        switch (i % 11) {
         case 0: break;
         case 1:                     /* c in the largest binades, products about 1 */
             x->c = skew_field(MMA_FMT_FP32, 252 + (int)(rnd() % 3), 0, cs) | (rnd() % 3 ? 0x7fffff : 0);
@@ -492,6 +493,34 @@ static mma_vec *lane_edges(const mma_unit *u, long count)
             for (int k = 0; k < u->k; k++) {
                 x->a[k] = skew_field(u->a, ta - (int)(rnd() % 4), 0, (int)(rnd() % 4 == 0));
                 x->b[k] = skew_field(u->b, tb - (int)(rnd() % 4), 0, rnd() % 8 == 0);
+            }
+            if (i % 20 < 10) break;
+            /* (or products of 2^123 to 2^126 of one sign, whose sum, with
+             * c's, passes 2^128 without any one reaching it) */
+            x->c = rnd() % 2 ? skew_field(MMA_FMT_FP32, 254, 0, cs) : 0;
+            for (int k = 0; k < u->k; k++) {
+                x->a[k] = skew_field(u->a, fa->bias + 60 + (int)(rnd() % 3), 0, cs);
+                x->b[k] = skew_field(u->b, fb->bias + 63, 0, 0);
+            }
+            break;
+        case 9:                     /* c a power of two less products of its 2^-24 to 2^-32: the sum
+                                       just below it, whose bit at emax - F2 - 1 decides a tie */
+            if (u->a == MMA_FMT_FP16 && i % 20 == 9) {
+                /* 1 - 1.5 * 2^-24 + 2^-32: the dot part at 2^-32 gives 1 - 383 * 2^-32,
+                 * above the tie 1 - 3 * 2^-25, so 1 - 2^-24 (0x3f7fffff); cut at 2^-31
+                 * it would be the tie, to even 1 - 2^-23 */
+                memset(x->a, 0, sizeof x->a);
+                memset(x->b, 0, sizeof x->b);
+                x->a[0] = 0x8e00; x->b[0] = 0x0c00;           /* -1.5 * 2^-12 * 2^-12 */
+                x->a[1] = 0x0100; x->b[1] = 0x0100;           /* 2^-16 * 2^-16 */
+                x->c = 0x3f800000;
+                break;
+            }
+            x->c = skew_field(MMA_FMT_FP32, 120 + (int)(rnd() % 10), 0, cs) & ~(uint64_t)0x7ffffe;
+            for (int k = 0; k < u->k; k++) {
+                int e = (int)(x->c >> 23 & 0xff) - 127 - 24 - (int)(rnd() % 9), e1 = e / 2;
+                x->a[k] = rnd() % 4 ? 0 : skew_field(u->a, e1 + fa->bias, 1, !cs);
+                x->b[k] = skew_field(u->b, e - e1 + fb->bias, 1, 0);
             }
             break;
         default: {                  /* products a few binades either side of c */
