@@ -374,6 +374,16 @@ V_FN void l_decode(__m256i x, const fast_vop *k, __m256i *sig, __m256i *ex)
     *ex = _mm256_max_epi32(e, one);
 }
 
+/* the same, two operands of 8 bits a lane (16-bit halves) */
+V_FN void l_decode16(__m256i x, const fast_vop *k, __m256i *sig, __m256i *ex)
+{
+    __m256i e = _mm256_and_si256(_mm256_srl_epi16(x, V_CNT(k->mb)), _mm256_set1_epi16((short)k->em[0]));
+    __m256i one = _mm256_set1_epi16(1);
+    *sig = _mm256_or_si256(_mm256_and_si256(x, _mm256_set1_epi16((short)k->mm[0])),
+                           _mm256_sll_epi16(_mm256_min_epu16(e, one), V_CNT(k->mb)));
+    *ex = _mm256_max_epi16(e, one);
+}
+
 /* One step of eight dot products, dot v in lane v: a and b the step's 16
  * bytes of dot 0 (8 fp16 or 16 fp8 operands, nb bytes each), dot v's st
  * bytes further on; c their accumulators (fp32 bits).  Returns the step's
@@ -415,6 +425,46 @@ V_FN __m256i amd_lstep(const amd_plan *P, const int first, __m256i c, const char
     __m256i SP[16], EP[16], SG[16], eme = zero, emo = zero, ipos = zero, ineg = zero;
     const __m256i othr = _mm256_set1_epi32(254 + P->bab + P->fbp);
     const __m256i emask = _mm256_set1_epi32(nb == 2 ? 0xffff : 0xff);
+    const __m256i base = _mm256_set1_epi32(P->base);
+    __m256i se = zero, so = zero;
+    if (nb == 1) {
+        /* fp8 (no overflow): decoded and multiplied two a lane, bytes 0
+         * and 2 of a lane's four (even k) or 1 and 3 (odd k) as its 16-bit
+         * halves, then aligned a half at a time */
+        __m256i SP2[8], EP2[8], SG2[8];
+        const __m256i lo8 = _mm256_set1_epi16(0xff), lo16 = _mm256_set1_epi32(0xffff);
+#pragma GCC unroll 8
+        for (int r = 0; r < 8; r++) {
+            const int j = r / 2, odd = r % 2;
+            __m256i xa = odd ? _mm256_srli_epi16(da[j], 8) : _mm256_and_si256(da[j], lo8);
+            __m256i xb = odd ? _mm256_srli_epi16(db[j], 8) : _mm256_and_si256(db[j], lo8);
+            __m256i sa, sb, ea, eb;
+            l_decode16(xa, &P->ka, &sa, &ea);
+            l_decode16(xb, &P->kb, &sb, &eb);
+            __m256i sp = _mm256_mullo_epi16(sa, sb);             /* (below 2^16) */
+            __m256i ep = _mm256_andnot_si256(_mm256_cmpeq_epi16(sp, zero), _mm256_add_epi16(ea, eb));
+            SG2[r] = _mm256_xor_si256(xa, xb);
+            SP2[r] = sp;
+            EP2[r] = ep;
+            if (odd) emo = _mm256_max_epi16(emo, ep);
+            else eme = _mm256_max_epi16(eme, ep);
+        }
+        eme = _mm256_and_si256(_mm256_max_epi16(eme, _mm256_srli_epi32(eme, 16)), lo16);
+        emo = _mm256_and_si256(_mm256_max_epi16(emo, _mm256_srli_epi32(emo, 16)), lo16);
+        const __m256i ebe = _mm256_add_epi32(eme, base), ebo = _mm256_add_epi32(emo, base);
+        const int sgs = 32 - 8 * nb;            /* the sign to bit 31 (a byte's top bit: 7, 23) */
+#pragma GCC unroll 16
+        for (int k = 0; k < 16; k++) {
+            const int r = k / 4 * 2 + k % 2, hi = k % 4 >= 2;
+            __m256i sp = hi ? _mm256_srli_epi32(SP2[r], 16) : _mm256_and_si256(SP2[r], lo16);
+            __m256i ep = hi ? _mm256_srli_epi32(EP2[r], 16) : _mm256_and_si256(EP2[r], lo16);
+            __m256i sg = _mm256_srai_epi32(_mm256_slli_epi32(SG2[r], hi ? sgs - 16 : sgs), 31);
+            __m256i t = _mm256_srlv_epi32(_mm256_sll_epi32(sp, V_CNT(P->prec)), _mm256_sub_epi32(k % 2 ? ebo : ebe, ep));
+            t = _mm256_sub_epi32(_mm256_xor_si256(t, sg), sg);
+            if (k % 2) so = _mm256_add_epi32(so, t);
+            else se = _mm256_add_epi32(se, t);
+        }
+    } else {
 #pragma GCC unroll 16
     for (int k = 0; k < L; k++) {
         const int j = k * nb / 4, sh = 8 * ((k * nb) % 4);
@@ -441,15 +491,14 @@ V_FN __m256i amd_lstep(const amd_plan *P, const int first, __m256i c, const char
         else eme = _mm256_max_epi32(eme, ep);
     }
     /* each product cut toward zero at its group's largest exponent - F */
-    const __m256i base = _mm256_set1_epi32(P->base);
     const __m256i ebe = _mm256_add_epi32(eme, base), ebo = _mm256_add_epi32(emo, base);
-    __m256i se = zero, so = zero;
 #pragma GCC unroll 16
     for (int k = 0; k < L; k++) {
         __m256i t = _mm256_srlv_epi32(SP[k], _mm256_sub_epi32(evenodd && k % 2 ? ebo : ebe, EP[k]));
         t = _mm256_sub_epi32(_mm256_xor_si256(t, SG[k]), SG[k]);
         if (evenodd && k % 2) so = _mm256_add_epi32(so, t);
         else se = _mm256_add_epi32(se, t);
+    }
     }
     __m256i er = eme, S = se;
     if (evenodd) {                  /* the two sums joined with round-down */
