@@ -365,16 +365,8 @@ V_FN __m256i l_pack(__m256i lo, __m256i hi)
     return _mm256_permute4x64_epi64(_mm256_castps_si256(x), 0xd8);
 }
 
-/* significand (hidden bit included) and max(biased exponent, 1) */
-V_FN void l_decode(__m256i x, const fast_vop *k, __m256i *sig, __m256i *ex)
-{
-    __m256i e = _mm256_and_si256(_mm256_srl_epi32(x, V_CNT(k->mb)), V_LD(k->em));
-    __m256i one = _mm256_set1_epi32(1);
-    *sig = _mm256_or_si256(_mm256_and_si256(x, V_LD(k->mm)), _mm256_sll_epi32(_mm256_min_epu32(e, one), V_CNT(k->mb)));
-    *ex = _mm256_max_epi32(e, one);
-}
-
-/* the same, two operands of 8 bits a lane (16-bit halves) */
+/* significand (hidden bit included) and max(biased exponent, 1) of two
+ * operands a lane, its 16-bit halves */
 V_FN void l_decode16(__m256i x, const fast_vop *k, __m256i *sig, __m256i *ex)
 {
     __m256i e = _mm256_and_si256(_mm256_srl_epi16(x, V_CNT(k->mb)), _mm256_set1_epi16((short)k->em[0]));
@@ -424,7 +416,6 @@ V_FN __m256i amd_lstep(const amd_plan *P, const int first, __m256i c, const char
      * products apart for GFDRDA */
     __m256i SP[16], EP[16], SG[16], eme = zero, emo = zero, ipos = zero, ineg = zero;
     const __m256i othr = _mm256_set1_epi32(254 + P->bab + P->fbp);
-    const __m256i emask = _mm256_set1_epi32(nb == 2 ? 0xffff : 0xff);
     const __m256i base = _mm256_set1_epi32(P->base);
     __m256i se = zero, so = zero;
     if (nb == 1) {
@@ -465,20 +456,26 @@ V_FN __m256i amd_lstep(const amd_plan *P, const int first, __m256i c, const char
             else se = _mm256_add_epi32(se, t);
         }
     } else {
+    /* fp16, bf16: decoded two a lane (elements 2j and 2j + 1 are a lane's
+     * 16-bit halves), multiplied a half at a time by pmaddwd with the
+     * other half masked */
+    const __m256i lo16 = _mm256_set1_epi32(0xffff);
+    __m256i SA[4], SB[4], E2[4];
+#pragma GCC unroll 4
+    for (int j = 0; j < 4; j++) {
+        __m256i ea, eb;
+        l_decode16(da[j], &P->ka, &SA[j], &ea);
+        l_decode16(db[j], &P->kb, &SB[j], &eb);
+        E2[j] = _mm256_add_epi16(ea, eb);
+    }
 #pragma GCC unroll 16
     for (int k = 0; k < L; k++) {
-        const int j = k * nb / 4, sh = 8 * ((k * nb) % 4);
-        __m256i xa = _mm256_srli_epi32(da[j], sh), xb = _mm256_srli_epi32(db[j], sh);
-        if (sh + 8 * nb < 32) {
-            xa = _mm256_and_si256(xa, emask);
-            xb = _mm256_and_si256(xb, emask);
-        }
-        __m256i sa, sb, ea, eb;
-        l_decode(xa, &P->ka, &sa, &ea);
-        l_decode(xb, &P->kb, &sb, &eb);
-        __m256i sp = _mm256_madd_epi16(sa, sb);              /* (significands below 2^15) */
-        __m256i ep = _mm256_andnot_si256(_mm256_cmpeq_epi32(sp, zero), _mm256_add_epi32(ea, eb));
-        SG[k] = _mm256_srai_epi32(_mm256_sll_epi32(_mm256_xor_si256(xa, xb), V_CNT(P->ka.ssh)), 31);
+        const int j = k / 2, hi = k % 2;
+        __m256i sp = _mm256_madd_epi16(hi ? _mm256_andnot_si256(lo16, SA[j]) : _mm256_and_si256(SA[j], lo16), SB[j]);
+        __m256i ep = hi ? _mm256_srli_epi32(E2[j], 16) : _mm256_and_si256(E2[j], lo16);
+        ep = _mm256_andnot_si256(_mm256_cmpeq_epi32(sp, zero), ep);
+        __m256i x = _mm256_xor_si256(da[j], db[j]);
+        SG[k] = _mm256_srai_epi32(hi ? x : _mm256_slli_epi32(x, 16), 31);
         SP[k] = _mm256_sll_epi32(sp, V_CNT(P->prec));
         EP[k] = ep;
         if (ov) {               /* the product's leading bit (its float's exponent) + e - fbp >= 128 */
