@@ -24,9 +24,13 @@
  * (exact_dbl, exact_vdbl_*) that sums in a double's 53 bits or in 128
  * and leaves exact_from the rest; their fp16 steps that the 53 bits
  * cannot hold (random bits: most of them) are summed in a fixed 128-bit
- * window of 2^-48 units instead (fix_step, fix_special), and fp16 batches
- * have a loop of their own (exact_vfix_f16_b) that takes the fixed window
- * alone while its vectors are such. */
+ * window of 2^-48 units instead (fix_step, fix_special).  Their batches
+ * (hosts with F16C) take four dot products at a time, one a lane of a
+ * vector of doubles, summed exactly and rounded once by the double adder
+ * with roundings to odd (xd_*: no alignment or rounding code, and no
+ * branch on the data); a batch's last few vectors, and batches under
+ * another SSE state, go one at a time (fp16: exact_vfix_f16_b, which
+ * takes the fixed window alone while its vectors are such). */
 #include "fast.h"
 
 #include <stdlib.h>
@@ -965,8 +969,9 @@ static V_TARGET void exact_vfix_f16_b(const fast_hdr *h, const mma_batch *x, siz
  *     P (53 >= 24 + 2 bits: the odd rounding keeps it, subnormal and
  *     overflowing results included), as step128 uses it.
  * No value here comes near a double's subnormals (every term is a
- * multiple of 2^-266) or its overflow.  An exact zero is +0 (adding +0
- * makes a -0 so).  Inf and NaN: the plain sum c + sum of ph (bf16: c + u)
+ * multiple of 2^-266) or its overflow.  An exact zero is +0 (z + +0; a
+ * bf16 sum too small for binary32's subnormals keeps its sign, as
+ * mma_round_to's).  Inf and NaN: the plain sum c + sum of ph (bf16: c + u)
  * is not finite exactly when c or a product is Inf or NaN (a finite one
  * stays below 2^257), and is then the step's Inf, or a NaN that becomes
  * the canonical one, as special_step decides.  The conversions and
