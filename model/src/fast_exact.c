@@ -980,13 +980,16 @@ static V_TARGET void exact_vfix_f16_b(const fast_hdr *h, const mma_batch *x, siz
 #define XD_FN static inline __attribute__((always_inline, target("avx2,bmi2,lzcnt,f16c")))
 #define XD_TARGET __attribute__((target("avx2,bmi2,lzcnt,f16c")))
 
-/* TwoSum: RN(a + b), and *e = a + b - RN(a + b) exactly */
-XD_FN __m256d xd_two_sum(__m256d a, __m256d b, __m256d *e)
-{
-    __m256d s = _mm256_add_pd(a, b), bb = _mm256_sub_pd(s, a);
-    *e = _mm256_add_pd(_mm256_sub_pd(a, _mm256_sub_pd(s, bb)), _mm256_sub_pd(b, bb));
-    return s;
-}
+/* TwoSum: RN(a + b), and *e = a + b - RN(a + b) exactly (for vectors of
+ * 4 and 8 doubles, by the compilers' vector operators) */
+#define TWO_SUM_FN(FN, V, NAME)                                                                                  \
+    FN V NAME(V a, V b, V *e)                                                                                    \
+    {                                                                                                            \
+        V s = a + b, bb = s - a;                                                                                 \
+        *e = (a - (s - bb)) + (b - bb);                                                                          \
+        return s;                                                                                                \
+    }
+TWO_SUM_FN(XD_FN, __m256d, xd_two_sum)
 
 /* RO(a + b) at 53 bits: a + b when exact; else RN(a + b) if its last bit
  * is odd, else its neighbour toward the error (the bits one less where
@@ -1138,6 +1141,99 @@ static XD_TARGET void exact_xd_bf16_b(const fast_hdr *h, const mma_batch *x, siz
                                 fast_widen(b + i * k, 2, (int)k, wb), NULL, NULL));
     }
 }
+/* The same with eight dot products a vector (AVX-512): dots 0..7 in the
+ * lanes in the order 0, 2, 1, 3, 4, 6, 5, 7 (the products' transposition
+ * leaves them so; c and d are permuted alike, a permutation its own
+ * inverse) */
+#define X5_FN static inline __attribute__((always_inline, target("avx512f,avx512bw,avx512vl,avx512dq,avx2,bmi2,lzcnt,f16c")))
+#define X5_TARGET __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,bmi2,lzcnt,f16c")))
+
+TWO_SUM_FN(X5_FN, __m512d, x5_two_sum)
+#undef TWO_SUM_FN
+X5_FN __m512d x5_add_odd(__m512d a, __m512d b)
+{
+    __m512d e, s = x5_two_sum(a, b, &e);
+    const __m512i one = _mm512_set1_epi64(1);
+    __m512i si = _mm512_castpd_si512(s);
+    __mmask8 fix = _mm512_cmp_pd_mask(e, _mm512_setzero_pd(), _CMP_NEQ_OQ) & _mm512_testn_epi64_mask(si, one);
+    __mmask8 down = _mm512_movepi64_mask(_mm512_xor_si512(si, _mm512_castpd_si512(e)));
+    __m512i dir = _mm512_mask_blend_epi64(down, one, _mm512_set1_epi64(-1));
+    return _mm512_castsi512_pd(_mm512_mask_add_epi64(si, fix, si, dir));
+}
+X5_FN __m256 x5_result(__m512d c, __m512d u, __m512d v, __m512d sp)
+{
+    __m512d e, s = x5_two_sum(c, u, &e);
+    __m512d z = _mm512_add_pd(x5_add_odd(s, x5_add_odd(e, v)), _mm512_setzero_pd());
+    __m512d mag = _mm512_castsi512_pd(_mm512_and_si512(_mm512_castpd_si512(sp), _mm512_set1_epi64(INT64_MAX)));
+    __mmask8 spec = _mm512_cmp_pd_mask(mag, _mm512_set1_pd(__builtin_inf()), _CMP_NLT_UQ);
+    return _mm512_cvtpd_ps(_mm512_mask_blend_pd(spec, z, sp));
+}
+X5_FN __m256 x5_load_c(const void *p, int size, size_t i)
+{
+    const __m256i perm = _mm256_setr_epi32(0, 2, 1, 3, 4, 6, 5, 7);
+    __m256 f = size == 4 ? _mm256_loadu_ps((const float *)p + i)
+                         : _mm256_castsi256_ps(_mm512_cvtepi64_epi32(_mm512_loadu_si512((const uint64_t *)p + i)));
+    return _mm256_permutevar8x32_ps(f, perm);
+}
+X5_FN void x5_store_d(void *p, int size, size_t i, __m256 f, __m256 nan)
+{
+    f = _mm256_mask_blend_ps(_mm256_cmp_ps_mask(f, f, _CMP_UNORD_Q), f, nan);
+    f = _mm256_permutevar8x32_ps(f, _mm256_setr_epi32(0, 2, 1, 3, 4, 6, 5, 7));
+    if (size == 4) _mm256_storeu_ps((float *)p + i, f);
+    else _mm512_storeu_si512((uint64_t *)p + i, _mm512_cvtepu32_epi64(_mm256_castps_si256(f)));
+}
+/* the sums of the products' parts q[0..3] (dots 0-1, 2-3, 4-5, 6-7, four
+ * each), in the lanes' order */
+X5_FN __m512d x5_sum4(const __m512d *q)
+{
+    __m512d s01 = _mm512_add_pd(_mm512_unpacklo_pd(q[0], q[1]), _mm512_unpackhi_pd(q[0], q[1]));
+    __m512d s23 = _mm512_add_pd(_mm512_unpacklo_pd(q[2], q[3]), _mm512_unpackhi_pd(q[2], q[3]));
+    return _mm512_add_pd(_mm512_shuffle_f64x2(s01, s23, 0x88), _mm512_shuffle_f64x2(s01, s23, 0xdd));
+}
+/* step s of the eight fp16 dot products at a, b (k elements each) */
+X5_FN __m256 x5_f16_step(const uint16_t *a, const uint16_t *b, size_t k, int s, __m512d c)
+{
+    const __m512d M = _mm512_set1_pd(0x1.8p36);
+    __m512 pr[2];
+    for (int g = 0; g < 2; g++) {
+        const uint16_t *ag = a + 4 * g * k, *bg = b + 4 * g * k;
+        __m256i x = _mm256_set_m128i(
+            _mm_castpd_si128(_mm_loadh_pd(_mm_castsi128_pd(_mm_loadl_epi64((const __m128i *)(ag + 2 * k + 4 * s))),
+                                          (const double *)(ag + 3 * k + 4 * s))),
+            _mm_castpd_si128(_mm_loadh_pd(_mm_castsi128_pd(_mm_loadl_epi64((const __m128i *)(ag + 4 * s))),
+                                          (const double *)(ag + k + 4 * s))));
+        __m256i y = _mm256_set_m128i(
+            _mm_castpd_si128(_mm_loadh_pd(_mm_castsi128_pd(_mm_loadl_epi64((const __m128i *)(bg + 2 * k + 4 * s))),
+                                          (const double *)(bg + 3 * k + 4 * s))),
+            _mm_castpd_si128(_mm_loadh_pd(_mm_castsi128_pd(_mm_loadl_epi64((const __m128i *)(bg + 4 * s))),
+                                          (const double *)(bg + k + 4 * s))));
+        pr[g] = _mm512_mul_ps(_mm512_cvtph_ps(x), _mm512_cvtph_ps(y));
+    }
+    __m512d ph[4], pl[4];
+    for (int j = 0; j < 4; j++) {
+        __m256 h = j & 1 ? _mm512_extractf32x8_ps(pr[j >> 1], 1) : _mm512_castps512_ps256(pr[j >> 1]);
+        __m512d p = _mm512_cvtps_pd(h);
+        ph[j] = _mm512_sub_pd(_mm512_add_pd(p, M), M);
+        pl[j] = _mm512_sub_pd(p, ph[j]);
+    }
+    __m512d H = x5_sum4(ph), L = x5_sum4(pl), v, u = x5_two_sum(H, L, &v);
+    return x5_result(c, u, v, _mm512_add_pd(c, H));
+}
+static X5_TARGET void exact_x5_f16_b(const fast_hdr *h, const mma_batch *x, size_t lo, size_t hi)
+{
+    const size_t k = (size_t)PLAN(h)->k;
+    const __m256 nan = _mm256_castsi256_ps(_mm256_set1_epi32((int)(uint32_t)PLAN(h)->nan));
+    size_t i = lo;
+    if (__builtin_expect(sse_default(), 1))
+        for (; hi - i >= 8; i += 8) {
+            const uint16_t *a = (const uint16_t *)x->a + i * k, *b = (const uint16_t *)x->b + i * k;
+            __m256 f = x5_load_c(x->c, x->c_size, i);
+            for (int s = 0; s < (int)(k / 4); s++) f = x5_f16_step(a, b, k, s, _mm512_cvtps_pd(f));
+            x5_store_d(x->d, x->d_size, i, f, nan);
+        }
+    exact_xd_f16_b(h, x, i, hi);
+}
+
 static uint64_t exact_dbl_f16(const fast_hdr *h, uint64_t c, const uint64_t *a, const uint64_t *b,
                               const uint64_t *sa, const uint64_t *sb)
 {
@@ -1188,6 +1284,7 @@ static fast_hdr *exact_build(const mma_unit *u, int mode)
                 P->h.fn = f16 ? exact_vfix_f16 : exact_vdbl_bf16;
                 if (f16) P->h.bfn = exact_vfix_f16_b;
                 if (fast_f16c_usable()) P->h.bfn = f16 ? exact_xd_f16_b : exact_xd_bf16_b;
+                if (f16 && fast_f16c_usable() && fast_avx512_usable()) P->h.bfn = exact_x5_f16_b;
             }
         }
 #else
