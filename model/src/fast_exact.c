@@ -1079,16 +1079,23 @@ XD_FN void xd_f16_four(const mma_batch *x, size_t k, size_t i, __m128 nan)
     xd_store_d(x->d, x->d_size, i, xd_canon(f, nan));
 }
 
-/* the bf16 operands 2s, 2s+1 of four dot products at p, as doubles: dots
- * 0 and 1 in *lo, 2 and 3 in *hi */
-XD_FN void xd_bf16_ops(const uint16_t *p, size_t k, int s, __m256d *lo, __m256d *hi)
+/* the bf16 operands 2s, 2s+1 of four dot products at p (k elements
+ * each), a 32-bit lane each (inserted one by one: stored to memory and
+ * loaded as one vector, they wait for the store to reach the cache) */
+XD_FN __m128i xd_bf16_four_ops(const uint16_t *p, size_t k, int s)
 {
     const uint16_t *q = p + 2 * s;
     uint32_t w[4];
     for (int d = 0; d < 4; d++) memcpy(&w[d], q + d * k, 4);
-    __m128i x4 = _mm_insert_epi32(_mm_insert_epi32(_mm_insert_epi32(_mm_cvtsi32_si128((int)w[0]), (int)w[1], 1),
-                                                   (int)w[2], 2), (int)w[3], 3);
-    __m256i x = _mm256_slli_epi32(_mm256_cvtepu16_epi32(x4), 16);
+    return _mm_insert_epi32(_mm_insert_epi32(_mm_insert_epi32(_mm_cvtsi32_si128((int)w[0]), (int)w[1], 1), (int)w[2], 2),
+                            (int)w[3], 3);
+}
+
+/* the bf16 operands 2s, 2s+1 of four dot products at p, as doubles: dots
+ * 0 and 1 in *lo, 2 and 3 in *hi */
+XD_FN void xd_bf16_ops(const uint16_t *p, size_t k, int s, __m256d *lo, __m256d *hi)
+{
+    __m256i x = _mm256_slli_epi32(_mm256_cvtepu16_epi32(xd_bf16_four_ops(p, k, s)), 16);
     __m256 f = _mm256_castsi256_ps(x);
     *lo = _mm256_cvtps_pd(_mm256_castps256_ps128(f));
     *hi = _mm256_cvtps_pd(_mm256_extractf128_ps(f, 1));
@@ -1168,17 +1175,18 @@ X5_FN __m256 x5_result(__m512d c, __m512d u, __m512d v, __m512d sp)
     __mmask8 spec = _mm512_cmp_pd_mask(mag, _mm512_set1_pd(__builtin_inf()), _CMP_NLT_UQ);
     return _mm512_cvtpd_ps(_mm512_mask_blend_pd(spec, z, sp));
 }
-X5_FN __m256 x5_load_c(const void *p, int size, size_t i)
+/* eight c at p + i into the lanes (lane j: dot perm[j]); eight d from
+ * them (inv: perm's inverse) */
+X5_FN __m256 x5_load_c(const void *p, int size, size_t i, __m256i perm)
 {
-    const __m256i perm = _mm256_setr_epi32(0, 2, 1, 3, 4, 6, 5, 7);
     __m256 f = size == 4 ? _mm256_loadu_ps((const float *)p + i)
                          : _mm256_castsi256_ps(_mm512_cvtepi64_epi32(_mm512_loadu_si512((const uint64_t *)p + i)));
     return _mm256_permutevar8x32_ps(f, perm);
 }
-X5_FN void x5_store_d(void *p, int size, size_t i, __m256 f, __m256 nan)
+X5_FN void x5_store_d(void *p, int size, size_t i, __m256 f, __m256 nan, __m256i inv)
 {
     f = _mm256_mask_blend_ps(_mm256_cmp_ps_mask(f, f, _CMP_UNORD_Q), f, nan);
-    f = _mm256_permutevar8x32_ps(f, _mm256_setr_epi32(0, 2, 1, 3, 4, 6, 5, 7));
+    f = _mm256_permutevar8x32_ps(f, inv);
     if (size == 4) _mm256_storeu_ps((float *)p + i, f);
     else _mm512_storeu_si512((uint64_t *)p + i, _mm512_cvtepu32_epi64(_mm256_castps_si256(f)));
 }
@@ -1223,15 +1231,52 @@ static X5_TARGET void exact_x5_f16_b(const fast_hdr *h, const mma_batch *x, size
 {
     const size_t k = (size_t)PLAN(h)->k;
     const __m256 nan = _mm256_castsi256_ps(_mm256_set1_epi32((int)(uint32_t)PLAN(h)->nan));
+    const __m256i perm = _mm256_setr_epi32(0, 2, 1, 3, 4, 6, 5, 7);
     size_t i = lo;
     if (__builtin_expect(sse_default(), 1))
         for (; hi - i >= 8; i += 8) {
             const uint16_t *a = (const uint16_t *)x->a + i * k, *b = (const uint16_t *)x->b + i * k;
-            __m256 f = x5_load_c(x->c, x->c_size, i);
+            __m256 f = x5_load_c(x->c, x->c_size, i, perm);
             for (int s = 0; s < (int)(k / 4); s++) f = x5_f16_step(a, b, k, s, _mm512_cvtps_pd(f));
-            x5_store_d(x->d, x->d_size, i, f, nan);
+            x5_store_d(x->d, x->d_size, i, f, nan, perm);
         }
     exact_xd_f16_b(h, x, i, hi);
+}
+
+/* bf16 operands 2s, 2s+1 of eight dot products at p as doubles: dots 0-3
+ * in *lo, 4-7 in *hi */
+X5_FN void x5_bf16_ops(const uint16_t *p, size_t k, int s, __m512d *lo, __m512d *hi)
+{
+    __m256i x = _mm256_set_m128i(xd_bf16_four_ops(p + 4 * k, k, s), xd_bf16_four_ops(p, k, s));
+    __m512 f = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(x), 16));
+    *lo = _mm512_cvtps_pd(_mm512_castps512_ps256(f));
+    *hi = _mm512_cvtps_pd(_mm512_extractf32x8_ps(f, 1));
+}
+
+/* eight bf16 dot products a vector; the products' unpacking leaves dots
+ * in the lanes' order 0, 4, 1, 5, 2, 6, 3, 7 */
+static X5_TARGET void exact_x5_bf16_b(const fast_hdr *h, const mma_batch *x, size_t lo, size_t hi)
+{
+    const size_t k = (size_t)PLAN(h)->k;
+    const __m256 nan = _mm256_castsi256_ps(_mm256_set1_epi32((int)(uint32_t)PLAN(h)->nan));
+    const __m256i perm = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7), inv = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
+    size_t i = lo;
+    if (__builtin_expect(sse_default(), 1))
+        for (; hi - i >= 8; i += 8) {
+            const uint16_t *a = (const uint16_t *)x->a + i * k, *b = (const uint16_t *)x->b + i * k;
+            __m256 f = x5_load_c(x->c, x->c_size, i, perm);
+            for (int s = 0; s < (int)(k / 2); s++) {
+                __m512d alo, ahi, blo, bhi;
+                x5_bf16_ops(a, k, s, &alo, &ahi);
+                x5_bf16_ops(b, k, s, &blo, &bhi);
+                __m512d plo = _mm512_mul_pd(alo, blo), phi = _mm512_mul_pd(ahi, bhi);
+                __m512d c = _mm512_cvtps_pd(f), v, u = x5_two_sum(_mm512_unpacklo_pd(plo, phi),
+                                                                  _mm512_unpackhi_pd(plo, phi), &v);
+                f = x5_result(c, u, v, _mm512_add_pd(c, u));
+            }
+            x5_store_d(x->d, x->d_size, i, f, nan, inv);
+        }
+    exact_xd_bf16_b(h, x, i, hi);
 }
 
 static uint64_t exact_dbl_f16(const fast_hdr *h, uint64_t c, const uint64_t *a, const uint64_t *b,
@@ -1284,7 +1329,7 @@ static fast_hdr *exact_build(const mma_unit *u, int mode)
                 P->h.fn = f16 ? exact_vfix_f16 : exact_vdbl_bf16;
                 if (f16) P->h.bfn = exact_vfix_f16_b;
                 if (fast_f16c_usable()) P->h.bfn = f16 ? exact_xd_f16_b : exact_xd_bf16_b;
-                if (f16 && fast_f16c_usable() && fast_avx512_usable()) P->h.bfn = exact_x5_f16_b;
+                if (fast_f16c_usable() && fast_avx512_usable()) P->h.bfn = f16 ? exact_x5_f16_b : exact_x5_bf16_b;
             }
         }
 #else
