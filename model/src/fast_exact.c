@@ -25,8 +25,8 @@
  * and leaves exact_from the rest; their fp16 steps that the 53 bits
  * cannot hold (random bits: most of them) are summed in a fixed 128-bit
  * window of 2^-48 units instead (fix_step, fix_special).  Their batches
- * (hosts with F16C) take four dot products at a time, one a lane of a
- * vector of doubles, summed exactly and rounded once by the double adder
+ * (hosts with F16C) take four dot products at a time (eight with
+ * AVX-512), one a lane of a vector of doubles, summed exactly and rounded once by the double adder
  * with roundings to odd (xd_*: no alignment or rounding code, and no
  * branch on the data); a batch's last few vectors, and batches under
  * another SSE state, go one at a time (fp16: exact_vfix_f16_b, which
