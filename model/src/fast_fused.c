@@ -223,6 +223,14 @@ static __attribute__((noinline)) uint64_t special_step(const fast_plan *P, const
     return reference_step(P, u, first, s, acc, a, b, sa, sb);
 }
 
+/* special_step where no product is Inf or NaN and c is: c's NaN or Inf
+ * decides (a chain's later step after an overflow to Inf, mostly) */
+static inline uint64_t c_decides(const fast_plan *P, int first, uint64_t acc)
+{
+    uint64_t x = c_class(first ? &P->c1 : &P->cd, acc);
+    return (x & P_NAN) ? P->o.nan : P->o.inf | ((x & P_NEG) ? P->o.sign : 0);
+}
+
 /* emax of the step: ep is the largest product exponent (below FAST_EMPTY / 2
  * if none; zero products already counted with ezero) */
 static inline __attribute__((always_inline)) int32_t emax_with_c(const fast_plan *P, int32_t ep, const fast_c *c)
@@ -594,18 +602,22 @@ V_FN void s_load(const fast_plan *P, const void *pa, const void *pb, int g, int 
  * have no zero and no Inf: a NaN one (snan) makes its block's products
  * NaN, and the others change no class. */
 static V_TARGET __attribute__((noinline)) uint64_t s_special(const fast_plan *P, const mma_unit *u, int first, int s,
-                                                            uint64_t acc, const uint64_t *a, const uint64_t *b,
+                                                            uint64_t acc, const void *a, const void *b,
                                                             const uint64_t *psa, const uint64_t *psb, int snan,
-                                                            const int G, const int sc, const int tf)
+                                                            const int G, const int sc, const int tf, const int nw)
 {
     if (snan) return P->o.nan;
+    /* A NaN c makes the step NaN whatever its products are: with random
+     * bits, a chain's later steps mostly meet the NaN of the one before */
+    uint64_t x = c_class(first ? &P->c1 : &P->cd, acc);
+    if (x & P_NAN) return P->o.nan;
     const fast_vop *ka = &P->ka, *kb = &P->kb;
     const __m256i zero = _mm256_setzero_si256();
     const __m128i ssh = V_CNT(ka->ssh);
     __m256i nan = zero, infp = zero, infn = zero;
     for (int g = 0; g < G; g++) {
         __m256i xa, xb;
-        s_load(P, a, b, g, s, sc, tf, 0, &xa, &xb);
+        s_load(P, a, b, g, s, sc, tf, nw, &xa, &xb);
         __m256i spa = _mm256_cmpeq_epi32(_mm256_and_si256(xa, V_LD(ka->sm)), V_LD(ka->sv));
         __m256i spb = _mm256_cmpeq_epi32(_mm256_and_si256(xb, V_LD(kb->sm)), V_LD(kb->sv));
         __m256i fza = _mm256_cmpeq_epi32(_mm256_and_si256(xa, V_LD(ka->mm)), zero);
@@ -622,29 +634,20 @@ static V_TARGET __attribute__((noinline)) uint64_t s_special(const fast_plan *P,
     }
     if (!_mm256_testz_si256(nan, nan)) return P->o.nan;
     unsigned inf = (_mm256_testz_si256(infp, infp) ? 0 : 1) | (_mm256_testz_si256(infn, infn) ? 0 : 2);
-    uint64_t x = c_class(first ? &P->c1 : &P->cd, acc);
-    if (x & P_NAN) return P->o.nan;
     if (x & P_SPEC) inf |= (x & P_NEG) ? 2 : 1;
     if (inf == 3) return P->o.nan;
     if (inf) return P->o.inf | (inf == 2 ? P->o.sign : 0);
+    /* (no Inf or NaN after all: special_step's reference, on the step's
+     * products in step order as uint64_t; a, b: the whole dot's for sc 2,
+     * a batch's narrow operands for nw) */
+    uint64_t pa[64], pb[64];
+    if (nw) return special_step(P, u, first, s, acc, fast_widen(a, nw, 8 * G, pa), fast_widen(b, nw, 8 * G, pb), NULL, NULL);
     if (sc != 2) return special_step(P, u, first, s, acc, a, b, psa, psb);
-    uint64_t pa[64], pb[64];             /* (no Inf or NaN after all: special_step's reference, the */
-    for (int j = 0; j < P->L; j++) {     /* step's products in step order; a, b: the whole dot's) */
-        pa[j] = a[P->perm[s * P->L + j]];
-        pb[j] = b[P->perm[s * P->L + j]];
+    for (int j = 0; j < P->L; j++) {
+        pa[j] = ((const uint64_t *)a)[P->perm[s * P->L + j]];
+        pb[j] = ((const uint64_t *)b)[P->perm[s * P->L + j]];
     }
     return special_step(P, u, first, s, acc, pa, pb, NULL, NULL);
-}
-
-/* A step that meets an Inf or NaN in a batch at natural widths (nw bytes
- * an operand): its 8G operands widened, then s_special as for mma_dot. */
-static V_TARGET __attribute__((noinline)) uint64_t s_special_nw(const fast_plan *P, const mma_unit *u, int first,
-                                                               int s, uint64_t acc, const void *a, const void *b,
-                                                               int nw, int G, int tf)
-{
-    uint64_t wa[32], wb[32];
-    return s_special(P, u, first, s, acc, fast_widen(a, nw, 8 * G, wa), fast_widen(b, nw, 8 * G, wb), NULL, NULL, 0, G,
-                     0, tf);
 }
 
 V_FN uint64_t s_step(const fast_plan *P, const mma_unit *u, const int first, int s, uint64_t acc, fast_c *xcp,
@@ -733,10 +736,13 @@ V_FN uint64_t s_step(const fast_plan *P, const mma_unit *u, const int first, int
         __m256i qb = spk == SPK_EXP ? _mm256_cmpeq_epi32(smaxb, V_LD(kb->em)) : _mm256_cmpeq_epi32(smaxb, V_LD(kb->sv));
         pspec |= !_mm256_testz_si256(_mm256_or_si256(qa, qb), _mm256_or_si256(qa, qb));
     }
-    if (__builtin_expect(pspec | xc.spec, 0)) {
+    if (__builtin_expect(pspec, 0)) {
         if (xcp) xcp->spec = 1;
-        if (nw) return s_special_nw(P, u, first, s, acc, a, b, nw, G, tf);
-        return s_special(P, u, first, s, acc, a, b, psa, psb, snan, G, sc, tf);   /* (both shifts: any widths) */
+        return s_special(P, u, first, s, acc, a, b, psa, psb, snan, G, sc, tf, nw);   /* (both shifts: any widths) */
+    }
+    if (__builtin_expect(xc.spec, 0)) {
+        if (xcp) xcp->spec = 1;
+        return c_decides(P, first, acc);
     }
     int32_t er = v_hmax(emv);
     int32_t ecr = xc.sig ? xc.e + P->bab : P->ez_rel;    /* c's exponent (a zero c's: ezero) */
@@ -773,6 +779,8 @@ V_FN uint64_t s_dot(const fast_plan *P, uint64_t c, const void *a, const void *b
                                                     enough compile time already) */
         return s_step(P, u, 0, 1, acc, &xc, ca + st, cb + st, psa, psb, G, out, ck, spk, sc, 0, nw);
     for (int s = 1; s < P->steps; s++) {
+        /* (a NaN stays one: each later step meets it as its c) */
+        if (__builtin_expect(xc.spec, 0) && acc == P->o.nan) break;
         ca += st;
         cb += st;
         acc = s_step(P, u, 0, s, acc, &xc, ca, cb, psa, psb, G, out, ck, spk, sc, 0, nw);
@@ -1038,8 +1046,7 @@ W_FN uint64_t w_step(const fast_plan *P, const mma_unit *u, const int first, int
         /* (formats with no Inf, e4m3: an Inf/NaN lane is a NaN operand, and
          * a NaN term makes the step's result NaN whatever c is) */
         if (spk == SPK_AND && spec && P->w_nan_only) return P->o.nan;
-        if (nw) return s_special_nw(P, u, first, s, acc, a, b, nw, 4, 0);
-        return s_special(P, u, first, s, acc, (const uint64_t *)a, (const uint64_t *)b, NULL, NULL, 0, 4, 0, 0);
+        return s_special(P, u, first, s, acc, a, b, NULL, NULL, 0, 4, 0, 0, nw);
     }
     /* emax of the products: the largest signed word, as the smallest of
      * 0x7fff - x (phminposuw); -32768 in every lane: none */
