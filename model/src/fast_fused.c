@@ -788,6 +788,30 @@ V_FN uint64_t s_dot(const fast_plan *P, uint64_t c, const void *a, const void *b
     return acc;
 }
 
+/* A batch's dot product of a single step: nothing handed on, so s_step
+ * neither loops nor decodes its result for a next step */
+V_FN uint64_t s_dot1(const fast_plan *P, uint64_t c, const void *a, const void *b, const uint64_t *psa,
+                     const uint64_t *psb, const int G, const int out, const int ck, const int spk, const int sc,
+                     const int nw)
+{
+    return s_step(P, &P->h.u, 1, 0, c, NULL, a, b, psa, psb, G, out, ck, spk, sc, 0, nw);
+}
+
+/* A batch's dot product of two steps (Ampere's k = 16 in steps of 8),
+ * straight: the first step's result handed on decoded, a NaN kept */
+V_FN uint64_t s_dot2(const fast_plan *P, uint64_t c, const void *a, const void *b, const uint64_t *psa,
+                     const uint64_t *psb, const int G, const int out, const int ck, const int spk, const int sc,
+                     const int nw)
+{
+    const mma_unit *u = &P->h.u;
+    const size_t st = 8 * G * nw;                /* a step's operand bytes */
+    fast_c xc = {0, 0, 0, 1};
+    uint64_t acc = s_step(P, u, 1, 0, c, &xc, a, b, psa, psb, G, out, ck, spk, sc, 0, nw);
+    if (__builtin_expect(xc.spec, 0) && acc == P->o.nan) return acc;
+    return s_step(P, u, 0, 1, acc, &xc, (const char *)a + st, (const char *)b + st, psa, psb, G, out, ck, spk, sc, 0,
+                  nw);
+}
+
 /* fast_bfn: vectors lo .. hi-1 of a batch through DOT(P, c, a, b, ...), two
  * at a time (NW: bytes an operand) */
 #define B_RANGE(NAME, TGT, NW, DOT, ...)                                                           \
@@ -826,6 +850,14 @@ S_KERNELS_N(2, CK_F32, 0, 8) S_KERNELS_N(2, CK_F32, 1, 8) S_KERNELS_N(2, CK_F32,
 S_KERNELS_N(3, CK_F16, 0, 8) S_KERNELS_N(3, CK_F16, 1, 8) S_KERNELS_N(3, CK_F16, 2, 8)
 S_KERNELS(1, CK_F32, 0, 9) S_KERNELS(1, CK_F32, 1, 9) S_KERNELS(1, CK_F32, 2, 9)
 S_KERNELS(1, CK_F32, 1, 16) S_BATCHES_W(1, CK_F32, 1, 16, 4)
+#define S_BATCH2(OUT, CK, SPK) B_RANGE(fast_sb2s2_##OUT##_##SPK, V_TARGET, 2, s_dot2, NULL, NULL, 1, OUT, CK, SPK, 8, 2)
+S_BATCH2(1, CK_F32, 0) S_BATCH2(1, CK_F32, 1) S_BATCH2(1, CK_F32, 2)
+S_BATCH2(2, CK_F32, 0) S_BATCH2(2, CK_F32, 1) S_BATCH2(2, CK_F32, 2)
+S_BATCH2(3, CK_F16, 0) S_BATCH2(3, CK_F16, 1) S_BATCH2(3, CK_F16, 2)
+#undef S_BATCH2
+#define S_BATCH1(NAME, G) B_RANGE(NAME, V_TARGET, 4, s_dot1, NULL, NULL, G, 1, CK_F32, 1, 16, 4)
+S_BATCH1(fast_sb4s1_1, 1) S_BATCH1(fast_sb4s1_2, 2) S_BATCH1(fast_sb4s1_4, 4)
+#undef S_BATCH1
 #undef S_KERNELS_N
 #undef S_BATCHES_W
 #undef S_BATCH
@@ -845,10 +877,15 @@ static const fast_bfn s_batches[2][3][3][3] = {   /* [bytes - 1][out - 1][spk][G
     {{S_ROWB(2, 1, 0, 8), S_ROWB(2, 1, 1, 8), S_ROWB(2, 1, 2, 8)},
      {S_ROWB(2, 2, 0, 8), S_ROWB(2, 2, 1, 8), S_ROWB(2, 2, 2, 8)},
      {S_ROWB(2, 3, 0, 8), S_ROWB(2, 3, 1, 8), S_ROWB(2, 3, 2, 8)}}};
+/* two steps of eight, operands of two bytes: [out - 1][spk] */
+static const fast_bfn s_batches2[3][3] = {{fast_sb2s2_1_0, fast_sb2s2_1_1, fast_sb2s2_1_2},
+                                          {fast_sb2s2_2_0, fast_sb2s2_2_1, fast_sb2s2_2_2},
+                                          {fast_sb2s2_3_0, fast_sb2s2_3_1, fast_sb2s2_3_2}};
 static const fast_fn s_kernels_mx[3][3] = {   /* fp32 RZ p = 23, MX scales: [spk][G] */
     S_ROW(1, 0, 9), S_ROW(1, 1, 9), S_ROW(1, 2, 9)};
 static const fast_fn s_kernels_tf[3] = S_ROW(1, 1, 16);   /* tf32, fp32 RZ p = 23: [G] */
-static const fast_bfn s_batches_tf[3] = S_ROWB(4, 1, 1, 16);
+static const fast_bfn s_batches_tf[2][3] = {S_ROWB(4, 1, 1, 16),   /* [one step][G] */
+                                            {fast_sb4s1_1, fast_sb4s1_2, fast_sb4s1_4}};
 #undef S_ROWB
 #undef S_ROW
 
@@ -1350,7 +1387,8 @@ static fast_hdr *fused_build(const mma_unit *u, int mode)
             fn = P->scaled ? s_kernels_mx[spk][gi] : s_kernels[out - 1][spk][gi];
             kernel = FAST_K_SPECIAL;
             if (!P->scaled && !P->permute && !P->after && (fa->width + 7) / 8 == (fb->width + 7) / 8)
-                P->h.bfn = s_batches[(fa->width + 7) / 8 - 1][out - 1][spk][gi];
+                P->h.bfn = P->steps == 2 && gi == 0 && fa->width > 8 ? s_batches2[out - 1][spk] :
+                           s_batches[(fa->width + 7) / 8 - 1][out - 1][spk][gi];
             if (!P->scaled && !P->permute && !P->after && !(u->flags & MMA_F_VIA_FP16) && fast_avx512_usable() &&
                 w_plan(P, u)) {
                 fn = w_kernels[out - 1][spk];
@@ -1370,7 +1408,7 @@ static fast_hdr *fused_build(const mma_unit *u, int mode)
                    !P->after) {
             fn = s_kernels_tf[gi];
             kernel = FAST_K_SPECIAL;
-            P->h.bfn = s_batches_tf[gi];
+            P->h.bfn = s_batches_tf[P->steps == 1][gi];
         } else if (mode == FAST_MODE_BEST && out && spk >= 0 && P->L == 4 && P->va.sshift == P->vb.sshift &&
                    P->va.shr == P->vb.shr && P->narrow && !P->rd && !P->scaled && !P->permute && !P->after) {
             fn = q_kernels[out - 1][spk][P->tf];
