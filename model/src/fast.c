@@ -191,9 +191,7 @@ __attribute__((noinline)) uint64_t fast_round_f32rz_rare(const fast_out *o, int6
      * and up: |sum| < 2^53, and a nonzero sum's lsb lies within a few
      * hundred of 0, a term aligned to emax keeping some bits) is Inf, as
      * mma_round_pack's RZ gives it, without the general steps: random bits
-     * overflow in a third to half of the dot products.  (A separate
-     * function rather than a test inline: inline, it cost QGMMA's AVX-512
-     * batch 6% on random bits, the kernel's registers laid out anew.) */
+     * overflow in a third to half of the dot products. */
     if (sum != 0 && be - 255 < 1024 - 255) return o->inf | (sg & o->sign);
     return fast_round_general(o, (int)(sg & 1), ((uint64_t)sum ^ sg) - sg, lsb);
 }
