@@ -237,12 +237,12 @@ uint64_t fast_round_f32rz_rare(const fast_out *o, int64_t sum, int32_t lsb, uint
 /* fp32 with RZ to p bits (23 or 13) of sum * 2^lsb, |sum| < 2^53, through
  * the double that holds sum exactly: its significand cut to 23 bits is
  * the RZ rounding, and its exponent, moved by lsb, the result's when that
- * is a normal fp32 (else fast_round_f32rz_rare).  Sign included.  ovf:
- * an overflow's Inf chosen without a branch (a kernel whose inputs reach
- * fp32's overflow, as random bf16 and tf32 do in a third to half of their
- * dot products, which mispredicted the branch); 0 keeps the branch
- * alone, for kernels whose code it slowed (QGMMA's AVX-512 batch by 6%,
- * its registers laid out anew). */
+ * is a normal fp32 (else fast_round_f32rz_rare).  Sign included.
+ * ovf (with no cn): an overflow's Inf chosen without a branch, for
+ * kernels whose inputs reach fp32's overflow (random tf32 does in about
+ * half of its dot products, and mispredicted the branch); 0 keeps the
+ * branch alone, where the select slowed the kernel (a chain's steps,
+ * QGMMA's AVX-512 batch). */
 static inline __attribute__((always_inline)) uint64_t round_f32rz(const fast_out *o, int64_t sum, int32_t lsb,
                                                                  const int p, fast_c *cn, const int ovf)
 {
@@ -254,17 +254,11 @@ static inline __attribute__((always_inline)) uint64_t round_f32rz(const fast_out
     uint64_t t = (db >> 29) + ((uint64_t)(int64_t)(lsb + 127 - 1023) << 23);
     uint32_t be = (uint32_t)(t >> 23) & 0x7ff;            /* the result's biased exponent */
     if (cn) cn->spec = 1;
-    if (ovf) {                          /* (fast_round_f32rz_rare says why be 255 to 1023 is an overflow) */
+    if (ovf && !cn) {                   /* (fast_round_f32rz_rare says why be 255 to 1023 is an overflow) */
         unsigned inf = (sum != 0) & (be - 255 < 1024 - 255);
         unsigned rare = ((sum == 0) | (be - 1 >= 254)) & !inf;
         if (__builtin_expect(rare, 0)) return fast_round_f32rz_rare(o, sum, lsb, be);
         uint32_t m = (uint32_t)t & 0x7fffffff & ~(((uint32_t)1 << (23 - p)) - 1);
-        if (cn) {                        /* (an Inf: spec, the next step decodes it) */
-            cn->spec = (int)inf;
-            cn->neg = (int)(db >> 63);
-            cn->sig = (m & 0x7fffff) | 0x800000;
-            cn->e = (int32_t)be - 127;
-        }
         uint32_t sg = (uint32_t)(db >> 63 << 31);
         return inf ? (uint32_t)o->inf | sg : m | sg;
     }
