@@ -404,6 +404,78 @@ static uint64_t mix_one(mma_fmt f, long i)
     return x;
 }
 
+/* an fp16 (bf16: bf) operand's value */
+static double op_value(uint64_t x, int bf)
+{
+    if (bf) {
+        uint32_t w = (uint32_t)(x & 0xffff) << 16;
+        float f;
+        memcpy(&f, &w, sizeof f);
+        return f;
+    }
+    int e = (int)(x >> 10 & 31);
+    double m = (double)(x & 0x3ff) + (e ? 1024 : 0), v = m;
+    for (int t = (e ? e : 1) - 25; t < 0; t++) v /= 2;
+    for (int t = (e ? e : 1) - 25; t > 0; t--) v *= 2;
+    return x & 0x8000 ? -v : v;
+}
+
+/* the binary32 bits of x (rounded as the host rounds) */
+static uint64_t f32_bits(double x)
+{
+    float f = (float)x;
+    uint32_t w;
+    memcpy(&w, &f, sizeof w);
+    return w;
+}
+
+/* a CDNA1 vector at one of the double-lane batch loops' edges (section 4c) */
+static void xd_edge(const mma_unit *u, mma_vec *v, int kind)
+{
+    int bf = u->a == MMA_FMT_BF16, l = bf ? 2 : 4, ebits = bf ? 0x7f80 : 0x7c00;
+    memset(v, 0, sizeof *v);
+    for (int k = 0; k < u->k; k++) {            /* finite operands, exponents near the middle */
+        uint64_t mid = bf ? (uint64_t)(112 + rnd() % 32) << 7 : (uint64_t)(8 + rnd() % 16) << 10;
+        v->a[k] = (rnd() & (bf ? 0x807f : 0x83ff)) | mid;
+        v->b[k] = (rnd() & (bf ? 0x807f : 0x83ff)) | mid;
+    }
+    double p = 0;                                /* the first step's products, near enough */
+    for (int k = 0; k < l; k++) p += op_value(v->a[k], bf) * op_value(v->b[k], bf);
+    switch (kind) {
+    case 0:                                      /* c cancels the first step to a few units */
+        v->c = f32_bits(-p);
+        break;
+    case 1:                                      /* pairs of products cancel exactly, c = +-0 */
+        for (int k = 0; k < u->k; k += 2) {
+            v->a[k + 1] = v->a[k] ^ 0x8000;
+            v->b[k + 1] = v->b[k];
+        }
+        v->c = rnd() & 0x80000000u;
+        break;
+    case 2:                                      /* c a power of two, products just below its ulp */
+        v->c = (rnd() & 0x80000000u) | (uint64_t)((int)(f32_bits(p) >> 23 & 0xff) + 22 + (int)(rnd() % 4)) << 23;
+        break;
+    case 3:                                      /* tiny operands (bf16: products near 2^-266) */
+        for (int k = 0; k < u->k; k++) {
+            v->a[k] = (rnd() & 0x8000) | (rnd() % 4 ? rnd() % 0x180 : 0);
+            v->b[k] = (rnd() & 0x8000) | (rnd() % 4 ? rnd() % 0x180 : 0);
+        }
+        v->c = rnd() % 2 ? rnd() & 0x80000000u : (rnd() & 0x800000ffu);
+        break;
+    case 4:                                      /* c near the largest binary32, products past it */
+        v->c = (rnd() & 0x807fffffu) | 0x7f000000u;
+        for (int k = 0; k < u->k; k++) {
+            v->a[k] = (v->a[k] & ~(uint64_t)ebits) | (bf ? (uint64_t)(0xfc + rnd() % 2) << 7 : 0x7800);
+            v->b[k] = (v->b[k] & ~(uint64_t)ebits) | (bf ? (uint64_t)(0xfc + rnd() % 2) << 7 : 0x7800);
+        }
+        break;
+    default:                                     /* c a subnormal left alone or cancelled */
+        v->c = rnd() & 0x807fffffu;
+        if (rnd() % 2) v->a[0] = v->b[0] = 0;
+        break;
+    }
+}
+
 static mma_vec *special_mix(const mma_unit *u, long count)
 {
     mma_vec *v = calloc((size_t)(count ? count : 1), sizeof *v);
@@ -783,6 +855,26 @@ int main(int argc, char **argv)
             }
         }
         check_set(fixw[i], "fixed window edges", &u, v, n);
+        free(v);
+    }
+
+    /* 4c. CDNA1's batch loops, a dot product a double lane (fast_exact.c,
+     * xd_*): sums that cancel to a few units or to exactly zero (c = -0
+     * too), c a power of two with products of either sign just below its
+     * ulp (the odd rounding's step down to the binade below), bf16
+     * products near 2^-266 that round to a zero of either sign or to a
+     * subnormal, and c near the largest binary32 with products past it
+     * (Inf); a count that leaves a batch's last vectors to the loop's tail */
+    static const char *xdu[] = {"cdna1:v_mfma_f32_4x4x4f16", "cdna1:v_mfma_f32_16x16x16f16",
+                                "cdna1:v_mfma_f32_4x4x2bf16", "cdna1:v_mfma_f32_16x16x8bf16"};
+    for (size_t i = 0; i < sizeof xdu / sizeof xdu[0]; i++) {
+        mma_unit u;
+        char err[256];
+        if (mma_unit_parse(xdu[i], &u, err, sizeof err)) { fprintf(stderr, "FAIL: %s\n", err); n_bad++; continue; }
+        long n = 20 * count + 3;
+        mma_vec *v = calloc((size_t)n, sizeof *v);
+        for (long j = 0; j < n; j++) xd_edge(&u, &v[j], (int)(j % 6));
+        check_set(xdu[i], "double lane edges", &u, v, n);
         free(v);
     }
 

@@ -24,9 +24,13 @@
  * (exact_dbl, exact_vdbl_*) that sums in a double's 53 bits or in 128
  * and leaves exact_from the rest; their fp16 steps that the 53 bits
  * cannot hold (random bits: most of them) are summed in a fixed 128-bit
- * window of 2^-48 units instead (fix_step, fix_special), and fp16 batches
- * have a loop of their own (exact_vfix_f16_b) that takes the fixed window
- * alone while its vectors are such. */
+ * window of 2^-48 units instead (fix_step, fix_special).  Their batches
+ * (hosts with F16C) take four dot products at a time (eight with
+ * AVX-512), one a lane of a vector of doubles, summed exactly and rounded once by the double adder
+ * with roundings to odd (xd_*: no alignment or rounding code, and no
+ * branch on the data); a batch's last few vectors, and batches under
+ * another SSE state, go one at a time (fp16: exact_vfix_f16_b, which
+ * takes the fixed window alone while its vectors are such). */
 #include "fast.h"
 
 #include <stdlib.h>
@@ -933,6 +937,348 @@ static V_TARGET void exact_vfix_f16_b(const fast_hdr *h, const mma_batch *x, siz
         }
     }
 }
+/* ---- CDNA1 batches: a dot product a double lane ------------------------------
+ *
+ * The batch loops below take four dot products at once, one in each lane
+ * of a vector of doubles, and compute each step's exact sum rounded once
+ * with the double adder itself (no alignment, normalisation or rounding
+ * code):
+ *   - the products are exact in a double (fp16: 22 bits, from 2^-48 to
+ *     2^32, exact even in binary32, so F16C's conversions and one
+ *     multiplication give them; bf16: 16 bits, from 2^-266 to 2^256);
+ *   - their sum P is made exactly into two doubles u + v with |v| <=
+ *     ulp(u)/2: bf16's two products by Knuth's TwoSum; fp16's four are
+ *     first cut at the grid G = 2^-16 (p = ph + pl, ph the multiple of G
+ *     nearest p, by adding and subtracting 1.5 * 2^36), so that the four
+ *     ph (multiples of G below 2^34) and the four pl (multiples of 2^-48
+ *     below 2^-15) sum exactly in any order, and then the two sums by
+ *     TwoSum;
+ *   - c + u = s + e by TwoSum; t = RO(e + v) and z = RO(s + t), RO the
+ *     rounding to odd at 53 bits, made from TwoSum's error (a sum whose
+ *     error is not zero, with an even last bit, goes one unit toward the
+ *     error).  z = RO(c + P): where e = 0, z = RO(s + v) exactly; else
+ *     c + u is inexact, so c and u do not cancel (Sterbenz), ulp(u) <=
+ *     2 ulp(s) and |e + v| <= 1.5 ulp(s), while |c + P| >= 2^51 ulp(s):
+ *     the grid of t (ulp(e + v) <= 2^-52 ulp(s)) is at least twice finer
+ *     than that of c + P, s is a multiple of twice it, and an odd
+ *     rounding to a fine grid followed by one to a grid at least twice
+ *     coarser is the odd rounding to the coarse one (Boldo and Melquiond,
+ *     "Emulation of FMA and correctly rounded sums: proved algorithms
+ *     using rounding to odd", IEEE TC 57(4), 2008);
+ *   - z converted to binary32 is the one rounding to nearest even of c +
+ *     P (53 >= 24 + 2 bits: the odd rounding keeps it, subnormal and
+ *     overflowing results included), as step128 uses it.
+ * No value here comes near a double's subnormals (every term is a
+ * multiple of 2^-266) or its overflow.  An exact zero is +0 (z + +0; a
+ * bf16 sum too small for binary32's subnormals keeps its sign, as
+ * mma_round_to's).  Inf and NaN: the plain sum c + sum of ph (bf16: c + u)
+ * is not finite exactly when c or a product is Inf or NaN (a finite one
+ * stays below 2^257), and is then the step's Inf, or a NaN that becomes
+ * the canonical one, as special_step decides.  The conversions and
+ * additions need the SSE state a program starts with (sse_default).  The
+ * kernels are never compiled for FMA, so no a * b + c is contracted. */
+#define XD_FN static inline __attribute__((always_inline, target("avx2,bmi2,lzcnt,f16c")))
+#define XD_TARGET __attribute__((target("avx2,bmi2,lzcnt,f16c")))
+
+/* TwoSum: RN(a + b), and *e = a + b - RN(a + b) exactly (for vectors of
+ * 4 and 8 doubles, by the compilers' vector operators) */
+#define TWO_SUM_FN(FN, V, NAME)                                                                                  \
+    FN V NAME(V a, V b, V *e)                                                                                    \
+    {                                                                                                            \
+        V s = a + b, bb = s - a;                                                                                 \
+        *e = (a - (s - bb)) + (b - bb);                                                                          \
+        return s;                                                                                                \
+    }
+TWO_SUM_FN(XD_FN, __m256d, xd_two_sum)
+
+/* RO(a + b) at 53 bits: a + b when exact; else RN(a + b) if its last bit
+ * is odd, else its neighbour toward the error (the bits one less where
+ * the error's sign is not the sum's: the predecessor of a power of two is
+ * the odd one below it) */
+XD_FN __m256d xd_add_odd(__m256d a, __m256d b)
+{
+    __m256d e, s = xd_two_sum(a, b, &e);
+    const __m256i one = _mm256_set1_epi64x(1), z = _mm256_setzero_si256();
+    __m256i si = _mm256_castpd_si256(s);
+    __m256i fix = _mm256_andnot_si256(_mm256_castpd_si256(_mm256_cmp_pd(e, _mm256_setzero_pd(), _CMP_EQ_OQ)),
+                                      _mm256_cmpeq_epi64(_mm256_and_si256(si, one), z));
+    __m256i dir = _mm256_or_si256(_mm256_cmpgt_epi64(z, _mm256_xor_si256(si, _mm256_castpd_si256(e))), one);
+    return _mm256_castsi256_pd(_mm256_add_epi64(si, _mm256_and_si256(fix, dir)));
+}
+
+/* RO(c + u + v) (|v| <= ulp(u)/2, the comment above says why) */
+XD_FN __m256d xd_sum3(__m256d c, __m256d u, __m256d v)
+{
+    __m256d e, s = xd_two_sum(c, u, &e);
+    return xd_add_odd(s, xd_add_odd(e, v));
+}
+
+/* the step's binary32 result from z (RO of the exact sum) and the plain
+ * sum sp (not finite: the step's Inf or NaN); a NaN as it comes (xd_canon
+ * makes the dot's canonical: a NaN c gives NaN) */
+XD_FN __m128 xd_result(__m256d z, __m256d sp)
+{
+    const __m256d inf = _mm256_set1_pd(__builtin_inf()), sign = _mm256_set1_pd(-0.0);
+    z = _mm256_add_pd(z, _mm256_setzero_pd());          /* an exact zero: +0 (-0 + +0) */
+    return _mm256_cvtpd_ps(_mm256_blendv_pd(z, sp, _mm256_cmp_pd(_mm256_andnot_pd(sign, sp), inf, _CMP_NLT_UQ)));
+}
+XD_FN __m128 xd_canon(__m128 f, __m128 nan) { return _mm_blendv_ps(f, nan, _mm_cmpunord_ps(f, f)); }
+
+/* four c (or d) of fp32 bits at p + i, in elements of `size` bytes (4 or
+ * 8, the bits above 32 ignored) */
+XD_FN __m128 xd_load_c(const void *p, int size, size_t i)
+{
+    if (size == 4) return _mm_loadu_ps((const float *)p + i);
+    __m256i w = _mm256_loadu_si256((const __m256i *)((const uint64_t *)p + i));
+    w = _mm256_permutevar8x32_epi32(w, _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6));
+    return _mm_castsi128_ps(_mm256_castsi256_si128(w));
+}
+XD_FN void xd_store_d(void *p, int size, size_t i, __m128 f)
+{
+    if (size == 4) _mm_storeu_ps((float *)p + i, f);
+    else _mm256_storeu_si256((__m256i *)((uint64_t *)p + i), _mm256_cvtepu32_epi64(_mm_castps_si128(f)));
+}
+
+/* step s (products 4s..4s+3) of the four fp16 dot products at p (k
+ * elements each): the four products of two of them as binary32 */
+XD_FN __m256 xd_f16_pair(const uint16_t *a, const uint16_t *b, size_t k, int s)
+{
+    __m128i x = _mm_loadl_epi64((const __m128i *)(a + 4 * s)), y = _mm_loadl_epi64((const __m128i *)(b + 4 * s));
+    x = _mm_castpd_si128(_mm_loadh_pd(_mm_castsi128_pd(x), (const double *)(a + k + 4 * s)));
+    y = _mm_castpd_si128(_mm_loadh_pd(_mm_castsi128_pd(y), (const double *)(b + k + 4 * s)));
+    return _mm256_mul_ps(_mm256_cvtph_ps(x), _mm256_cvtph_ps(y));
+}
+
+/* one fp16 step of four dot products from c (their lanes) */
+XD_FN __m128 xd_f16_step(const uint16_t *a, const uint16_t *b, size_t k, int s, __m256d c)
+{
+    const __m256d M = _mm256_set1_pd(0x1.8p36);       /* (p + M) - M: p to a multiple of 2^-16 */
+    __m256 q01 = xd_f16_pair(a, b, k, s), q23 = xd_f16_pair(a + 2 * k, b + 2 * k, k, s);
+    __m256d p[4] = {_mm256_cvtps_pd(_mm256_castps256_ps128(q01)), _mm256_cvtps_pd(_mm256_extractf128_ps(q01, 1)),
+                    _mm256_cvtps_pd(_mm256_castps256_ps128(q23)), _mm256_cvtps_pd(_mm256_extractf128_ps(q23, 1))};
+    __m256d ph[4], pl[4];
+    for (int d = 0; d < 4; d++) {
+        ph[d] = _mm256_sub_pd(_mm256_add_pd(p[d], M), M);
+        pl[d] = _mm256_sub_pd(p[d], ph[d]);
+    }
+    /* the sums of each dot's four, dot d in lane d */
+    __m256d h01 = _mm256_hadd_pd(ph[0], ph[1]), h23 = _mm256_hadd_pd(ph[2], ph[3]);
+    __m256d l01 = _mm256_hadd_pd(pl[0], pl[1]), l23 = _mm256_hadd_pd(pl[2], pl[3]);
+    __m256d H = _mm256_add_pd(_mm256_permute2f128_pd(h01, h23, 0x21), _mm256_blend_pd(h01, h23, 0xc));
+    __m256d L = _mm256_add_pd(_mm256_permute2f128_pd(l01, l23, 0x21), _mm256_blend_pd(l01, l23, 0xc));
+    __m256d v, u = xd_two_sum(H, L, &v);
+    return xd_result(xd_sum3(c, u, v), _mm256_add_pd(c, H));
+}
+
+/* four fp16 dot products from dot i on (steps of 4: k a multiple of 4) */
+XD_FN void xd_f16_four(const mma_batch *x, size_t k, size_t i, __m128 nan)
+{
+    const uint16_t *a = (const uint16_t *)x->a + i * k, *b = (const uint16_t *)x->b + i * k;
+    __m128 f = xd_load_c(x->c, x->c_size, i);
+    for (int s = 0; s < (int)(k / 4); s++) f = xd_f16_step(a, b, k, s, _mm256_cvtps_pd(f));
+    xd_store_d(x->d, x->d_size, i, xd_canon(f, nan));
+}
+
+/* the bf16 operands 2s, 2s+1 of four dot products at p (k elements
+ * each), a 32-bit lane each (inserted one by one: stored to memory and
+ * loaded as one vector, they wait for the store to reach the cache) */
+XD_FN __m128i xd_bf16_four_ops(const uint16_t *p, size_t k, int s)
+{
+    const uint16_t *q = p + 2 * s;
+    uint32_t w[4];
+    for (int d = 0; d < 4; d++) memcpy(&w[d], q + d * k, 4);
+    return _mm_insert_epi32(_mm_insert_epi32(_mm_insert_epi32(_mm_cvtsi32_si128((int)w[0]), (int)w[1], 1), (int)w[2], 2),
+                            (int)w[3], 3);
+}
+
+/* the bf16 operands 2s, 2s+1 of four dot products at p, as doubles: dots
+ * 0 and 1 in *lo, 2 and 3 in *hi */
+XD_FN void xd_bf16_ops(const uint16_t *p, size_t k, int s, __m256d *lo, __m256d *hi)
+{
+    __m256i x = _mm256_slli_epi32(_mm256_cvtepu16_epi32(xd_bf16_four_ops(p, k, s)), 16);
+    __m256 f = _mm256_castsi256_ps(x);
+    *lo = _mm256_cvtps_pd(_mm256_castps256_ps128(f));
+    *hi = _mm256_cvtps_pd(_mm256_extractf128_ps(f, 1));
+}
+
+/* four bf16 dot products from dot i on (steps of 2), their lanes in the
+ * order 0, 2, 1, 3 (unpacking the products' pairs) */
+XD_FN void xd_bf16_four(const mma_batch *x, size_t k, size_t i, __m128 nan)
+{
+    const uint16_t *a = (const uint16_t *)x->a + i * k, *b = (const uint16_t *)x->b + i * k;
+    __m128 f = xd_load_c(x->c, x->c_size, i);
+    f = _mm_shuffle_ps(f, f, 0xd8);
+    for (int s = 0; s < (int)(k / 2); s++) {
+        __m256d alo, ahi, blo, bhi;
+        xd_bf16_ops(a, k, s, &alo, &ahi);
+        xd_bf16_ops(b, k, s, &blo, &bhi);
+        __m256d plo = _mm256_mul_pd(alo, blo), phi = _mm256_mul_pd(ahi, bhi);
+        __m256d p0 = _mm256_unpacklo_pd(plo, phi), p1 = _mm256_unpackhi_pd(plo, phi);
+        __m256d c = _mm256_cvtps_pd(f), v, u = xd_two_sum(p0, p1, &v);
+        f = xd_result(xd_sum3(c, u, v), _mm256_add_pd(c, u));
+    }
+    f = xd_canon(f, nan);
+    xd_store_d(x->d, x->d_size, i, _mm_shuffle_ps(f, f, 0xd8));
+}
+
+/* The batch loops: four dot products at a time (above), the last few and
+ * batches under another SSE state one at a time */
+static XD_TARGET void exact_xd_f16_b(const fast_hdr *h, const mma_batch *x, size_t lo, size_t hi)
+{
+    const size_t k = (size_t)PLAN(h)->k;
+    const __m128 nan = _mm_castsi128_ps(_mm_set1_epi32((int)(uint32_t)PLAN(h)->nan));
+    size_t i = lo;
+    if (__builtin_expect(sse_default(), 1))
+        for (; hi - i >= 4; i += 4) xd_f16_four(x, k, i, nan);
+    exact_vfix_f16_b(h, x, i, hi);
+}
+
+static XD_TARGET void exact_xd_bf16_b(const fast_hdr *h, const mma_batch *x, size_t lo, size_t hi)
+{
+    const size_t k = (size_t)PLAN(h)->k;
+    const __m128 nan = _mm_castsi128_ps(_mm_set1_epi32((int)(uint32_t)PLAN(h)->nan));
+    const uint16_t *a = x->a, *b = x->b;
+    size_t i = lo;
+    if (__builtin_expect(sse_default(), 1))
+        for (; hi - i >= 4; i += 4) xd_bf16_four(x, k, i, nan);
+    for (; i < hi; i++) {
+        uint64_t wa[MMA_MAX_K], wb[MMA_MAX_K];
+        fast_st(x->d, x->d_size, i,
+                exact_vdbl_bf16(h, fast_ld(x->c, x->c_size, i), fast_widen(a + i * k, 2, (int)k, wa),
+                                fast_widen(b + i * k, 2, (int)k, wb), NULL, NULL));
+    }
+}
+/* The same with eight dot products a vector (AVX-512): dots 0..7 in the
+ * lanes in the order 0, 2, 1, 3, 4, 6, 5, 7 (the products' transposition
+ * leaves them so; c and d are permuted alike, a permutation its own
+ * inverse) */
+#define X5_FN static inline __attribute__((always_inline, target("avx512f,avx512bw,avx512vl,avx512dq,avx2,bmi2,lzcnt,f16c")))
+#define X5_TARGET __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,bmi2,lzcnt,f16c")))
+
+TWO_SUM_FN(X5_FN, __m512d, x5_two_sum)
+#undef TWO_SUM_FN
+X5_FN __m512d x5_add_odd(__m512d a, __m512d b)
+{
+    __m512d e, s = x5_two_sum(a, b, &e);
+    const __m512i one = _mm512_set1_epi64(1);
+    __m512i si = _mm512_castpd_si512(s);
+    __mmask8 fix = _mm512_cmp_pd_mask(e, _mm512_setzero_pd(), _CMP_NEQ_OQ) & _mm512_testn_epi64_mask(si, one);
+    __mmask8 down = _mm512_movepi64_mask(_mm512_xor_si512(si, _mm512_castpd_si512(e)));
+    __m512i dir = _mm512_mask_blend_epi64(down, one, _mm512_set1_epi64(-1));
+    return _mm512_castsi512_pd(_mm512_mask_add_epi64(si, fix, si, dir));
+}
+X5_FN __m256 x5_result(__m512d c, __m512d u, __m512d v, __m512d sp)
+{
+    __m512d e, s = x5_two_sum(c, u, &e);
+    __m512d z = _mm512_add_pd(x5_add_odd(s, x5_add_odd(e, v)), _mm512_setzero_pd());
+    __m512d mag = _mm512_castsi512_pd(_mm512_and_si512(_mm512_castpd_si512(sp), _mm512_set1_epi64(INT64_MAX)));
+    __mmask8 spec = _mm512_cmp_pd_mask(mag, _mm512_set1_pd(__builtin_inf()), _CMP_NLT_UQ);
+    return _mm512_cvtpd_ps(_mm512_mask_blend_pd(spec, z, sp));
+}
+/* eight c at p + i into the lanes (lane j: dot perm[j]); eight d from
+ * them (inv: perm's inverse) */
+X5_FN __m256 x5_load_c(const void *p, int size, size_t i, __m256i perm)
+{
+    __m256 f = size == 4 ? _mm256_loadu_ps((const float *)p + i)
+                         : _mm256_castsi256_ps(_mm512_cvtepi64_epi32(_mm512_loadu_si512((const uint64_t *)p + i)));
+    return _mm256_permutevar8x32_ps(f, perm);
+}
+X5_FN void x5_store_d(void *p, int size, size_t i, __m256 f, __m256 nan, __m256i inv)
+{
+    f = _mm256_mask_blend_ps(_mm256_cmp_ps_mask(f, f, _CMP_UNORD_Q), f, nan);
+    f = _mm256_permutevar8x32_ps(f, inv);
+    if (size == 4) _mm256_storeu_ps((float *)p + i, f);
+    else _mm512_storeu_si512((uint64_t *)p + i, _mm512_cvtepu32_epi64(_mm256_castps_si256(f)));
+}
+/* the sums of the products' parts q[0..3] (dots 0-1, 2-3, 4-5, 6-7, four
+ * each), in the lanes' order */
+X5_FN __m512d x5_sum4(const __m512d *q)
+{
+    __m512d s01 = _mm512_add_pd(_mm512_unpacklo_pd(q[0], q[1]), _mm512_unpackhi_pd(q[0], q[1]));
+    __m512d s23 = _mm512_add_pd(_mm512_unpacklo_pd(q[2], q[3]), _mm512_unpackhi_pd(q[2], q[3]));
+    return _mm512_add_pd(_mm512_shuffle_f64x2(s01, s23, 0x88), _mm512_shuffle_f64x2(s01, s23, 0xdd));
+}
+/* step s of the eight fp16 dot products at a, b (k elements each) */
+X5_FN __m256 x5_f16_step(const uint16_t *a, const uint16_t *b, size_t k, int s, __m512d c)
+{
+    const __m512d M = _mm512_set1_pd(0x1.8p36);
+    __m512 pr[2];
+    for (int g = 0; g < 2; g++) {
+        const uint16_t *ag = a + 4 * g * k, *bg = b + 4 * g * k;
+        __m256i x = _mm256_set_m128i(
+            _mm_castpd_si128(_mm_loadh_pd(_mm_castsi128_pd(_mm_loadl_epi64((const __m128i *)(ag + 2 * k + 4 * s))),
+                                          (const double *)(ag + 3 * k + 4 * s))),
+            _mm_castpd_si128(_mm_loadh_pd(_mm_castsi128_pd(_mm_loadl_epi64((const __m128i *)(ag + 4 * s))),
+                                          (const double *)(ag + k + 4 * s))));
+        __m256i y = _mm256_set_m128i(
+            _mm_castpd_si128(_mm_loadh_pd(_mm_castsi128_pd(_mm_loadl_epi64((const __m128i *)(bg + 2 * k + 4 * s))),
+                                          (const double *)(bg + 3 * k + 4 * s))),
+            _mm_castpd_si128(_mm_loadh_pd(_mm_castsi128_pd(_mm_loadl_epi64((const __m128i *)(bg + 4 * s))),
+                                          (const double *)(bg + k + 4 * s))));
+        pr[g] = _mm512_mul_ps(_mm512_cvtph_ps(x), _mm512_cvtph_ps(y));
+    }
+    __m512d ph[4], pl[4];
+    for (int j = 0; j < 4; j++) {
+        __m256 h = j & 1 ? _mm512_extractf32x8_ps(pr[j >> 1], 1) : _mm512_castps512_ps256(pr[j >> 1]);
+        __m512d p = _mm512_cvtps_pd(h);
+        ph[j] = _mm512_sub_pd(_mm512_add_pd(p, M), M);
+        pl[j] = _mm512_sub_pd(p, ph[j]);
+    }
+    __m512d H = x5_sum4(ph), L = x5_sum4(pl), v, u = x5_two_sum(H, L, &v);
+    return x5_result(c, u, v, _mm512_add_pd(c, H));
+}
+static X5_TARGET void exact_x5_f16_b(const fast_hdr *h, const mma_batch *x, size_t lo, size_t hi)
+{
+    const size_t k = (size_t)PLAN(h)->k;
+    const __m256 nan = _mm256_castsi256_ps(_mm256_set1_epi32((int)(uint32_t)PLAN(h)->nan));
+    const __m256i perm = _mm256_setr_epi32(0, 2, 1, 3, 4, 6, 5, 7);
+    size_t i = lo;
+    if (__builtin_expect(sse_default(), 1))
+        for (; hi - i >= 8; i += 8) {
+            const uint16_t *a = (const uint16_t *)x->a + i * k, *b = (const uint16_t *)x->b + i * k;
+            __m256 f = x5_load_c(x->c, x->c_size, i, perm);
+            for (int s = 0; s < (int)(k / 4); s++) f = x5_f16_step(a, b, k, s, _mm512_cvtps_pd(f));
+            x5_store_d(x->d, x->d_size, i, f, nan, perm);
+        }
+    exact_xd_f16_b(h, x, i, hi);
+}
+
+/* bf16 operands 2s, 2s+1 of eight dot products at p as doubles: dots 0-3
+ * in *lo, 4-7 in *hi */
+X5_FN void x5_bf16_ops(const uint16_t *p, size_t k, int s, __m512d *lo, __m512d *hi)
+{
+    __m256i x = _mm256_set_m128i(xd_bf16_four_ops(p + 4 * k, k, s), xd_bf16_four_ops(p, k, s));
+    __m512 f = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(x), 16));
+    *lo = _mm512_cvtps_pd(_mm512_castps512_ps256(f));
+    *hi = _mm512_cvtps_pd(_mm512_extractf32x8_ps(f, 1));
+}
+
+/* eight bf16 dot products a vector; the products' unpacking leaves dots
+ * in the lanes' order 0, 4, 1, 5, 2, 6, 3, 7 */
+static X5_TARGET void exact_x5_bf16_b(const fast_hdr *h, const mma_batch *x, size_t lo, size_t hi)
+{
+    const size_t k = (size_t)PLAN(h)->k;
+    const __m256 nan = _mm256_castsi256_ps(_mm256_set1_epi32((int)(uint32_t)PLAN(h)->nan));
+    const __m256i perm = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7), inv = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
+    size_t i = lo;
+    if (__builtin_expect(sse_default(), 1))
+        for (; hi - i >= 8; i += 8) {
+            const uint16_t *a = (const uint16_t *)x->a + i * k, *b = (const uint16_t *)x->b + i * k;
+            __m256 f = x5_load_c(x->c, x->c_size, i, perm);
+            for (int s = 0; s < (int)(k / 2); s++) {
+                __m512d alo, ahi, blo, bhi;
+                x5_bf16_ops(a, k, s, &alo, &ahi);
+                x5_bf16_ops(b, k, s, &blo, &bhi);
+                __m512d plo = _mm512_mul_pd(alo, blo), phi = _mm512_mul_pd(ahi, bhi);
+                __m512d c = _mm512_cvtps_pd(f), v, u = x5_two_sum(_mm512_unpacklo_pd(plo, phi),
+                                                                  _mm512_unpackhi_pd(plo, phi), &v);
+                f = x5_result(c, u, v, _mm512_add_pd(c, u));
+            }
+            x5_store_d(x->d, x->d_size, i, f, nan, inv);
+        }
+    exact_xd_bf16_b(h, x, i, hi);
+}
+
 static uint64_t exact_dbl_f16(const fast_hdr *h, uint64_t c, const uint64_t *a, const uint64_t *b,
                               const uint64_t *sa, const uint64_t *sb)
 {
@@ -982,6 +1328,8 @@ static fast_hdr *exact_build(const mma_unit *u, int mode)
             if (mode == FAST_MODE_BEST && fast_avx2_usable()) {
                 P->h.fn = f16 ? exact_vfix_f16 : exact_vdbl_bf16;
                 if (f16) P->h.bfn = exact_vfix_f16_b;
+                if (fast_f16c_usable()) P->h.bfn = f16 ? exact_xd_f16_b : exact_xd_bf16_b;
+                if (fast_f16c_usable() && fast_avx512_usable()) P->h.bfn = f16 ? exact_x5_f16_b : exact_x5_bf16_b;
             }
         }
 #else

@@ -26,6 +26,7 @@ typedef struct {
     fast_hdr h;
     int k, g, anynan;
     int abf, bbf;                    /* gps_v: a, b bf16 (else fp16) */
+    uint64_t dnan;                   /* SFMA: the reference's NaN of an invalid fma */
     mma_fmt a, b, c;
     const uint32_t *fa, *fb, *fc;    /* 16-bit operand -> flushed binary32 bits */
 } ieee_plan;
@@ -393,10 +394,10 @@ static __attribute__((target("fma"))) uint64_t fma_dot_hw(const fast_hdr *h, uin
  * (IEEE operations on binary32 / binary64, round to nearest even, the same
  * flushes on the bits), so each lane's bits are that kernel's bits.  A lane
  * whose result is a NaN is done again where the one-vector kernel would
- * do it, which keeps today's NaN rules: SFMA's by the reference (its
- * payloads), GPS's by gps_v (its choice of one NaN) unless the lane can
- * tell that choice (GPS_RANGE); a range's tail of fewer vectors than
- * lanes goes through the one-vector kernel.
+ * do it, which keeps today's NaN rules: SFMA's by the reference's NaN
+ * rule on the lanes (SFMA_RANGE), GPS's by gps_v (its choice of one NaN)
+ * unless the lane can tell that choice (GPS_RANGE); a range's tail of
+ * fewer vectors than lanes goes through the one-vector kernel.
  *
  * The operands of lane j lie at (lo + j) * K, and the lanes' element e
  * comes from contiguous registers by unzips (B_ROWS, B_BLOCK).  Measured
@@ -409,9 +410,10 @@ static __attribute__((target("fma"))) uint64_t fma_dot_hw(const fast_hdr *h, uin
  *   GPS f16 K=16 G=4 (cdna2)      47 M        90 M      187 M      102 M
  * (gathered: vgatherdpd / vpgatherdd, a register of element e; unzipped
  * with the lanes to do again collected without a branch, B_WINDOW; AVX2:
- * MMAREF_NO_AVX512=1.)  What is left of SFMA f32's time is mostly the
- * reference on its 3.5% NaN results; without NaNs (bench's normal inputs)
- * it takes 1.5 G dot/s. */
+ * MMAREF_NO_AVX512=1.)  Those SFMA figures sent each NaN lane to the
+ * reference; its registers with a NaN done again on the lanes with the NaN
+ * rule (SFMA_RANGE) took fp32 from 0.70 to 1.0 G dot/s (without NaNs,
+ * bench's normal inputs, it takes 1.5 G). */
 #ifdef FAST_HAVE_AVX2
 /* (AVX2 lane sets: B2 the common pieces, F2 with fma (SFMA), GPS_* with
  * f16c (GPS), each asked for only where the plan checked it) */
@@ -483,6 +485,51 @@ F2_FN d4_v d4_fma(d4_v a, d4_v b, d4_v c) { return _mm256_fmadd_pd(a, b, c); }
 B5_FN s16_v s16_fma(s16_v a, s16_v b, s16_v c) { return _mm512_fmadd_ps(a, b, c); }
 F2_FN s8_v s8_fma(s8_v a, s8_v b, s8_v c) { return _mm256_fmadd_ps(a, b, c); }
 
+/* One step of SFMA's NaN rule (mma_alg_fma) on the lanes: a step that meets
+ * NaNs gives the first of y (b_k), d, x (a_k) that is one, quieted; an fma
+ * that makes a NaN itself (0 x Inf, Inf - Inf) gives the reference's
+ * default NaN dn.  The later selects win, so they come in reverse order. */
+B5_FN d8_v d8_nstep(d8_v x, d8_v y, d8_v d, d8_v dn)
+{
+    const __m512i q = _mm512_set1_epi64((long long)0x0008000000000000ull);
+    const __mmask8 nx = _mm512_cmp_pd_mask(x, x, _CMP_UNORD_Q), ny = _mm512_cmp_pd_mask(y, y, _CMP_UNORD_Q),
+                   nd = _mm512_cmp_pd_mask(d, d, _CMP_UNORD_Q);
+    d8_v r = _mm512_fmadd_pd(x, y, d);
+    r = _mm512_mask_mov_pd(r, _mm512_cmp_pd_mask(r, r, _CMP_UNORD_Q), dn);
+    r = _mm512_mask_mov_pd(r, nx, _mm512_castsi512_pd(_mm512_or_si512(_mm512_castpd_si512(x), q)));
+    r = _mm512_mask_mov_pd(r, nd, _mm512_castsi512_pd(_mm512_or_si512(_mm512_castpd_si512(d), q)));
+    return _mm512_mask_mov_pd(r, ny, _mm512_castsi512_pd(_mm512_or_si512(_mm512_castpd_si512(y), q)));
+}
+B5_FN s16_v s16_nstep(s16_v x, s16_v y, s16_v d, s16_v dn)
+{
+    const __m512i q = _mm512_set1_epi32(0x00400000);
+    const __mmask16 nx = _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), ny = _mm512_cmp_ps_mask(y, y, _CMP_UNORD_Q),
+                    nd = _mm512_cmp_ps_mask(d, d, _CMP_UNORD_Q);
+    s16_v r = _mm512_fmadd_ps(x, y, d);
+    r = _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(r, r, _CMP_UNORD_Q), dn);
+    r = _mm512_mask_mov_ps(r, nx, _mm512_castsi512_ps(_mm512_or_si512(_mm512_castps_si512(x), q)));
+    r = _mm512_mask_mov_ps(r, nd, _mm512_castsi512_ps(_mm512_or_si512(_mm512_castps_si512(d), q)));
+    return _mm512_mask_mov_ps(r, ny, _mm512_castsi512_ps(_mm512_or_si512(_mm512_castps_si512(y), q)));
+}
+F2_FN d4_v d4_nstep(d4_v x, d4_v y, d4_v d, d4_v dn)
+{
+    const d4_v q = _mm256_castsi256_pd(_mm256_set1_epi64x((long long)0x0008000000000000ull));
+    d4_v r = _mm256_fmadd_pd(x, y, d);
+    r = _mm256_blendv_pd(r, dn, _mm256_cmp_pd(r, r, _CMP_UNORD_Q));
+    r = _mm256_blendv_pd(r, _mm256_or_pd(x, q), _mm256_cmp_pd(x, x, _CMP_UNORD_Q));
+    r = _mm256_blendv_pd(r, _mm256_or_pd(d, q), _mm256_cmp_pd(d, d, _CMP_UNORD_Q));
+    return _mm256_blendv_pd(r, _mm256_or_pd(y, q), _mm256_cmp_pd(y, y, _CMP_UNORD_Q));
+}
+F2_FN s8_v s8_nstep(s8_v x, s8_v y, s8_v d, s8_v dn)
+{
+    const s8_v q = _mm256_castsi256_ps(_mm256_set1_epi32(0x00400000));
+    s8_v r = _mm256_fmadd_ps(x, y, d);
+    r = _mm256_blendv_ps(r, dn, _mm256_cmp_ps(r, r, _CMP_UNORD_Q));
+    r = _mm256_blendv_ps(r, _mm256_or_ps(x, q), _mm256_cmp_ps(x, x, _CMP_UNORD_Q));
+    r = _mm256_blendv_ps(r, _mm256_or_ps(d, q), _mm256_cmp_ps(d, d, _CMP_UNORD_Q));
+    return _mm256_blendv_ps(r, _mm256_or_ps(y, q), _mm256_cmp_ps(y, y, _CMP_UNORD_Q));
+}
+
 /* R registers of R elements each, register r from p + r S (elements),
  * transposed: lane j of E[e] is element e of register j; or, for R < W, R
  * contiguous registers of W vectors of R elements each (S = W), and lane j
@@ -527,7 +574,7 @@ static inline void b_fill(void *t, int es, const void *p, int size, size_t i, in
     for (int j = 0; j < w; j++) fast_st(t, es, (size_t)j, fast_ld(p, size, i + (size_t)j));
 }
 
-/* The lanes to do again (NaN lanes, for GPS some of them) are collected
+/* GPS: the lanes to do again (NaN lanes, some of them) are collected
  * without a branch, as offsets from the first vector of a window of B_SB
  * vectors, with their c (X_list: the lanes m of the W vectors at offset
  * off, and of c, appended to l and lc, their count returned), and done by
@@ -555,13 +602,6 @@ static inline int b_overlap(const mma_batch *x, size_t lo, size_t hi)
     uintptr_t d0 = (uintptr_t)x->d + lo * (size_t)x->d_size, d1 = (uintptr_t)x->d + hi * (size_t)x->d_size;
     return c0 < d1 && d0 < c1;
 }
-B5_FN unsigned d8_list(uint32_t *l, uint64_t *lc, unsigned m, uint32_t off, d8_v c, int keep)
-{
-    __m256i v = _mm256_add_epi32(_mm256_set1_epi32((int)off), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-    _mm256_storeu_si256((__m256i *)l, _mm256_maskz_compress_epi32((__mmask8)m, v));
-    if (keep) _mm512_storeu_pd(lc, _mm512_maskz_compress_pd((__mmask8)m, c));
-    return (unsigned)__builtin_popcount(m);
-}
 B5_FN unsigned s16_list(uint32_t *l, uint32_t *lc, unsigned m, uint32_t off, s16_v c, int keep)
 {
     __m512i v = _mm512_add_epi32(_mm512_set1_epi32((int)off),
@@ -584,58 +624,75 @@ B5_FN unsigned s16_list(uint32_t *l, uint32_t *lc, unsigned m, uint32_t off, s16
         (void)(keep);                                                                              \
         n_l_;                                                                                      \
     })
-B2_FN unsigned d4_list(uint32_t *l, uint64_t *lc, unsigned m, uint32_t off, d4_v c, int keep)
-{
-    return B_LIST(d4, l, lc, m, off, c, keep);
-}
 B2_FN unsigned s8_list(uint32_t *l, uint32_t *lc, unsigned m, uint32_t off, s8_v c, int keep)
 {
     return B_LIST(s8, l, lc, m, off, c, keep);
 }
 #undef B_LIST
 
-/* SFMA: vector i, with c, through fn (operands of es bytes, the natural
- * width of fp32 or fp64): the plan's one-vector kernel, or for a NaN lane the
- * reference, where that kernel sends it (FMA_BODY) after the same chain
- * again (a NaN lane's chain: 9% of random-bit fp32's perf samples) */
-static uint64_t sfma_one(const fast_hdr *h, const mma_batch *x, size_t i, uint64_t c, int es, fast_fn fn)
+/* SFMA: vector i, with c, through the plan's one-vector kernel (a range's
+ * tail of fewer vectors than lanes) */
+static uint64_t sfma_one(const fast_hdr *h, const mma_batch *x, size_t i, uint64_t c, int es)
 {
     const size_t k = (size_t)PLAN(h)->k;
     uint64_t wa[MMA_MAX_K], wb[MMA_MAX_K];
     const uint64_t *a = fast_widen(fast_at(x->a, es, i * k), es, (int)k, wa);
     const uint64_t *b = fast_widen(fast_at(x->b, es, i * k), es, (int)k, wb);
-    return fn(h, c, a, b, NULL, NULL);
+    return h->fn(h, c, a, b, NULL, NULL);
 }
 
+/* The K steps of the W vectors from i, d from c: fmas, or with RULE the
+ * steps of the NaN rule (X_nstep) */
+#define SFMA_CHAIN(X, K, i, d, RULE)                                                               \
+    _Pragma("GCC unroll 4") for (int e0 = 0; e0 < K; e0 += B_KB(X, K)) {                           \
+        X##_v ea[B_KB(X, K)], eb[B_KB(X, K)];                                                      \
+        B_BLOCK(X, a + (i) * K, K, e0, ea);                                                        \
+        B_BLOCK(X, b + (i) * K, K, e0, eb);                                                        \
+        _Pragma("GCC unroll 16") for (int e = 0; e < B_KB(X, K); e++)                              \
+            d = (RULE) ? X##_nstep(ea[e], eb[e], d, dn) : X##_fma(ea[e], eb[e], d);                 \
+    }
+
 /* fast_bfn for SFMA (K a power of two up to 16) with lane set X:
- * d = fma(a[e], b[e], d), e = 0 .. K-1, as fma_dot_hw */
+ * d = fma(a[e], b[e], d), e = 0 .. K-1, as fma_dot_hw.  A register of W
+ * vectors with a NaN result is listed without a branch and done again
+ * after its window of B_SB vectors with the NaN rule in every step, which
+ * gives the reference's NaN (mma_alg_fma) in the lanes.  (Before, each NaN
+ * lane went to the reference on its own: random-bit fp32 has 3.5% NaN
+ * results, and they took half of its time on one core.)  c is kept for
+ * the registers listed where d overlaps c (a batch that updates c in
+ * place: c is written over by then), else read again. */
 #define SFMA_RANGE(NAME, X, TGT, K)                                                                \
     static TGT void NAME(const fast_hdr *h, const mma_batch *x, size_t lo, size_t hi)              \
     {                                                                                              \
         const X##_e *a = (const X##_e *)x->a, *b = (const X##_e *)x->b;                            \
         X##_e t[X##_W] __attribute__((aligned(64)));                                               \
+        for (int j = 0; j < X##_W; j++) t[j] = (X##_e)PLAN(h)->dnan;                               \
+        const X##_v dn = X##_ld(t);                                                                \
         const int keep = b_overlap(x, lo, hi);                                                     \
         size_t i = lo;                                                                             \
         while (i + X##_W <= hi) {                                                                  \
-            B_WINDOW(X, i, hi);                                                                    \
+            uint32_t rl_[B_SB / X##_W];                                                            \
+            X##_e rc_[B_SB] __attribute__((aligned(64)));                                          \
+            unsigned n_ = 0;                                                                       \
+            const size_t b_ = i, e_ = hi - b_ > B_SB ? b_ + B_SB : hi;                             \
             for (; i + X##_W <= e_; i += X##_W) {                                                  \
                 X##_v c = B_LDC(X, x, i, t), d = c;                                                \
-                _Pragma("GCC unroll 4") for (int e0 = 0; e0 < K; e0 += B_KB(X, K)) {               \
-                    X##_v ea[B_KB(X, K)], eb[B_KB(X, K)];                                          \
-                    B_BLOCK(X, a + i * K, K, e0, ea);                                              \
-                    B_BLOCK(X, b + i * K, K, e0, eb);                                              \
-                    _Pragma("GCC unroll 16") for (int e = 0; e < B_KB(X, K); e++)                  \
-                        d = X##_fma(ea[e], eb[e], d);                                              \
-                }                                                                                  \
+                SFMA_CHAIN(X, K, i, d, 0)                                                          \
                 B_STD(X, x, i, d, t);                                                              \
-                n_ += X##_list(l_ + n_, lc_ + n_, X##_nan(d), (uint32_t)(i - b_), c, keep);        \
+                rl_[n_] = (uint32_t)(i - b_);                                                      \
+                if (keep) X##_st(rc_ + n_ * X##_W, c);                                             \
+                n_ += X##_nan(d) != 0;                                                             \
             }                                                                                      \
-            B_REDO(x, keep, SFMA_NAN)                                                              \
+            for (unsigned p_ = 0; p_ < n_; p_++) {                                                 \
+                const size_t v_ = b_ + rl_[p_];                                                    \
+                X##_v d = keep ? X##_ld(rc_ + p_ * X##_W) : B_LDC(X, x, v_, t);                    \
+                SFMA_CHAIN(X, K, v_, d, 1)                                                         \
+                B_STD(X, x, v_, d, t);                                                             \
+            }                                                                                      \
         }                                                                                          \
-        for (; i < hi; i++) fast_st(x->d, x->d_size, i, SFMA_ONE(i, fast_ld(x->c, x->c_size, i))); \
+        for (; i < hi; i++)                                                                        \
+            fast_st(x->d, x->d_size, i, sfma_one(h, x, i, fast_ld(x->c, x->c_size, i), (int)sizeof *a)); \
     }
-#define SFMA_ONE(v, c) sfma_one(h, x, v, c, (int)sizeof *a, h->fn)
-#define SFMA_NAN(v, c) sfma_one(h, x, v, c, (int)sizeof *a, reference)
 #define SFMA_SET(X, TGT)                                                                           \
     SFMA_RANGE(sfma_##X##_1, X, TGT, 1) SFMA_RANGE(sfma_##X##_2, X, TGT, 2) SFMA_RANGE(sfma_##X##_4, X, TGT, 4) \
     SFMA_RANGE(sfma_##X##_8, X, TGT, 8) SFMA_RANGE(sfma_##X##_16, X, TGT, 16)
@@ -648,8 +705,7 @@ SFMA_SET(s8, F2_TARGET)
 static const fast_bfn sfma_batches[2][2][5] = {{SFMA_ROW(s8), SFMA_ROW(d4)}, {SFMA_ROW(s16), SFMA_ROW(d8)}};
 #undef SFMA_ROW
 #undef SFMA_SET
-#undef SFMA_ONE
-#undef SFMA_NAN
+#undef SFMA_CHAIN
 #undef SFMA_RANGE
 
 /* GPS's lanes (s16, s8), on the dwords that hold elements 2m, 2m + 1
@@ -841,6 +897,13 @@ static fast_hdr *ieee_build(const mma_unit *u, int mode)
     if (mode != FAST_MODE_SCALAR && __builtin_cpu_supports("fma")) {
         P->h.fn = fma_dot_hw;
         P->h.kernel = FAST_K_SPECIAL;
+        /* the NaN of 0 x Inf, from the reference itself (P->h.u is
+         * filled in after the build) */
+        mma_unit r = *u;
+        uint64_t z[MMA_MAX_K] = {0}, inf[MMA_MAX_K];
+        r.impl = 1;
+        for (int i = 0; i < u->k; i++) inf[i] = u->d == MMA_FMT_FP64 ? 0x7ff0000000000000ull : 0x7f800000u;
+        P->dnan = mma_dot(&r, 0, z, inf, NULL, NULL);
         /* (the batch loops in the best mode alone, as fast_fused.c's, so
          * that the tests' other modes keep the one-vector path) */
         int lk = __builtin_ctz((unsigned)u->k);
