@@ -242,7 +242,7 @@ uint64_t fast_round_f32rz_rare(const fast_out *o, int64_t sum, int32_t lsb, uint
  * kernels whose inputs reach fp32's overflow (random tf32 does in about
  * half of its dot products, and mispredicted the branch); 0 keeps the
  * branch alone, where the select slowed the kernel (a chain's steps,
- * QGMMA's AVX-512 batch). */
+ * per-call kernels, QGMMA's AVX-512 batch). */
 static inline __attribute__((always_inline)) uint64_t round_f32rz(const fast_out *o, int64_t sum, int32_t lsb,
                                                                  const int p, fast_c *cn, const int ovf)
 {

@@ -758,9 +758,10 @@ V_FN uint64_t s_step(const fast_plan *P, const mma_unit *u, const int first, int
         sv = _mm256_add_epi32(sv, _mm256_xor_si256(_mm256_srlv_epi32(m, sh), SG[g]));
         sv = _mm256_sub_epi32(sv, SG[g]);
     }
-    /* (the branch-free overflow only where no result is handed on: in a
-     * chain, it cost Ampere's normal inputs 8%) */
-    return finish_k(P, emr - P->bab, v_hsum32(sv), &xc, cf, out, xcp, !xcp);
+    /* (the branch-free overflow only in a batch's single steps: in a
+     * chain it cost Ampere's normal inputs 8%, per call tf32's 9% and
+     * ST-FDPA's 4%) */
+    return finish_k(P, emr - P->bab, v_hsum32(sv), &xc, cf, out, xcp, !xcp && nw);
 }
 
 /* A dot product through s_step; nw: 0 the operands as uint64_t (mma_dot),
