@@ -854,6 +854,51 @@ int main(int argc, char **argv)
         }
     }
 
+    /* 3b. directed: Inf and NaN met in a chain's steps, and fp32 results at
+     * the edges of the exponent range, through every kernel and batch loop
+     * (fast_fused.c: s_special, c_decides, a chain stopped at a NaN, s_dot1
+     * and s_dot2; fast.h: round_f32rz's overflow, with and without a branch).
+     * Ampere f16 (two steps of 8, c and d fp32, RZ): 0x7bff squared is
+     * 2^32 less a little, fp32's largest 0x7f7fffff; tf32 wgmma (one step of
+     * 8) and a tf32 unit of two steps (its batch loop not s_dot1's). */
+    {
+        static const char *units[] = {"ampere:mma.m16n8k16.f32.f16.f16.f32", "hopper:wgmma.m64n8k8.f32.tf32.tf32",
+                                      "fused,a=tf32,b=tf32,c=fp32,d=fp32,k=16,l=8,f=25,ezero=-132"};
+        for (int ui = 0; ui < 3; ui++) {
+            mma_unit u;
+            char err[256];
+            if (mma_unit_parse(units[ui], &u, err, sizeof err)) { fprintf(stderr, "FAIL: %s\n", err); n_bad++; continue; }
+            const int tf = u.a == MMA_FMT_TF32;
+            /* big: an operand whose square overflows fp32 beside c = max;
+             * one, inf, nan, zero: those values; sh: the sign bit */
+            const uint64_t big = tf ? 0x7f000000 : 0x7bff, one = tf ? 0x3f800000 : 0x3c00, inf = tf ? 0x7f800000 : 0x7c00;
+            const uint64_t nan = tf ? 0x7fc00000 : 0x7e00, sh = tf ? 0x80000000u : 0x8000, maxf = 0x7f7fffff;
+            enum { NV = 16 };
+            mma_vec *v = calloc(NV, sizeof *v);
+            const int L = u.lmax;                /* (the second step's first operand: v.a[L]) */
+            for (int i = 0; i < NV; i++)
+                for (int k = 0; k < u.k; k++) { v[i].a[k] = k % 3 ? one : 0; v[i].b[k] = one; }
+            v[0].c = maxf; v[0].a[0] = big; v[0].b[0] = big;                  /* overflow: +Inf, then finite */
+            v[1] = v[0]; v[1].c |= 0x80000000u; v[1].a[0] |= sh;               /* -Inf, then finite */
+            v[2] = v[0]; v[2].a[L] = inf | sh;                                  /* +Inf, then -Inf: NaN */
+            v[3] = v[1]; v[3].a[L] = inf; v[3].b[L + 1] = 0; v[3].a[L + 1] = inf;   /* -Inf, then Inf*0: NaN */
+            v[4].c = 0x3f800000; v[4].a[0] = nan;                               /* NaN, then finite */
+            v[5].c = 0x3f800000; v[5].a[1] = nan; v[5].a[L] = inf;              /* NaN, then Inf */
+            v[6].c = 0x7fc00001; v[6].a[L] = inf;                               /* NaN c */
+            v[7].c = 0xff800000; v[7].a[L] = inf | sh;                          /* -Inf c and -Inf */
+            v[8].c = 0x7f800000; v[8].a[0] = inf; v[8].b[0] = 0;                /* +Inf c, Inf * 0 */
+            v[9].c = 0x7f000000; v[9].a[0] = 0;                                 /* 2^127 and ones: be 254 */
+            v[10].c = maxf; v[10].a[0] = one; v[10].b[0] = tf ? 0x73800000 : 0x7800;   /* c + 2^104 or 2^15 */
+            v[11].c = 0xff7fffff;                                               /* -max, ones, cut toward 0 */
+            v[12].c = 0x00000001; for (int k = 0; k < u.k; k++) v[12].a[k] = 0; /* a subnormal c alone */
+            v[13].c = 0x80800000; v[13].a[0] = 0;                               /* -2^-126 and ones */
+            v[14].c = 0xbf800000; for (int k = 0; k < u.k; k++) v[14].a[k] = 0; v[14].a[0] = one;   /* 1 - 1 */
+            v[15] = v[0]; v[15].a[L] = big; v[15].b[L] = big | sh;              /* +Inf, then a big negative product */
+            check_set(units[ui], "directed Inf and NaN in steps, fp32 range edges", &u, v, NV);
+            free(v);
+        }
+    }
+
     /* 4. the bench set again with more random-bit vectors (the kernels'
      * common paths) */
     static const char *hot[] = {"hopper:wgmma.m64n8k32.f32.e4m3.e4m3", "ampere:mma.m16n8k16.f32.f16.f16.f32",
@@ -866,7 +911,9 @@ int main(int argc, char **argv)
                                 /* (fast_ieee.c's batch loops: NaN, Inf and subnormal lanes) */
                                 "hopper:mma.m8n8k4.f64.f64.f64.f64", "cdna3:v_mfma_f32_16x16x4_f32",
                                 "cdna2:v_mfma_f32_16x16x16f16", "cdna2:v_mfma_f32_16x16x8bf16",
-                                "cdna2:v_mfma_f32_32x32x8bf16_1k"};
+                                "cdna2:v_mfma_f32_32x32x8bf16_1k",
+                                /* (round_f32rz's overflow without a branch: random tf32 overflows) */
+                                "hopper:wgmma.m64n8k8.f32.tf32.tf32"};
     for (size_t i = 0; i < sizeof hot / sizeof hot[0]; i++) {
         mma_unit u;
         char err[256];

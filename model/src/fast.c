@@ -184,6 +184,18 @@ __attribute__((noinline)) uint64_t fast_round_general(const fast_out *o, int neg
     return sign | (bexp << o->mb) | frac;
 }
 
+__attribute__((noinline)) uint64_t fast_round_f32rz_rare(const fast_out *o, int64_t sum, int32_t lsb, uint32_t be)
+{
+    uint64_t sg = (uint64_t)(sum >> 63);
+    /* An overflow (be 255 and up; an exponent below 1 wraps round to 1024
+     * and up: |sum| < 2^53, and a nonzero sum's lsb lies within a few
+     * hundred of 0, a term aligned to emax keeping some bits) is Inf, as
+     * mma_round_pack's RZ gives it, without the general steps: random bits
+     * overflow in a third to half of the dot products. */
+    if (sum != 0 && be - 255 < 1024 - 255) return o->inf | (sg & o->sign);
+    return fast_round_general(o, (int)(sg & 1), ((uint64_t)sum ^ sg) - sg, lsb);
+}
+
 /* ---- operands the vector kernels decode arithmetically ---------------------- */
 
 int fast_vec_op(fast_op *o, mma_fmt f)

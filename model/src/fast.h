@@ -230,12 +230,21 @@ static inline __attribute__((always_inline)) uint64_t fast_round(const fast_out 
     return ((uint64_t)neg << (width - 1)) | (m + ((uint64_t)(x - emin) << mb));
 }
 
+/* round_f32rz where the result is no normal fp32 (be: its biased
+ * exponent, 11 bits) */
+uint64_t fast_round_f32rz_rare(const fast_out *o, int64_t sum, int32_t lsb, uint32_t be);
+
 /* fp32 with RZ to p bits (23 or 13) of sum * 2^lsb, |sum| < 2^53, through
  * the double that holds sum exactly: its significand cut to 23 bits is
  * the RZ rounding, and its exponent, moved by lsb, the result's when that
- * is a normal fp32 (else fast_round_general, as for zero).  Sign included. */
+ * is a normal fp32 (else fast_round_f32rz_rare).  Sign included.
+ * ovf (with no cn): an overflow's Inf chosen without a branch, for
+ * kernels whose inputs reach fp32's overflow (random tf32 does in about
+ * half of its dot products, and mispredicted the branch); 0 keeps the
+ * branch alone, where the select slowed the kernel (a chain's steps,
+ * per-call kernels, QGMMA's AVX-512 batch). */
 static inline __attribute__((always_inline)) uint64_t round_f32rz(const fast_out *o, int64_t sum, int32_t lsb,
-                                                                 const int p, fast_c *cn)
+                                                                 const int p, fast_c *cn, const int ovf)
 {
     double dv = (double)sum;
     uint64_t db;
@@ -245,10 +254,15 @@ static inline __attribute__((always_inline)) uint64_t round_f32rz(const fast_out
     uint64_t t = (db >> 29) + ((uint64_t)(int64_t)(lsb + 127 - 1023) << 23);
     uint32_t be = (uint32_t)(t >> 23) & 0x7ff;            /* the result's biased exponent */
     if (cn) cn->spec = 1;
-    if (__builtin_expect(sum == 0 || be - 1 >= 254, 0)) {
-        uint64_t sg = (uint64_t)(sum >> 63);
-        return fast_round_general(o, (int)(sg & 1), ((uint64_t)sum ^ sg) - sg, lsb);
+    if (ovf && !cn) {                   /* (fast_round_f32rz_rare says why be 255 to 1023 is an overflow) */
+        unsigned inf = (sum != 0) & (be - 255 < 1024 - 255);
+        unsigned rare = ((sum == 0) | (be - 1 >= 254)) & !inf;
+        if (__builtin_expect(rare, 0)) return fast_round_f32rz_rare(o, sum, lsb, be);
+        uint32_t m = (uint32_t)t & 0x7fffffff & ~(((uint32_t)1 << (23 - p)) - 1);
+        uint32_t sg = (uint32_t)(db >> 63 << 31);
+        return inf ? (uint32_t)o->inf | sg : m | sg;
     }
+    if (__builtin_expect(sum == 0 || be - 1 >= 254, 0)) return fast_round_f32rz_rare(o, sum, lsb, be);
     uint32_t m = (uint32_t)t & 0x7fffffff & ~(((uint32_t)1 << (23 - p)) - 1);
     if (cn) {
         cn->spec = 0;

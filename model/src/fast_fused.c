@@ -223,6 +223,14 @@ static __attribute__((noinline)) uint64_t special_step(const fast_plan *P, const
     return reference_step(P, u, first, s, acc, a, b, sa, sb);
 }
 
+/* special_step where no product is Inf or NaN and c is: c's NaN or Inf
+ * decides (a chain's later step after an overflow to Inf, mostly) */
+static inline uint64_t c_decides(const fast_plan *P, int first, uint64_t acc)
+{
+    uint64_t x = c_class(first ? &P->c1 : &P->cd, acc);
+    return (x & P_NAN) ? P->o.nan : P->o.inf | ((x & P_NEG) ? P->o.sign : 0);
+}
+
 /* emax of the step: ep is the largest product exponent (below FAST_EMPTY / 2
  * if none; zero products already counted with ezero) */
 static inline __attribute__((always_inline)) int32_t emax_with_c(const fast_plan *P, int32_t ep, const fast_c *c)
@@ -232,10 +240,10 @@ static inline __attribute__((always_inline)) int32_t emax_with_c(const fast_plan
 }
 
 /* The end of a step: c joins the products' aligned sum, the total is
- * rounded into d (emax not empty). */
+ * rounded into d (emax not empty; ovf: round_f32rz's). */
 static inline __attribute__((always_inline)) uint64_t finish_k(const fast_plan *P, int32_t emax, int64_t sum,
                                                               const fast_c *c, const fast_cfmt *cf,
-                                                              const int out, fast_c *cn)
+                                                              const int out, fast_c *cn, const int ovf)
 {
     if (c->sig) {                         /* aligned as the products are */
         uint64_t m = c->sig << cf->pre;
@@ -249,7 +257,7 @@ static inline __attribute__((always_inline)) uint64_t finish_k(const fast_plan *
             sum += v >> sh;
         }
     }
-    if (out == OUT_F32 || out == OUT_E8M13) return round_f32rz(&P->o, sum, emax - P->f, O_P(&P->o, out), cn);
+    if (out == OUT_F32 || out == OUT_E8M13) return round_f32rz(&P->o, sum, emax - P->f, O_P(&P->o, out), cn, ovf);
     /* |sum| and its sign without a branch (the sign is data, a coin toss) */
     uint64_t sg = (uint64_t)(sum >> 63);
     uint64_t mag = ((uint64_t)sum ^ sg) - sg;
@@ -260,7 +268,7 @@ static inline __attribute__((always_inline)) uint64_t finish(const fast_plan *P,
                                                             const fast_c *c, const fast_cfmt *cf, const int out)
 {
     if (emax < FAST_EMPTY / 2) return 0;
-    return finish_k(P, emax, sum, c, cf, out, NULL);
+    return finish_k(P, emax, sum, c, cf, out, NULL, 0);
 }
 
 /* ---- the scalar kernel ------------------------------------------------- */
@@ -594,18 +602,22 @@ V_FN void s_load(const fast_plan *P, const void *pa, const void *pb, int g, int 
  * have no zero and no Inf: a NaN one (snan) makes its block's products
  * NaN, and the others change no class. */
 static V_TARGET __attribute__((noinline)) uint64_t s_special(const fast_plan *P, const mma_unit *u, int first, int s,
-                                                            uint64_t acc, const uint64_t *a, const uint64_t *b,
+                                                            uint64_t acc, const void *a, const void *b,
                                                             const uint64_t *psa, const uint64_t *psb, int snan,
-                                                            const int G, const int sc, const int tf)
+                                                            const int G, const int sc, const int tf, const int nw)
 {
     if (snan) return P->o.nan;
+    /* A NaN c makes the step NaN whatever its products are: with random
+     * bits, a chain's later steps mostly meet the NaN of the one before */
+    uint64_t x = c_class(first ? &P->c1 : &P->cd, acc);
+    if (x & P_NAN) return P->o.nan;
     const fast_vop *ka = &P->ka, *kb = &P->kb;
     const __m256i zero = _mm256_setzero_si256();
     const __m128i ssh = V_CNT(ka->ssh);
     __m256i nan = zero, infp = zero, infn = zero;
     for (int g = 0; g < G; g++) {
         __m256i xa, xb;
-        s_load(P, a, b, g, s, sc, tf, 0, &xa, &xb);
+        s_load(P, a, b, g, s, sc, tf, nw, &xa, &xb);
         __m256i spa = _mm256_cmpeq_epi32(_mm256_and_si256(xa, V_LD(ka->sm)), V_LD(ka->sv));
         __m256i spb = _mm256_cmpeq_epi32(_mm256_and_si256(xb, V_LD(kb->sm)), V_LD(kb->sv));
         __m256i fza = _mm256_cmpeq_epi32(_mm256_and_si256(xa, V_LD(ka->mm)), zero);
@@ -622,29 +634,20 @@ static V_TARGET __attribute__((noinline)) uint64_t s_special(const fast_plan *P,
     }
     if (!_mm256_testz_si256(nan, nan)) return P->o.nan;
     unsigned inf = (_mm256_testz_si256(infp, infp) ? 0 : 1) | (_mm256_testz_si256(infn, infn) ? 0 : 2);
-    uint64_t x = c_class(first ? &P->c1 : &P->cd, acc);
-    if (x & P_NAN) return P->o.nan;
     if (x & P_SPEC) inf |= (x & P_NEG) ? 2 : 1;
     if (inf == 3) return P->o.nan;
     if (inf) return P->o.inf | (inf == 2 ? P->o.sign : 0);
+    /* (no Inf or NaN after all: special_step's reference, on the step's
+     * products in step order as uint64_t; a, b: the whole dot's for sc 2,
+     * a batch's narrow operands for nw) */
+    uint64_t pa[64], pb[64];
+    if (nw) return special_step(P, u, first, s, acc, fast_widen(a, nw, 8 * G, pa), fast_widen(b, nw, 8 * G, pb), NULL, NULL);
     if (sc != 2) return special_step(P, u, first, s, acc, a, b, psa, psb);
-    uint64_t pa[64], pb[64];             /* (no Inf or NaN after all: special_step's reference, the */
-    for (int j = 0; j < P->L; j++) {     /* step's products in step order; a, b: the whole dot's) */
-        pa[j] = a[P->perm[s * P->L + j]];
-        pb[j] = b[P->perm[s * P->L + j]];
+    for (int j = 0; j < P->L; j++) {
+        pa[j] = ((const uint64_t *)a)[P->perm[s * P->L + j]];
+        pb[j] = ((const uint64_t *)b)[P->perm[s * P->L + j]];
     }
     return special_step(P, u, first, s, acc, pa, pb, NULL, NULL);
-}
-
-/* A step that meets an Inf or NaN in a batch at natural widths (nw bytes
- * an operand): its 8G operands widened, then s_special as for mma_dot. */
-static V_TARGET __attribute__((noinline)) uint64_t s_special_nw(const fast_plan *P, const mma_unit *u, int first,
-                                                               int s, uint64_t acc, const void *a, const void *b,
-                                                               int nw, int G, int tf)
-{
-    uint64_t wa[32], wb[32];
-    return s_special(P, u, first, s, acc, fast_widen(a, nw, 8 * G, wa), fast_widen(b, nw, 8 * G, wb), NULL, NULL, 0, G,
-                     0, tf);
 }
 
 V_FN uint64_t s_step(const fast_plan *P, const mma_unit *u, const int first, int s, uint64_t acc, fast_c *xcp,
@@ -733,10 +736,13 @@ V_FN uint64_t s_step(const fast_plan *P, const mma_unit *u, const int first, int
         __m256i qb = spk == SPK_EXP ? _mm256_cmpeq_epi32(smaxb, V_LD(kb->em)) : _mm256_cmpeq_epi32(smaxb, V_LD(kb->sv));
         pspec |= !_mm256_testz_si256(_mm256_or_si256(qa, qb), _mm256_or_si256(qa, qb));
     }
-    if (__builtin_expect(pspec | xc.spec, 0)) {
+    if (__builtin_expect(pspec, 0)) {
         if (xcp) xcp->spec = 1;
-        if (nw) return s_special_nw(P, u, first, s, acc, a, b, nw, G, tf);
-        return s_special(P, u, first, s, acc, a, b, psa, psb, snan, G, sc, tf);   /* (both shifts: any widths) */
+        return s_special(P, u, first, s, acc, a, b, psa, psb, snan, G, sc, tf, nw);   /* (both shifts: any widths) */
+    }
+    if (__builtin_expect(xc.spec, 0)) {
+        if (xcp) xcp->spec = 1;
+        return c_decides(P, first, acc);
     }
     int32_t er = v_hmax(emv);
     int32_t ecr = xc.sig ? xc.e + P->bab : P->ez_rel;    /* c's exponent (a zero c's: ezero) */
@@ -752,7 +758,10 @@ V_FN uint64_t s_step(const fast_plan *P, const mma_unit *u, const int first, int
         sv = _mm256_add_epi32(sv, _mm256_xor_si256(_mm256_srlv_epi32(m, sh), SG[g]));
         sv = _mm256_sub_epi32(sv, SG[g]);
     }
-    return finish_k(P, emr - P->bab, v_hsum32(sv), &xc, cf, out, xcp);
+    /* (the branch-free overflow only in a batch's single steps: in a
+     * chain it cost Ampere's normal inputs 8%, per call tf32's 9% and
+     * ST-FDPA's 4%) */
+    return finish_k(P, emr - P->bab, v_hsum32(sv), &xc, cf, out, xcp, !xcp && nw);
 }
 
 /* A dot product through s_step; nw: 0 the operands as uint64_t (mma_dot),
@@ -773,6 +782,8 @@ V_FN uint64_t s_dot(const fast_plan *P, uint64_t c, const void *a, const void *b
                                                     enough compile time already) */
         return s_step(P, u, 0, 1, acc, &xc, ca + st, cb + st, psa, psb, G, out, ck, spk, sc, 0, nw);
     for (int s = 1; s < P->steps; s++) {
+        /* (a NaN stays one: each later step meets it as its c) */
+        if (__builtin_expect(xc.spec, 0) && acc == P->o.nan) break;
         ca += st;
         cb += st;
         acc = s_step(P, u, 0, s, acc, &xc, ca, cb, psa, psb, G, out, ck, spk, sc, 0, nw);
@@ -780,10 +791,37 @@ V_FN uint64_t s_dot(const fast_plan *P, uint64_t c, const void *a, const void *b
     return acc;
 }
 
+/* A batch's dot product of a single step: nothing handed on, so s_step
+ * neither loops nor decodes its result for a next step */
+V_FN uint64_t s_dot1(const fast_plan *P, uint64_t c, const void *a, const void *b, const uint64_t *psa,
+                     const uint64_t *psb, const int G, const int out, const int ck, const int spk, const int sc,
+                     const int nw)
+{
+    return s_step(P, &P->h.u, 1, 0, c, NULL, a, b, psa, psb, G, out, ck, spk, sc, 0, nw);
+}
+
+/* A batch's dot product of two steps (Ampere's k = 16 in steps of 8),
+ * straight: the first step's result handed on decoded, a NaN kept */
+V_FN uint64_t s_dot2(const fast_plan *P, uint64_t c, const void *a, const void *b, const uint64_t *psa,
+                     const uint64_t *psb, const int G, const int out, const int ck, const int spk, const int sc,
+                     const int nw)
+{
+    const mma_unit *u = &P->h.u;
+    const size_t st = 8 * G * nw;                /* a step's operand bytes */
+    fast_c xc = {0, 0, 0, 1};
+    uint64_t acc = s_step(P, u, 1, 0, c, &xc, a, b, psa, psb, G, out, ck, spk, sc, 0, nw);
+    if (__builtin_expect(xc.spec, 0) && acc == P->o.nan) return acc;
+    return s_step(P, u, 0, 1, acc, &xc, (const char *)a + st, (const char *)b + st, psa, psb, G, out, ck, spk, sc, 0,
+                  nw);
+}
+
 /* fast_bfn: vectors lo .. hi-1 of a batch through DOT(P, c, a, b, ...), two
- * at a time (NW: bytes an operand) */
+ * at a time (NW: bytes an operand).  Each starts on 64 bytes: the tf32
+ * batch ran 12% slower, at the same instructions, when other files'
+ * growth moved it (47.8 -> 41.7 M/s on random bits, 45.8 aligned). */
 #define B_RANGE(NAME, TGT, NW, DOT, ...)                                                           \
-    static TGT void NAME(const fast_hdr *h, const mma_batch *x, size_t lo, size_t hi)              \
+    static TGT __attribute__((aligned(64))) void NAME(const fast_hdr *h, const mma_batch *x, size_t lo, \
+                                                      size_t hi)                                   \
     {                                                                                              \
         const fast_plan *P = PLAN(h);                                                              \
         const size_t st = (size_t)h->u.k * NW;                                                     \
@@ -818,6 +856,14 @@ S_KERNELS_N(2, CK_F32, 0, 8) S_KERNELS_N(2, CK_F32, 1, 8) S_KERNELS_N(2, CK_F32,
 S_KERNELS_N(3, CK_F16, 0, 8) S_KERNELS_N(3, CK_F16, 1, 8) S_KERNELS_N(3, CK_F16, 2, 8)
 S_KERNELS(1, CK_F32, 0, 9) S_KERNELS(1, CK_F32, 1, 9) S_KERNELS(1, CK_F32, 2, 9)
 S_KERNELS(1, CK_F32, 1, 16) S_BATCHES_W(1, CK_F32, 1, 16, 4)
+#define S_BATCH2(OUT, CK, SPK) B_RANGE(fast_sb2s2_##OUT##_##SPK, V_TARGET, 2, s_dot2, NULL, NULL, 1, OUT, CK, SPK, 8, 2)
+S_BATCH2(1, CK_F32, 0) S_BATCH2(1, CK_F32, 1) S_BATCH2(1, CK_F32, 2)
+S_BATCH2(2, CK_F32, 0) S_BATCH2(2, CK_F32, 1) S_BATCH2(2, CK_F32, 2)
+S_BATCH2(3, CK_F16, 0) S_BATCH2(3, CK_F16, 1) S_BATCH2(3, CK_F16, 2)
+#undef S_BATCH2
+#define S_BATCH1(NAME, G) B_RANGE(NAME, V_TARGET, 4, s_dot1, NULL, NULL, G, 1, CK_F32, 1, 16, 4)
+S_BATCH1(fast_sb4s1_1, 1) S_BATCH1(fast_sb4s1_2, 2) S_BATCH1(fast_sb4s1_4, 4)
+#undef S_BATCH1
 #undef S_KERNELS_N
 #undef S_BATCHES_W
 #undef S_BATCH
@@ -837,10 +883,15 @@ static const fast_bfn s_batches[2][3][3][3] = {   /* [bytes - 1][out - 1][spk][G
     {{S_ROWB(2, 1, 0, 8), S_ROWB(2, 1, 1, 8), S_ROWB(2, 1, 2, 8)},
      {S_ROWB(2, 2, 0, 8), S_ROWB(2, 2, 1, 8), S_ROWB(2, 2, 2, 8)},
      {S_ROWB(2, 3, 0, 8), S_ROWB(2, 3, 1, 8), S_ROWB(2, 3, 2, 8)}}};
+/* two steps of eight, operands of two bytes: [out - 1][spk] */
+static const fast_bfn s_batches2[3][3] = {{fast_sb2s2_1_0, fast_sb2s2_1_1, fast_sb2s2_1_2},
+                                          {fast_sb2s2_2_0, fast_sb2s2_2_1, fast_sb2s2_2_2},
+                                          {fast_sb2s2_3_0, fast_sb2s2_3_1, fast_sb2s2_3_2}};
 static const fast_fn s_kernels_mx[3][3] = {   /* fp32 RZ p = 23, MX scales: [spk][G] */
     S_ROW(1, 0, 9), S_ROW(1, 1, 9), S_ROW(1, 2, 9)};
 static const fast_fn s_kernels_tf[3] = S_ROW(1, 1, 16);   /* tf32, fp32 RZ p = 23: [G] */
-static const fast_bfn s_batches_tf[3] = S_ROWB(4, 1, 1, 16);
+static const fast_bfn s_batches_tf[2][3] = {S_ROWB(4, 1, 1, 16),   /* [one step][G] */
+                                            {fast_sb4s1_1, fast_sb4s1_2, fast_sb4s1_4}};
 #undef S_ROWB
 #undef S_ROW
 
@@ -902,7 +953,7 @@ V_FN uint64_t q_step(const fast_plan *P, const mma_unit *u, int first, int s, ui
     int32_t emr = ecr > er ? ecr : er;
     __m128i t = _mm_srlv_epi32(_mm_sll_epi32(sp, V_CNT(P->prec)), _mm_sub_epi32(_mm_set1_epi32(emr + P->base), ep));
     t = _mm_sub_epi32(_mm_xor_si128(t, sg), sg);
-    return finish_k(P, emr - P->bab, v_hsum64(_mm256_cvtepi32_epi64(t)), &xc, cf, out, xcp);
+    return finish_k(P, emr - P->bab, v_hsum64(_mm256_cvtepi32_epi64(t)), &xc, cf, out, xcp, 0);
 }
 
 #define Q_KERNEL(NAME, OUT, CK, SPK, TF)                                                           \
@@ -1038,8 +1089,7 @@ W_FN uint64_t w_step(const fast_plan *P, const mma_unit *u, const int first, int
         /* (formats with no Inf, e4m3: an Inf/NaN lane is a NaN operand, and
          * a NaN term makes the step's result NaN whatever c is) */
         if (spk == SPK_AND && spec && P->w_nan_only) return P->o.nan;
-        if (nw) return s_special_nw(P, u, first, s, acc, a, b, nw, 4, 0);
-        return s_special(P, u, first, s, acc, (const uint64_t *)a, (const uint64_t *)b, NULL, NULL, 0, 4, 0, 0);
+        return s_special(P, u, first, s, acc, a, b, NULL, NULL, 0, 4, 0, 0, nw);
     }
     /* emax of the products: the largest signed word, as the smallest of
      * 0x7fff - x (phminposuw); -32768 in every lane: none */
@@ -1055,7 +1105,7 @@ W_FN uint64_t w_step(const fast_plan *P, const mma_unit *u, const int first, int
     __m512i t = _mm512_srlv_epi16(_mm512_sll_epi16(sp, V_CNT(P->prec)), sh);
     t = _mm512_mask_sub_epi16(t, neg, zero, t);
     int32_t sum = _mm512_reduce_add_epi32(_mm512_madd_epi16(t, one));
-    return finish_k(P, emr - P->bab, sum, &xc, cf, out, xcp);
+    return finish_k(P, emr - P->bab, sum, &xc, cf, out, xcp, 0);
 }
 
 W_FN uint64_t w_dot(const fast_plan *P, uint64_t c, const void *a, const void *b, const int out, const int ck,
@@ -1343,7 +1393,8 @@ static fast_hdr *fused_build(const mma_unit *u, int mode)
             fn = P->scaled ? s_kernels_mx[spk][gi] : s_kernels[out - 1][spk][gi];
             kernel = FAST_K_SPECIAL;
             if (!P->scaled && !P->permute && !P->after && (fa->width + 7) / 8 == (fb->width + 7) / 8)
-                P->h.bfn = s_batches[(fa->width + 7) / 8 - 1][out - 1][spk][gi];
+                P->h.bfn = P->steps == 2 && gi == 0 && fa->width > 8 ? s_batches2[out - 1][spk] :
+                           s_batches[(fa->width + 7) / 8 - 1][out - 1][spk][gi];
             if (!P->scaled && !P->permute && !P->after && !(u->flags & MMA_F_VIA_FP16) && fast_avx512_usable() &&
                 w_plan(P, u)) {
                 fn = w_kernels[out - 1][spk];
@@ -1363,7 +1414,7 @@ static fast_hdr *fused_build(const mma_unit *u, int mode)
                    !P->after) {
             fn = s_kernels_tf[gi];
             kernel = FAST_K_SPECIAL;
-            P->h.bfn = s_batches_tf[gi];
+            P->h.bfn = s_batches_tf[P->steps == 1][gi];
         } else if (mode == FAST_MODE_BEST && out && spk >= 0 && P->L == 4 && P->va.sshift == P->vb.sshift &&
                    P->va.shr == P->vb.shr && P->narrow && !P->rd && !P->scaled && !P->permute && !P->after) {
             fn = q_kernels[out - 1][spk][P->tf];
