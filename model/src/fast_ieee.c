@@ -489,46 +489,34 @@ F2_FN s8_v s8_fma(s8_v a, s8_v b, s8_v c) { return _mm256_fmadd_ps(a, b, c); }
  * NaNs gives the first of y (b_k), d, x (a_k) that is one, quieted; an fma
  * that makes a NaN itself (0 x Inf, Inf - Inf) gives the reference's
  * default NaN dn.  The later selects win, so they come in reverse order. */
-B5_FN d8_v d8_nstep(d8_v x, d8_v y, d8_v d, d8_v dn)
-{
-    const __m512i q = _mm512_set1_epi64((long long)0x0008000000000000ull);
-    const __mmask8 nx = _mm512_cmp_pd_mask(x, x, _CMP_UNORD_Q), ny = _mm512_cmp_pd_mask(y, y, _CMP_UNORD_Q),
-                   nd = _mm512_cmp_pd_mask(d, d, _CMP_UNORD_Q);
-    d8_v r = _mm512_fmadd_pd(x, y, d);
-    r = _mm512_mask_mov_pd(r, _mm512_cmp_pd_mask(r, r, _CMP_UNORD_Q), dn);
-    r = _mm512_mask_mov_pd(r, nx, _mm512_castsi512_pd(_mm512_or_si512(_mm512_castpd_si512(x), q)));
-    r = _mm512_mask_mov_pd(r, nd, _mm512_castsi512_pd(_mm512_or_si512(_mm512_castpd_si512(d), q)));
-    return _mm512_mask_mov_pd(r, ny, _mm512_castsi512_pd(_mm512_or_si512(_mm512_castpd_si512(y), q)));
-}
-B5_FN s16_v s16_nstep(s16_v x, s16_v y, s16_v d, s16_v dn)
-{
-    const __m512i q = _mm512_set1_epi32(0x00400000);
-    const __mmask16 nx = _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), ny = _mm512_cmp_ps_mask(y, y, _CMP_UNORD_Q),
-                    nd = _mm512_cmp_ps_mask(d, d, _CMP_UNORD_Q);
-    s16_v r = _mm512_fmadd_ps(x, y, d);
-    r = _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(r, r, _CMP_UNORD_Q), dn);
-    r = _mm512_mask_mov_ps(r, nx, _mm512_castsi512_ps(_mm512_or_si512(_mm512_castps_si512(x), q)));
-    r = _mm512_mask_mov_ps(r, nd, _mm512_castsi512_ps(_mm512_or_si512(_mm512_castps_si512(d), q)));
-    return _mm512_mask_mov_ps(r, ny, _mm512_castsi512_ps(_mm512_or_si512(_mm512_castps_si512(y), q)));
-}
-F2_FN d4_v d4_nstep(d4_v x, d4_v y, d4_v d, d4_v dn)
-{
-    const d4_v q = _mm256_castsi256_pd(_mm256_set1_epi64x((long long)0x0008000000000000ull));
-    d4_v r = _mm256_fmadd_pd(x, y, d);
-    r = _mm256_blendv_pd(r, dn, _mm256_cmp_pd(r, r, _CMP_UNORD_Q));
-    r = _mm256_blendv_pd(r, _mm256_or_pd(x, q), _mm256_cmp_pd(x, x, _CMP_UNORD_Q));
-    r = _mm256_blendv_pd(r, _mm256_or_pd(d, q), _mm256_cmp_pd(d, d, _CMP_UNORD_Q));
-    return _mm256_blendv_pd(r, _mm256_or_pd(y, q), _mm256_cmp_pd(y, y, _CMP_UNORD_Q));
-}
-F2_FN s8_v s8_nstep(s8_v x, s8_v y, s8_v d, s8_v dn)
-{
-    const s8_v q = _mm256_castsi256_ps(_mm256_set1_epi32(0x00400000));
-    s8_v r = _mm256_fmadd_ps(x, y, d);
-    r = _mm256_blendv_ps(r, dn, _mm256_cmp_ps(r, r, _CMP_UNORD_Q));
-    r = _mm256_blendv_ps(r, _mm256_or_ps(x, q), _mm256_cmp_ps(x, x, _CMP_UNORD_Q));
-    r = _mm256_blendv_ps(r, _mm256_or_ps(d, q), _mm256_cmp_ps(d, d, _CMP_UNORD_Q));
-    return _mm256_blendv_ps(r, _mm256_or_ps(y, q), _mm256_cmp_ps(y, y, _CMP_UNORD_Q));
-}
+#define B5_NSTEP(X, S, MASK, QBIT)                                                                 \
+    B5_FN X##_v X##_nstep(X##_v x, X##_v y, X##_v d, X##_v dn)                                     \
+    {                                                                                              \
+        const __m512i q = QBIT;                                                                    \
+        const MASK nx = _mm512_cmp_##S##_mask(x, x, _CMP_UNORD_Q), ny = _mm512_cmp_##S##_mask(y, y, _CMP_UNORD_Q), \
+                   nd = _mm512_cmp_##S##_mask(d, d, _CMP_UNORD_Q);                                 \
+        X##_v r = _mm512_fmadd_##S(x, y, d);                                                       \
+        r = _mm512_mask_mov_##S(r, _mm512_cmp_##S##_mask(r, r, _CMP_UNORD_Q), dn);                 \
+        r = _mm512_mask_mov_##S(r, nx, _mm512_castsi512_##S(_mm512_or_si512(_mm512_cast##S##_si512(x), q))); \
+        r = _mm512_mask_mov_##S(r, nd, _mm512_castsi512_##S(_mm512_or_si512(_mm512_cast##S##_si512(d), q))); \
+        return _mm512_mask_mov_##S(r, ny, _mm512_castsi512_##S(_mm512_or_si512(_mm512_cast##S##_si512(y), q))); \
+    }
+#define F2_NSTEP(X, S, QBIT)                                                                       \
+    F2_FN X##_v X##_nstep(X##_v x, X##_v y, X##_v d, X##_v dn)                                     \
+    {                                                                                              \
+        const X##_v q = _mm256_castsi256_##S(QBIT);                                                \
+        X##_v r = _mm256_fmadd_##S(x, y, d);                                                       \
+        r = _mm256_blendv_##S(r, dn, _mm256_cmp_##S(r, r, _CMP_UNORD_Q));                          \
+        r = _mm256_blendv_##S(r, _mm256_or_##S(x, q), _mm256_cmp_##S(x, x, _CMP_UNORD_Q));         \
+        r = _mm256_blendv_##S(r, _mm256_or_##S(d, q), _mm256_cmp_##S(d, d, _CMP_UNORD_Q));         \
+        return _mm256_blendv_##S(r, _mm256_or_##S(y, q), _mm256_cmp_##S(y, y, _CMP_UNORD_Q));     \
+    }
+B5_NSTEP(d8, pd, __mmask8, _mm512_set1_epi64((long long)0x0008000000000000ull))
+B5_NSTEP(s16, ps, __mmask16, _mm512_set1_epi32(0x00400000))
+F2_NSTEP(d4, pd, _mm256_set1_epi64x((long long)0x0008000000000000ull))
+F2_NSTEP(s8, ps, _mm256_set1_epi32(0x00400000))
+#undef B5_NSTEP
+#undef F2_NSTEP
 
 /* R registers of R elements each, register r from p + r S (elements),
  * transposed: lane j of E[e] is element e of register j; or, for R < W, R
