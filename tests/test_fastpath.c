@@ -181,6 +181,16 @@ static int check_batch(const char *name, const char *what, const mma_unit *u, ui
     return 1;
 }
 
+/* u from a catalogue name or configuration string; a failure counted */
+static int unit_of(const char *name, mma_unit *u)
+{
+    char err[256];
+    if (!mma_unit_parse(name, u, err, sizeof err)) return 0;
+    fprintf(stderr, "FAIL: %s\n", err);
+    n_bad++;
+    return -1;
+}
+
 /* all vectors of a set, each kernel in turn (switching kernels per batch
  * keeps the plan cache warm); and each kernel's batch at natural widths */
 static void check_set(const char *name, const char *what, const mma_unit *u, mma_vec *vs, long n)
@@ -866,8 +876,7 @@ int main(int argc, char **argv)
                                       "fused,a=tf32,b=tf32,c=fp32,d=fp32,k=16,l=8,f=25,ezero=-132"};
         for (int ui = 0; ui < 3; ui++) {
             mma_unit u;
-            char err[256];
-            if (mma_unit_parse(units[ui], &u, err, sizeof err)) { fprintf(stderr, "FAIL: %s\n", err); n_bad++; continue; }
+            if (unit_of(units[ui], &u)) continue;
             const int tf = u.a == MMA_FMT_TF32;
             /* big: an operand whose square overflows fp32 beside c = max;
              * one, inf, nan, zero: those values; sh: the sign bit */
@@ -934,8 +943,7 @@ int main(int argc, char **argv)
     static const char *fixw[] = {"cdna1:v_mfma_f32_4x4x4f16", "cdna1:v_mfma_f32_16x16x16f16"};
     for (size_t i = 0; i < sizeof fixw / sizeof fixw[0]; i++) {
         mma_unit u;
-        char err[256];
-        if (mma_unit_parse(fixw[i], &u, err, sizeof err)) { fprintf(stderr, "FAIL: %s\n", err); n_bad++; continue; }
+        if (unit_of(fixw[i], &u)) continue;
         long n = 20 * count;
         mma_vec *v = calloc((size_t)n, sizeof *v);
         for (long j = 0; j < n; j++) {
@@ -966,8 +974,7 @@ int main(int argc, char **argv)
                                 "cdna1:v_mfma_f32_4x4x2bf16", "cdna1:v_mfma_f32_16x16x8bf16"};
     for (size_t i = 0; i < sizeof xdu / sizeof xdu[0]; i++) {
         mma_unit u;
-        char err[256];
-        if (mma_unit_parse(xdu[i], &u, err, sizeof err)) { fprintf(stderr, "FAIL: %s\n", err); n_bad++; continue; }
+        if (unit_of(xdu[i], &u)) continue;
         long n = 20 * count + 3;
         mma_vec *v = calloc((size_t)n, sizeof *v);
         for (long j = 0; j < n; j++) xd_edge(&u, &v[j], (int)(j % 6));
@@ -984,8 +991,7 @@ int main(int argc, char **argv)
                                   "cdna3:v_mfma_f32_16x16x32_fp8_bf8", "cdna3:v_mfma_f32_32x32x16_bf8_bf8"};
     for (size_t i = 0; i < sizeof lanes / sizeof lanes[0]; i++) {
         mma_unit u;
-        char err[256];
-        if (mma_unit_parse(lanes[i], &u, err, sizeof err)) { fprintf(stderr, "FAIL: %s\n", err); n_bad++; continue; }
+        if (unit_of(lanes[i], &u)) continue;
         long n = 20 * count + 5;
         mma_vec *v = lane_edges(&u, n);
         if (mma_fast_narrow(&u) != 2) {

@@ -377,6 +377,96 @@ V_FN void l_decode16(__m256i x, const fast_vop *k, __m256i *sig, __m256i *ex)
     *ex = _mm256_max_epi16(e, one);
 }
 
+/* The eight fp8 (fnuz) products' sums of a step, the even k and the odd
+ * apart (GFDRDA), each product cut toward zero at its group's largest
+ * exponent - F: decoded and multiplied two a lane, bytes 0 and 2 of a
+ * lane's four (even k) or 1 and 3 (odd k) as its 16-bit halves, then
+ * aligned a half at a time (fp8 products cannot overflow) */
+V_FN void l_sums_fp8(const amd_plan *P, const __m256i da[4], const __m256i db[4], __m256i *se, __m256i *so,
+                     __m256i *eme, __m256i *emo)
+{
+    const __m256i zero = _mm256_setzero_si256(), base = _mm256_set1_epi32(P->base);
+    const __m256i lo8 = _mm256_set1_epi16(0xff), lo16 = _mm256_set1_epi32(0xffff);
+    __m256i SP2[8], EP2[8], SG2[8], me = zero, mo = zero, ae = zero, ao = zero;
+#pragma GCC unroll 8
+    for (int r = 0; r < 8; r++) {
+        const int j = r / 2, odd = r % 2;
+        __m256i xa = odd ? _mm256_srli_epi16(da[j], 8) : _mm256_and_si256(da[j], lo8);
+        __m256i xb = odd ? _mm256_srli_epi16(db[j], 8) : _mm256_and_si256(db[j], lo8);
+        __m256i sa, sb, ea, eb;
+        l_decode16(xa, &P->ka, &sa, &ea);
+        l_decode16(xb, &P->kb, &sb, &eb);
+        __m256i sp = _mm256_mullo_epi16(sa, sb);             /* (below 2^16) */
+        __m256i ep = _mm256_andnot_si256(_mm256_cmpeq_epi16(sp, zero), _mm256_add_epi16(ea, eb));
+        SG2[r] = _mm256_xor_si256(xa, xb);
+        SP2[r] = sp;
+        EP2[r] = ep;
+        if (odd) mo = _mm256_max_epi16(mo, ep);
+        else me = _mm256_max_epi16(me, ep);
+    }
+    me = _mm256_and_si256(_mm256_max_epi16(me, _mm256_srli_epi32(me, 16)), lo16);
+    mo = _mm256_and_si256(_mm256_max_epi16(mo, _mm256_srli_epi32(mo, 16)), lo16);
+    const __m256i ebe = _mm256_add_epi32(me, base), ebo = _mm256_add_epi32(mo, base);
+#pragma GCC unroll 16
+    for (int k = 0; k < 16; k++) {
+        const int r = k / 4 * 2 + k % 2, hi = k % 4 >= 2;
+        __m256i sp = hi ? _mm256_srli_epi32(SP2[r], 16) : _mm256_and_si256(SP2[r], lo16);
+        __m256i ep = hi ? _mm256_srli_epi32(EP2[r], 16) : _mm256_and_si256(EP2[r], lo16);
+        /* the sign to bit 31: a byte's top bit, 7 or 23 */
+        __m256i sg = _mm256_srai_epi32(_mm256_slli_epi32(SG2[r], hi ? 8 : 24), 31);
+        __m256i t = _mm256_srlv_epi32(_mm256_sll_epi32(sp, V_CNT(P->prec)), _mm256_sub_epi32(k % 2 ? ebo : ebe, ep));
+        t = _mm256_sub_epi32(_mm256_xor_si256(t, sg), sg);
+        if (k % 2) ao = _mm256_add_epi32(ao, t);
+        else ae = _mm256_add_epi32(ae, t);
+    }
+    *se = ae, *so = ao, *eme = me, *emo = mo;
+}
+
+/* The eight fp16 or bf16 products' sum of a step, each cut toward zero at
+ * the largest exponent - F: decoded two a lane (elements 2j and 2j + 1
+ * are a lane's 16-bit halves), multiplied a half at a time by pmaddwd
+ * with the other half masked.  ov: products may reach 2^128 (bf16), the
+ * lanes with such a product of each sign or'd into *ipos, *ineg */
+V_FN void l_sums_16(const amd_plan *P, const __m256i da[4], const __m256i db[4], const int ov, __m256i *se,
+                    __m256i *eme, __m256i *ipos, __m256i *ineg)
+{
+    const __m256i zero = _mm256_setzero_si256(), lo16 = _mm256_set1_epi32(0xffff);
+    const __m256i othr = _mm256_set1_epi32(254 + P->bab + P->fbp);
+    __m256i SA[4], SB[4], E2[4], SP[8], EP[8], SG[8], em = zero, sum = zero;
+#pragma GCC unroll 4
+    for (int j = 0; j < 4; j++) {
+        __m256i ea, eb;
+        l_decode16(da[j], &P->ka, &SA[j], &ea);
+        l_decode16(db[j], &P->kb, &SB[j], &eb);
+        E2[j] = _mm256_add_epi16(ea, eb);
+    }
+#pragma GCC unroll 8
+    for (int k = 0; k < 8; k++) {
+        const int j = k / 2, hi = k % 2;
+        __m256i sp = _mm256_madd_epi16(hi ? _mm256_andnot_si256(lo16, SA[j]) : _mm256_and_si256(SA[j], lo16), SB[j]);
+        __m256i ep = hi ? _mm256_srli_epi32(E2[j], 16) : _mm256_and_si256(E2[j], lo16);
+        ep = _mm256_andnot_si256(_mm256_cmpeq_epi32(sp, zero), ep);
+        __m256i x = _mm256_xor_si256(da[j], db[j]);
+        SG[k] = _mm256_srai_epi32(hi ? x : _mm256_slli_epi32(x, 16), 31);
+        SP[k] = _mm256_sll_epi32(sp, V_CNT(P->prec));
+        EP[k] = ep;
+        if (ov) {               /* the product's leading bit (its float's exponent) + e - fbp >= 128 */
+            __m256i fe = _mm256_srli_epi32(_mm256_castps_si256(_mm256_cvtepi32_ps(sp)), 23);
+            __m256i o = _mm256_cmpgt_epi32(_mm256_add_epi32(fe, ep), othr);
+            *ipos = _mm256_or_si256(*ipos, _mm256_andnot_si256(SG[k], o));
+            *ineg = _mm256_or_si256(*ineg, _mm256_and_si256(SG[k], o));
+        }
+        em = _mm256_max_epi32(em, ep);
+    }
+    const __m256i eb = _mm256_add_epi32(em, _mm256_set1_epi32(P->base));
+#pragma GCC unroll 8
+    for (int k = 0; k < 8; k++) {
+        __m256i t = _mm256_srlv_epi32(SP[k], _mm256_sub_epi32(eb, EP[k]));
+        sum = _mm256_add_epi32(sum, _mm256_sub_epi32(_mm256_xor_si256(t, SG[k]), SG[k]));
+    }
+    *se = sum, *eme = em;
+}
+
 /* One step of eight dot products, dot v in lane v: a and b the step's 16
  * bytes of dot 0 (8 fp16 or 16 fp8 operands, nb bytes each), dot v's st
  * bytes further on; c their accumulators (fp32 bits).  Returns the step's
@@ -387,9 +477,8 @@ V_FN void l_decode16(__m256i x, const fast_vop *k, __m256i *sig, __m256i *ex)
  * Inf; Infs of both signs give NaN, as does a later step's NaN c (which
  * may also be a rare lane's garbage: that lane is done again anyway). */
 V_FN __m256i amd_lstep(const amd_plan *P, const int first, __m256i c, const char *a, const char *b, size_t st,
-                       const int nb, const int evenodd, const int ov, __m256i *nan, __m256i *rare)
+                       const int nb, const int ov, __m256i *nan, __m256i *rare)
 {
-    const int L = 16 / nb;
     const __m256i zero = _mm256_setzero_si256(), ones = _mm256_cmpeq_epi32(zero, zero);
     __m256i da[4], db[4];
     v_load8x16_t(a, st, da);
@@ -412,92 +501,12 @@ V_FN __m256i amd_lstep(const amd_plan *P, const int first, __m256i c, const char
         nanop = _mm256_xor_si256(_mm256_cmpeq_epi32(m, zero), ones);
         infop = zero;
     }
-    /* the products: significand << pre, biased exponent (0 for a zero
-     * product), sign mask; the largest exponent, of the even and the odd
-     * products apart for GFDRDA */
-    __m256i SP[16], EP[16], SG[16], eme = zero, emo = zero, ipos = zero, ineg = zero;
-    const __m256i othr = _mm256_set1_epi32(254 + P->bab + P->fbp);
-    const __m256i base = _mm256_set1_epi32(P->base);
-    __m256i se = zero, so = zero;
-    if (nb == 1) {
-        /* fp8 (no overflow): decoded and multiplied two a lane, bytes 0
-         * and 2 of a lane's four (even k) or 1 and 3 (odd k) as its 16-bit
-         * halves, then aligned a half at a time */
-        __m256i SP2[8], EP2[8], SG2[8];
-        const __m256i lo8 = _mm256_set1_epi16(0xff), lo16 = _mm256_set1_epi32(0xffff);
-#pragma GCC unroll 8
-        for (int r = 0; r < 8; r++) {
-            const int j = r / 2, odd = r % 2;
-            __m256i xa = odd ? _mm256_srli_epi16(da[j], 8) : _mm256_and_si256(da[j], lo8);
-            __m256i xb = odd ? _mm256_srli_epi16(db[j], 8) : _mm256_and_si256(db[j], lo8);
-            __m256i sa, sb, ea, eb;
-            l_decode16(xa, &P->ka, &sa, &ea);
-            l_decode16(xb, &P->kb, &sb, &eb);
-            __m256i sp = _mm256_mullo_epi16(sa, sb);             /* (below 2^16) */
-            __m256i ep = _mm256_andnot_si256(_mm256_cmpeq_epi16(sp, zero), _mm256_add_epi16(ea, eb));
-            SG2[r] = _mm256_xor_si256(xa, xb);
-            SP2[r] = sp;
-            EP2[r] = ep;
-            if (odd) emo = _mm256_max_epi16(emo, ep);
-            else eme = _mm256_max_epi16(eme, ep);
-        }
-        eme = _mm256_and_si256(_mm256_max_epi16(eme, _mm256_srli_epi32(eme, 16)), lo16);
-        emo = _mm256_and_si256(_mm256_max_epi16(emo, _mm256_srli_epi32(emo, 16)), lo16);
-        const __m256i ebe = _mm256_add_epi32(eme, base), ebo = _mm256_add_epi32(emo, base);
-        const int sgs = 32 - 8 * nb;            /* the sign to bit 31 (a byte's top bit: 7, 23) */
-#pragma GCC unroll 16
-        for (int k = 0; k < 16; k++) {
-            const int r = k / 4 * 2 + k % 2, hi = k % 4 >= 2;
-            __m256i sp = hi ? _mm256_srli_epi32(SP2[r], 16) : _mm256_and_si256(SP2[r], lo16);
-            __m256i ep = hi ? _mm256_srli_epi32(EP2[r], 16) : _mm256_and_si256(EP2[r], lo16);
-            __m256i sg = _mm256_srai_epi32(_mm256_slli_epi32(SG2[r], hi ? sgs - 16 : sgs), 31);
-            __m256i t = _mm256_srlv_epi32(_mm256_sll_epi32(sp, V_CNT(P->prec)), _mm256_sub_epi32(k % 2 ? ebo : ebe, ep));
-            t = _mm256_sub_epi32(_mm256_xor_si256(t, sg), sg);
-            if (k % 2) so = _mm256_add_epi32(so, t);
-            else se = _mm256_add_epi32(se, t);
-        }
-    } else {
-    /* fp16, bf16: decoded two a lane (elements 2j and 2j + 1 are a lane's
-     * 16-bit halves), multiplied a half at a time by pmaddwd with the
-     * other half masked */
-    const __m256i lo16 = _mm256_set1_epi32(0xffff);
-    __m256i SA[4], SB[4], E2[4];
-#pragma GCC unroll 4
-    for (int j = 0; j < 4; j++) {
-        __m256i ea, eb;
-        l_decode16(da[j], &P->ka, &SA[j], &ea);
-        l_decode16(db[j], &P->kb, &SB[j], &eb);
-        E2[j] = _mm256_add_epi16(ea, eb);
-    }
-#pragma GCC unroll 16
-    for (int k = 0; k < L; k++) {
-        const int j = k / 2, hi = k % 2;
-        __m256i sp = _mm256_madd_epi16(hi ? _mm256_andnot_si256(lo16, SA[j]) : _mm256_and_si256(SA[j], lo16), SB[j]);
-        __m256i ep = hi ? _mm256_srli_epi32(E2[j], 16) : _mm256_and_si256(E2[j], lo16);
-        ep = _mm256_andnot_si256(_mm256_cmpeq_epi32(sp, zero), ep);
-        __m256i x = _mm256_xor_si256(da[j], db[j]);
-        SG[k] = _mm256_srai_epi32(hi ? x : _mm256_slli_epi32(x, 16), 31);
-        SP[k] = _mm256_sll_epi32(sp, V_CNT(P->prec));
-        EP[k] = ep;
-        if (ov) {               /* the product's leading bit (its float's exponent) + e - fbp >= 128 */
-            __m256i fe = _mm256_srli_epi32(_mm256_castps_si256(_mm256_cvtepi32_ps(sp)), 23);
-            __m256i o = _mm256_cmpgt_epi32(_mm256_add_epi32(fe, ep), othr);
-            ipos = _mm256_or_si256(ipos, _mm256_andnot_si256(SG[k], o));
-            ineg = _mm256_or_si256(ineg, _mm256_and_si256(SG[k], o));
-        }
-        if (evenodd && k % 2) emo = _mm256_max_epi32(emo, ep);
-        else eme = _mm256_max_epi32(eme, ep);
-    }
-    /* each product cut toward zero at its group's largest exponent - F */
-    const __m256i ebe = _mm256_add_epi32(eme, base), ebo = _mm256_add_epi32(emo, base);
-#pragma GCC unroll 16
-    for (int k = 0; k < L; k++) {
-        __m256i t = _mm256_srlv_epi32(SP[k], _mm256_sub_epi32(evenodd && k % 2 ? ebo : ebe, EP[k]));
-        t = _mm256_sub_epi32(_mm256_xor_si256(t, SG[k]), SG[k]);
-        if (evenodd && k % 2) so = _mm256_add_epi32(so, t);
-        else se = _mm256_add_epi32(se, t);
-    }
-    }
+    /* the products' sums, each cut toward zero at its group's largest
+     * exponent - F: fp8 (GFDRDA) the even and the odd products apart */
+    const int evenodd = nb == 1;
+    __m256i se, so = zero, eme, emo = zero, ipos = zero, ineg = zero;
+    if (evenodd) l_sums_fp8(P, da, db, &se, &so, &eme, &emo);
+    else l_sums_16(P, da, db, ov, &se, &eme, &ipos, &ineg);
     __m256i er = eme, S = se;
     if (evenodd) {                  /* the two sums joined with round-down */
         er = _mm256_max_epi32(eme, emo);
@@ -549,8 +558,7 @@ V_FN __m256i amd_lstep(const amd_plan *P, const int first, __m256i c, const char
 
 /* fast_bfn: eight dot products at a time (amd_lstep), the rest and the
  * lanes to do again by the narrow kernel; c of fp32, d fp32 */
-V_FN void amd_lanes(const fast_hdr *h, const mma_batch *x, size_t lo, size_t hi, const int nb, const int evenodd,
-                    const int ov)
+V_FN void amd_lanes(const fast_hdr *h, const mma_batch *x, size_t lo, size_t hi, const int nb, const int ov)
 {
     const amd_plan *P = PLAN(h);
     const size_t st = (size_t)h->u.k * (size_t)nb;
@@ -563,7 +571,7 @@ V_FN void amd_lanes(const fast_hdr *h, const mma_batch *x, size_t lo, size_t hi,
         for (int v = 0; v < 8; v++) cv[v] = (uint32_t)fast_ld(x->c, cs, i + (size_t)v);
         __m256i r = V_LD(cv), nan = _mm256_setzero_si256(), rare = nan;
         const char *pa = a + i * st, *pb = b + i * st;
-        for (int s = 0; s < P->steps; s++) r = amd_lstep(P, s == 0, r, pa + 16 * s, pb + 16 * s, st, nb, evenodd, ov, &nan, &rare);
+        for (int s = 0; s < P->steps; s++) r = amd_lstep(P, s == 0, r, pa + 16 * s, pb + 16 * s, st, nb, ov, &nan, &rare);
         r = _mm256_blendv_epi8(r, _mm256_set1_epi32((int32_t)P->o.nan), nan);
         _mm256_storeu_si256((__m256i *)rv, r);
         /* (a NaN operand anywhere makes the result NaN, whatever else the lane met) */
@@ -579,15 +587,15 @@ V_FN void amd_lanes(const fast_hdr *h, const mma_batch *x, size_t lo, size_t hi,
 }
 static V_TARGET void amd_lanes_16(const fast_hdr *h, const mma_batch *x, size_t lo, size_t hi)
 {
-    amd_lanes(h, x, lo, hi, 2, 0, 0);
+    amd_lanes(h, x, lo, hi, 2, 0);
 }
 static V_TARGET void amd_lanes_16ov(const fast_hdr *h, const mma_batch *x, size_t lo, size_t hi)
 {
-    amd_lanes(h, x, lo, hi, 2, 0, 1);
+    amd_lanes(h, x, lo, hi, 2, 1);
 }
 static V_TARGET void amd_lanes_eo8(const fast_hdr *h, const mma_batch *x, size_t lo, size_t hi)
 {
-    amd_lanes(h, x, lo, hi, 1, 1, 0);
+    amd_lanes(h, x, lo, hi, 1, 0);
 }
 #endif
 

@@ -1327,9 +1327,12 @@ static fast_hdr *exact_build(const mma_unit *u, int mode)
             P->h.fn = f16 ? exact_dbl_f16 : exact_dbl_bf16;       /* (the generic mode's: tested too) */
             if (mode == FAST_MODE_BEST && fast_avx2_usable()) {
                 P->h.fn = f16 ? exact_vfix_f16 : exact_vdbl_bf16;
-                if (f16) P->h.bfn = exact_vfix_f16_b;
-                if (fast_f16c_usable()) P->h.bfn = f16 ? exact_xd_f16_b : exact_xd_bf16_b;
-                if (fast_f16c_usable() && fast_avx512_usable()) P->h.bfn = f16 ? exact_x5_f16_b : exact_x5_bf16_b;
+                /* (a dot product a lane of doubles: F16C; else fp16's fixed window) */
+                if (fast_f16c_usable())
+                    P->h.bfn = fast_avx512_usable() ? (f16 ? exact_x5_f16_b : exact_x5_bf16_b)
+                                                    : (f16 ? exact_xd_f16_b : exact_xd_bf16_b);
+                else if (f16)
+                    P->h.bfn = exact_vfix_f16_b;
             }
         }
 #else

@@ -890,7 +890,7 @@ static fast_hdr *ieee_build(const mma_unit *u, int mode)
         mma_unit r = *u;
         uint64_t z[MMA_MAX_K] = {0}, inf[MMA_MAX_K];
         r.impl = 1;
-        for (int i = 0; i < u->k; i++) inf[i] = u->d == MMA_FMT_FP64 ? 0x7ff0000000000000ull : 0x7f800000u;
+        for (int i = 0; i < u->k; i++) inf[i] = mma_inf(u->d, 0);
         P->dnan = mma_dot(&r, 0, z, inf, NULL, NULL);
         /* (the batch loops in the best mode alone, as fast_fused.c's, so
          * that the tests' other modes keep the one-vector path) */
