@@ -17,7 +17,9 @@
 # at a time: 'run>null' and 'gen>null' are the same commands with their
 # output to /dev/null (the work mmaref spreads over the threads), and a
 # last line times one writer (dd) of run's output bytes into a new file
-# on the same file system, the floor under run's time.
+# on the same file system, the floor under run's time.  After each command
+# a row 'Px1' (P the most threads): P one-thread processes at once, each on
+# 1/P of the work, the host's ceiling for P threads.
 #   scripts/scaling.sh BIN [VECTORS] [THREADS...]   (default 16000000; 1 2 4 ... cores)
 #   REPEAT=3, REPEAT1=3, DIR=a folder for the files (default: a new one under $TMPDIR or /tmp)
 set -eu
@@ -32,6 +34,8 @@ topo() { LC_ALL=C lscpu 2> /dev/null | sed -n "s/^$1: *//p" | head -1; }
 echo "# $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'): $C CPUs = $(topo 'Socket(s)') socket(s) x $(topo 'Core(s) per socket') core(s) x $(topo 'Thread(s) per core') thread(s) per core"
 echo "# files on $(df -PT "$D" | awk 'NR == 2 { print $2 }'); $N vectors of $U ($((N / 4)) for metrics); best of $REPEAT (of $REPEAT1 with one thread)"
 $M gen $U --suite compliance --count "$N" --seed 1 -o "$D/g1.vec"
+P=$(echo $T | awk '{ print $NF }')
+$M gen $U --suite compliance --count $((N / P)) --seed 2 -o "$D/part.vec"
 printf 'command\tthreads\tseconds\tper_second\tspeedup\n'
 for cmd in gen gen\>null run run\>null check bench metrics; do
   base=
@@ -70,6 +74,42 @@ for cmd in gen gen\>null run run\>null check bench metrics; do
     [ $cmd = bench ] && secs=-
     printf '%s\t%s\t%s\t%s\t%s\n' $cmd "$t" "$secs" "$best" "$(awk "BEGIN { printf \"%.2f\", $best / $base }")"
   done
+  # the host's own ceiling for the most threads P: P one-thread processes
+  # of the command at once, each on 1/P of the work (a file of N/P vectors),
+  # timed until the last ends (bench: the sum of their one-core rates).
+  # Nothing is shared between them, so what they lose against P times one
+  # thread is the host's (clock, memory, the neighbours on a virtual machine).
+  if [ "$P" -gt 1 ]; then
+    best=
+    i=0
+    while [ $i -lt "$REPEAT" ]; do
+      i=$((i + 1))
+      t0=$(now)
+      k=0
+      while [ $k -lt "$P" ]; do
+        case $cmd in
+          gen) $M gen $U --suite compliance --count $((N / P)) --seed 2 --threads 1 -o "$D/i$k.vec" & ;;
+          'gen>null') $M gen $U --suite compliance --count $((N / P)) --seed 2 --threads 1 -o /dev/null & ;;
+          run) $M run "$D/part.vec" -o "$D/i$k.vec" --threads 1 2> /dev/null & ;;
+          'run>null') $M run "$D/part.vec" -o /dev/null --threads 1 2> /dev/null & ;;
+          check) $M check "$D/part.vec" --threads 1 > /dev/null & ;;
+          metrics) $M metrics $U --count $((N / 4 / P)) --threads 1 > /dev/null & ;;
+          bench) $M bench $U --threads 1 --seconds 1 | awk 'NR == 2 { print $5 }' > "$D/b$k.out" & ;;
+        esac
+        k=$((k + 1))
+      done
+      wait
+      t1=$(now)
+      n=$N; [ $cmd = metrics ] && n=$((N / 4))
+      if [ $cmd = bench ]; then rate=$(cat "$D"/b*.out | awk '{ s += $1 } END { printf "%.0f", s }')
+      else rate=$(awk "BEGIN { printf \"%.0f\", $n / ($t1 - $t0) }"); fi
+      rm -f "$D"/i*.vec "$D"/b*.out
+      if [ -z "$best" ] || [ "$rate" -gt "$best" ]; then best=$rate; fi
+    done
+    secs=$(awk "BEGIN { printf \"%.3f\", $n / $best }")
+    [ $cmd = bench ] && secs=-
+    printf '%s\t%sx1\t%s\t%s\t%s\n' $cmd "$P" "$secs" "$best" "$(awk "BEGIN { printf \"%.2f\", $best / $base }")"
+  fi
   [ $cmd = run ] && bytes=$(wc -c < "$D/r1.vec")
   rm -f "$D/r1.vec" "$D/x.vec"
 done
