@@ -934,22 +934,26 @@ static int t_lanes_ok(const fast_plan *P, const mma_unit *u)
  * step's results; or's into *rare the lanes to be done again. */
 V_FN __m256i t_lstep(const fast_plan *P, __m256i c, const __m256i *xa, const __m256i *xb, const int L, __m256i *rare)
 {
-    const __m256i zero = _mm256_setzero_si256(), one = _mm256_set1_epi32(1), e8 = _mm256_set1_epi32(0xff);
-    const __m256i m10 = _mm256_set1_epi32(0x3ff), ezv = _mm256_set1_epi32(P->ez_rel);
+    const __m256i zero = _mm256_setzero_si256(), one = _mm256_set1_epi32(1);
+    const __m256i mag = _mm256_set1_epi32(0x7fffe000), h10 = _mm256_set1_epi32(0x400);
+    const __m256i ezv = _mm256_set1_epi32(P->ez_rel), finf = _mm256_set1_epi32(0x7f800000);
     const __m128i pre = _mm_cvtsi32_si128(P->pre);
-    __m256i SP[8], EP[8], SG[8], smax = zero, emv = _mm256_set1_epi32(V_LOW);
+    __m256i SP[8], EP[8], SG[8], amax = zero, emv = _mm256_set1_epi32(V_LOW);
 #pragma GCC unroll 8
     for (int j = 0; j < L; j++) {
-        __m256i ea = _mm256_and_si256(_mm256_srli_epi32(xa[j], 23), e8);
-        __m256i eb = _mm256_and_si256(_mm256_srli_epi32(xb[j], 23), e8);
-        smax = _mm256_max_epu32(smax, _mm256_max_epu32(ea, eb));         /* 255: Inf or NaN */
-        /* the significands (10 fraction bits, the hidden bit where normal) */
-        __m256i sa = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi32(xa[j], 13), m10),
-                                     _mm256_slli_epi32(_mm256_min_epu32(ea, one), 10));
-        __m256i sb = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi32(xb[j], 13), m10),
-                                     _mm256_slli_epi32(_mm256_min_epu32(eb, one), 10));
+        /* the magnitudes' tf32 bits: their largest says Inf (0x7f800000)
+         * or NaN (above) */
+        __m256i ma = _mm256_and_si256(xa[j], mag), mb = _mm256_and_si256(xb[j], mag);
+        amax = _mm256_max_epi32(amax, _mm256_max_epi32(ma, mb));
+        /* exponent field e, max(e, 1), and the significand: the fields
+         * e:m less (max(e, 1) - 1) units of 2^10 (the hidden bit where
+         * normal) */
+        __m256i ya = _mm256_srli_epi32(ma, 13), yb = _mm256_srli_epi32(mb, 13);
+        __m256i ea = _mm256_max_epi32(_mm256_srli_epi32(ma, 23), one), eb = _mm256_max_epi32(_mm256_srli_epi32(mb, 23), one);
+        __m256i sa = _mm256_add_epi32(_mm256_sub_epi32(ya, _mm256_slli_epi32(ea, 10)), h10);
+        __m256i sb = _mm256_add_epi32(_mm256_sub_epi32(yb, _mm256_slli_epi32(eb, 10)), h10);
         __m256i sp = _mm256_madd_epi16(sa, sb);                           /* (high halves 0) */
-        __m256i ep = _mm256_add_epi32(_mm256_max_epi32(ea, one), _mm256_max_epi32(eb, one));
+        __m256i ep = _mm256_add_epi32(ea, eb);
         emv = _mm256_max_epi32(emv, _mm256_blendv_epi8(ep, ezv, _mm256_cmpeq_epi32(sp, zero)));
         EP[j] = ep;                      /* (a zero product's shift does not matter) */
         SP[j] = _mm256_sll_epi32(sp, pre);
@@ -957,9 +961,8 @@ V_FN __m256i t_lstep(const fast_plan *P, __m256i c, const __m256i *xa, const __m
     }
     /* c: its exponent relative as the products' (bias_a + bias_b added),
      * its significand; Inf or NaN apart */
-    __m256i ce = _mm256_and_si256(_mm256_srli_epi32(c, 23), e8);
-    __m256i cinf = _mm256_cmpeq_epi32(_mm256_and_si256(c, _mm256_set1_epi32(0x7fffffff)), _mm256_set1_epi32(0x7f800000));
-    __m256i cspec = _mm256_cmpeq_epi32(ce, e8);
+    __m256i cabs = _mm256_and_si256(c, _mm256_set1_epi32(0x7fffffff));
+    __m256i ce = _mm256_srli_epi32(cabs, 23);
     __m256i csig = _mm256_or_si256(_mm256_and_si256(c, _mm256_set1_epi32(0x7fffff)),
                                    _mm256_slli_epi32(_mm256_min_epu32(ce, one), 23));
     __m256i ec = _mm256_add_epi32(_mm256_max_epi32(ce, one), _mm256_set1_epi32(P->bab - 127));
@@ -980,16 +983,22 @@ V_FN __m256i t_lstep(const fast_plan *P, __m256i c, const __m256i *xa, const __m
     __m256i fb = _mm256_add_epi32(_mm256_castps_si256(f), up);
     /* times 2^(emax - F): the result's biased exponent must lie in 1..254 */
     __m256i lsb = _mm256_sub_epi32(emax, _mm256_set1_epi32(P->bab + P->f));
-    __m256i be = _mm256_add_epi32(_mm256_and_si256(_mm256_srli_epi32(fb, 23), e8), lsb);
+    __m256i be = _mm256_add_epi32(_mm256_srli_epi32(_mm256_slli_epi32(fb, 1), 24), lsb);
     __m256i r = _mm256_add_epi32(fb, _mm256_slli_epi32(lsb, 23));
     __m256i iszero = _mm256_cmpeq_epi32(sum, zero);
     __m256i ovf = _mm256_cmpgt_epi32(be, _mm256_set1_epi32(254));
     __m256i tiny = _mm256_andnot_si256(iszero, _mm256_cmpgt_epi32(one, be));
-    r = _mm256_blendv_epi8(r, _mm256_or_si256(_mm256_set1_epi32((int32_t)P->o.inf), _mm256_slli_epi32(sgn, 31)), ovf);
+    r = _mm256_blendv_epi8(r, _mm256_or_si256(finf, _mm256_slli_epi32(sgn, 31)), ovf);
     r = _mm256_andnot_si256(iszero, r);                                   /* an exact zero: +0 */
+    /* specials (special_step, c_decides): a NaN operand or c gives the
+     * NaN; an Inf c with finite products gives c; an Inf operand goes
+     * to the plan's kernel */
+    __m256i cinf = _mm256_cmpeq_epi32(cabs, finf);
+    __m256i nan = _mm256_or_si256(_mm256_cmpgt_epi32(amax, finf), _mm256_cmpgt_epi32(cabs, finf));
+    __m256i inf = _mm256_cmpeq_epi32(amax, finf);
     r = _mm256_blendv_epi8(r, c, cinf);
-    __m256i spec = _mm256_cmpeq_epi32(smax, e8);
-    *rare = _mm256_or_si256(*rare, _mm256_or_si256(_mm256_or_si256(spec, tiny), _mm256_andnot_si256(cinf, cspec)));
+    r = _mm256_blendv_epi8(r, _mm256_set1_epi32((int32_t)P->o.nan), nan);
+    *rare = _mm256_or_si256(*rare, _mm256_andnot_si256(nan, _mm256_or_si256(inf, _mm256_andnot_si256(cinf, tiny))));
     return r;
 }
 
@@ -1016,18 +1025,31 @@ V_FN void t_lanes(const fast_hdr *h, const mma_batch *x, size_t lo, size_t hi, c
             pa = (const char *)ta;
             pb = (const char *)tb;
         }
-        for (int v = 0; v < n; v++) cv[v] = (uint32_t)fast_ld(x->c, cs, i + (size_t)v);
-        __m256i r = V_LD(cv), rare = _mm256_setzero_si256();
+        __m256i r;
+        if (cs == 4 && n == 8) {
+            r = V_LD((const uint32_t *)x->c + i);
+        } else {
+            for (int v = 0; v < n; v++) cv[v] = (uint32_t)fast_ld(x->c, cs, i + (size_t)v);
+            r = V_LD(cv);
+        }
+        const __m256i c0 = r;
+        __m256i rare = _mm256_setzero_si256();
         for (int s = 0; s < P->steps; s++) {
             __m256i xa[8], xb[8];
+#pragma GCC unroll 2
             for (int q = 0; q < L / 4; q++) {
                 v_load8x16_t(pa + 16 * (size_t)(s * L / 4 + q), st, xa + 4 * q);
                 v_load8x16_t(pb + 16 * (size_t)(s * L / 4 + q), st, xb + 4 * q);
             }
             r = t_lstep(P, r, xa, xb, L, &rare);
         }
-        _mm256_storeu_si256((__m256i *)rv, r);
         unsigned m = (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(rare)) & ((1u << n) - 1);
+        if (ds == 4 && n == 8 && !m) {
+            _mm256_storeu_si256((__m256i *)((uint32_t *)x->d + i), r);
+            continue;
+        }
+        _mm256_storeu_si256((__m256i *)rv, r);
+        _mm256_storeu_si256((__m256i *)cv, c0);
         while (m) {
             int v = __builtin_ctz(m);
             uint64_t wa[32], wb[32];
