@@ -523,6 +523,90 @@ static uint64_t skew_field(mma_fmt f, int e, int fb, int neg)
     return fi->has_sign && neg ? x | (uint64_t)1 << (fi->width - 1) : x;
 }
 
+/* A tf32 operand (fp32 layout; the low 13 bits, which tf32 ignores, at
+ * random): exponent field e, sign neg, fraction at random */
+static uint64_t tf32_of(int e, int neg)
+{
+    return (uint64_t)neg << 31 | (uint64_t)(e & 0xff) << 23 | (rnd() & 0x7fffff);
+}
+
+/* Vectors at the edges of the tf32 lane batch loops (fast_fused.c,
+ * t_lstep), one case each, so that eight lanes side by side mix them:
+ * a small product of either sign whose bits below emax - F are cut (and
+ * ties there), c dominating the products, exact cancellation to zero (c
+ * 0 or -0), subnormal operands and products, sums past fp32's largest
+ * binade (Inf of either sign), results below its least normal (the lane
+ * done again), NaN and Inf operands (Inf * 0 too), c Inf or NaN, every
+ * product zero; random bits otherwise. */
+static mma_vec *tf32_lane_edges(const mma_unit *u, long count)
+{
+    mma_vec *v = random_bits(u, count);
+    for (long i = 0; i < count; i++) {
+        mma_vec *x = &v[i];
+        int kk = (int)(rnd() % (uint64_t)u->k), cs = (int)(rnd() & 1);
+        switch (i % 11) {
+        case 0: break;
+        case 1:                     /* products about 1, one of 2^-20 to 2^-32 */
+            for (int k = 0; k < u->k; k++) {
+                x->a[k] = tf32_of(127 + (int)(rnd() % 3) - 1, (int)(rnd() & 1));
+                x->b[k] = tf32_of(127, 0);
+            }
+            x->a[kk] = tf32_of(127 - 20 - (int)(rnd() % 13), (int)(rnd() & 1));
+            if (rnd() & 1) x->a[kk] &= 0xff800000u;                       /* a power of two */
+            x->c = rnd() & 1 ? 0 : tf32_of(127 - (int)(rnd() % 30), cs);
+            break;
+        case 2:                     /* c dominating */
+            for (int k = 0; k < u->k; k++) {
+                x->a[k] = tf32_of(127 + (int)(rnd() % 5) - 2, (int)(rnd() & 1));
+                x->b[k] = tf32_of(127 + (int)(rnd() % 5) - 2, (int)(rnd() & 1));
+            }
+            x->c = tf32_of(127 + 10 + (int)(rnd() % 30), cs);
+            break;
+        case 3:                     /* exact cancellation, c 0 or -0 */
+            for (int k = 0; k + 1 < u->k; k += 2) {
+                x->a[k] = tf32_of(100 + (int)(rnd() % 50), (int)(rnd() & 1));
+                x->b[k] = tf32_of(100 + (int)(rnd() % 50), (int)(rnd() & 1));
+                x->a[k + 1] = x->a[k] ^ 0x80000000u;
+                x->b[k + 1] = x->b[k];
+            }
+            x->c = (uint64_t)cs << 31;
+            break;
+        case 4:                     /* subnormal and least normal operands, c tiny or 0 */
+            for (int k = 0; k < u->k; k++) {
+                x->a[k] = tf32_of((int)(rnd() % 2), (int)(rnd() & 1));
+                x->b[k] = tf32_of(rnd() % 2 ? (int)(rnd() % 2) : 127 + 100 + (int)(rnd() % 27), (int)(rnd() & 1));
+            }
+            x->c = rnd() & 1 ? 0 : tf32_of((int)(rnd() % 3), cs);
+            break;
+        case 5:                     /* past the largest binade: Inf of the sign */
+            for (int k = 0; k < u->k; k++) {
+                x->a[k] = tf32_of(127 + 60 + (int)(rnd() % 8), cs ^ (rnd() % 8 == 0));
+                x->b[k] = tf32_of(127 + 60 + (int)(rnd() % 8), 0);
+            }
+            x->c = rnd() & 1 ? 0x7f7fffffu | (uint64_t)cs << 31 : tf32_of(250 + (int)(rnd() % 5), cs);
+            break;
+        case 6:                     /* below the least normal */
+            for (int k = 0; k < u->k; k++) {
+                x->a[k] = tf32_of(20 + (int)(rnd() % 20), (int)(rnd() & 1));
+                x->b[k] = tf32_of(20 + (int)(rnd() % 20), (int)(rnd() & 1));
+            }
+            x->c = rnd() & 1 ? 0 : tf32_of((int)(rnd() % 2), cs);
+            break;
+        case 7: x->a[kk] = tf32_of(255, cs) | 0x2000; break;               /* NaN (a fraction bit tf32 keeps) */
+        case 8:                                                             /* Inf, Inf * 0, Inf of both signs */
+            x->a[kk] = 0x7f800000u | (uint64_t)cs << 31 | (rnd() & 0x1fff);   /* (13 ignored bits: still Inf) */
+            if (rnd() % 3 == 0) x->b[kk] = (rnd() & 1) << 31;
+            else if (rnd() & 1) x->a[(kk + 1) % u->k] = x->a[kk] ^ 0x80000000u;
+            break;
+        case 9: x->c = rnd() % 3 ? 0x7f800000u | (uint64_t)cs << 31 : 0x7fc00000u | (rnd() & 0x3fffff); break;
+        case 10:                    /* every product zero, c anything */
+            for (int k = 0; k < u->k; k++) x->a[k] = (rnd() & 1) << 31;
+            break;
+        }
+    }
+    return v;
+}
+
 /* Vectors at the edges of the CDNA3 lane batch loops, one case each:
  * results near fp32's largest binade (rounding up to Inf) and below its
  * least normal (the lane done again), Inf and NaN operands and c (Inf
@@ -999,6 +1083,23 @@ int main(int argc, char **argv)
             n_bad++;
         }
         check_set(lanes[i], "lane edges", &u, v, n);
+        free(v);
+    }
+
+    /* 4e. the tf32 batch loops with a dot product a lane (fast_fused.c,
+     * t_lstep): one step of 8 (Hopper), two steps of 4 and one (Ampere) */
+    static const char *tfl[] = {"hopper:wgmma.m64n8k8.f32.tf32.tf32", "ampere:mma.m16n8k8.f32.tf32.tf32.f32",
+                                "ampere:mma.m16n8k4.f32.tf32.tf32.f32"};
+    for (size_t i = 0; i < sizeof tfl / sizeof tfl[0]; i++) {
+        mma_unit u;
+        if (unit_of(tfl[i], &u)) continue;
+        long n = 20 * count + 5;
+        mma_vec *v = tf32_lane_edges(&u, n);
+        if (mma_fast_narrow(&u) != 2) {
+            fprintf(stderr, "FAIL: %s: no batch loop (%d)\n", tfl[i], mma_fast_narrow(&u));
+            n_bad++;
+        }
+        check_set(tfl[i], "tf32 lane edges", &u, v, n);
         free(v);
     }
 

@@ -630,6 +630,7 @@ V_FN void v_operands(const uint64_t *a, const uint64_t *b, int g, const int part
 V_FN void v_load8x16_t(const char *p, size_t stride, __m256i d[4])
 {
     __m256i y[4];
+#pragma GCC unroll 4
     for (int v = 0; v < 4; v++)
         y[v] = _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(p + (size_t)v * stride))),
                                        _mm_loadu_si128((const __m128i *)(p + (size_t)(v + 4) * stride)), 1);
