@@ -681,6 +681,74 @@ static uint64_t sfma_one(const fast_hdr *h, const mma_batch *x, size_t i, uint64
         for (; i < hi; i++)                                                                        \
             fast_st(x->d, x->d_size, i, sfma_one(h, x, i, fast_ld(x->c, x->c_size, i), (int)sizeof *a)); \
     }
+/* The same with MXCSR.DAZ set in the loop (s16: AVX-512, binary32).  The
+ * device host's Xeon (Emerald Rapids) takes a microcode assist for an fma
+ * with a subnormal operand: random-bit fp32 has one in 3.5% of its dot
+ * products, and it ran 381 M dot/s against 562 M with them zeroed
+ * (docs/data/probe_device.txt).  With DAZ, subnormal operands read as zero
+ * without an assist; the registers with a lane that had one (in a, b, c, or
+ * a step's result that the next step reads; found on their bits)
+ * are listed with the NaN ones and done again with MXCSR as it was.  FTZ
+ * stays clear, so a subnormal result is IEEE's and the last step's is
+ * kept. */
+B5_FN __mmask16 s16_sub(s16_v v)   /* (vfpclassps reads a subnormal as zero under DAZ: Zen 4) */
+{
+    const __m512i w = _mm512_castps_si512(v);
+    return _mm512_mask_test_epi32_mask(_mm512_testn_epi32_mask(w, _mm512_set1_epi32(0x7f800000)), w,
+                                       _mm512_set1_epi32(0x7fffffff));
+}
+#define MXCSR_DAZ 0x0040u
+#define SFMA_RANGE_DAZ(NAME, X, TGT, K, CHK)                                                          \
+    static TGT void NAME(const fast_hdr *h, const mma_batch *x, size_t lo, size_t hi)              \
+    {                                                                                              \
+        const X##_e *a = (const X##_e *)x->a, *b = (const X##_e *)x->b;                            \
+        X##_e t[X##_W] __attribute__((aligned(64)));                                               \
+        for (int j = 0; j < X##_W; j++) t[j] = (X##_e)PLAN(h)->dnan;                               \
+        const X##_v dn = X##_ld(t);                                                                \
+        const int keep = b_overlap(x, lo, hi);                                                     \
+        const unsigned csr = _mm_getcsr();                                                         \
+        size_t i = lo;                                                                             \
+        while (i + X##_W <= hi) {                                                                  \
+            uint32_t rl_[B_SB / X##_W];                                                            \
+            X##_e rc_[B_SB] __attribute__((aligned(64)));                                          \
+            unsigned n_ = 0;                                                                       \
+            const size_t b_ = i, e_ = hi - b_ > B_SB ? b_ + B_SB : hi;                             \
+            _mm_setcsr(csr | MXCSR_DAZ);                                                           \
+            for (; i + X##_W <= e_; i += X##_W) {                                                  \
+                X##_v c = B_LDC(X, x, i, t), d = c;                                                \
+                __mmask16 sub = 0;                                                                 \
+                _Pragma("GCC unroll 4") for (int e0 = 0; e0 < K; e0 += B_KB(X, K)) {               \
+                    X##_v ea[B_KB(X, K)], eb[B_KB(X, K)];                                          \
+                    B_BLOCK(X, a + i * K, K, e0, ea);                                              \
+                    B_BLOCK(X, b + i * K, K, e0, eb);                                              \
+                    _Pragma("GCC unroll 16") for (int e = 0; e < B_KB(X, K); e++) {                \
+                        if (CHK) sub |= X##_sub(ea[e]) | X##_sub(eb[e]) | X##_sub(d);              \
+                        d = X##_fma(ea[e], eb[e], d);                                              \
+                    }                                                                              \
+                }                                                                                  \
+                B_STD(X, x, i, d, t);                                                              \
+                rl_[n_] = (uint32_t)(i - b_);                                                      \
+                if (keep) X##_st(rc_ + n_ * X##_W, c);                                             \
+                n_ += (X##_nan(d) | b_kbits(_cvtmask16_u32(sub))) != 0;                             \
+            }                                                                                      \
+            _mm_setcsr(csr);                                                                       \
+            for (unsigned p_ = 0; p_ < n_; p_++) {                                                 \
+                const size_t v_ = b_ + rl_[p_];                                                    \
+                X##_v d = keep ? X##_ld(rc_ + p_ * X##_W) : B_LDC(X, x, v_, t);                    \
+                SFMA_CHAIN(X, K, v_, d, 1)                                                         \
+                B_STD(X, x, v_, d, t);                                                             \
+            }                                                                                      \
+        }                                                                                          \
+        for (; i < hi; i++)                                                                        \
+            fast_st(x->d, x->d_size, i, sfma_one(h, x, i, fast_ld(x->c, x->c_size, i), (int)sizeof *a)); \
+    }
+SFMA_RANGE_DAZ(sfma_s16z_1, s16, B5_TARGET, 1, 1) SFMA_RANGE_DAZ(sfma_s16z_2, s16, B5_TARGET, 2, 1)
+SFMA_RANGE_DAZ(sfma_s16z_4, s16, B5_TARGET, 4, 1) SFMA_RANGE_DAZ(sfma_s16z_8, s16, B5_TARGET, 8, 1)
+SFMA_RANGE_DAZ(sfma_s16z_16, s16, B5_TARGET, 16, 1)
+SFMA_RANGE_DAZ(sfma_s16y_4, s16, B5_TARGET, 4, 0)
+static const fast_bfn sfma_batches_daz[5] = {sfma_s16z_1, sfma_s16z_2, sfma_s16z_4, sfma_s16z_8, sfma_s16z_16};
+#undef SFMA_RANGE_DAZ
+#undef MXCSR_DAZ
 #define SFMA_SET(X, TGT)                                                                           \
     SFMA_RANGE(sfma_##X##_1, X, TGT, 1) SFMA_RANGE(sfma_##X##_2, X, TGT, 2) SFMA_RANGE(sfma_##X##_4, X, TGT, 4) \
     SFMA_RANGE(sfma_##X##_8, X, TGT, 8) SFMA_RANGE(sfma_##X##_16, X, TGT, 16)
@@ -896,7 +964,9 @@ static fast_hdr *ieee_build(const mma_unit *u, int mode)
          * that the tests' other modes keep the one-vector path) */
         int lk = __builtin_ctz((unsigned)u->k);
         if (mode == FAST_MODE_BEST && fast_avx2_usable() && u->k == 1 << lk && lk <= 4)
-            P->h.bfn = sfma_batches[fast_avx512_usable()][u->d == MMA_FMT_FP64][lk];
+            P->h.bfn = getenv("MMAREF_DAZ") && fast_avx512_usable() && u->d != MMA_FMT_FP64
+                           ? (getenv("MMAREF_DAZ")[0] == '3' && lk == 2 ? sfma_s16y_4 : sfma_batches_daz[lk])
+                           : sfma_batches[fast_avx512_usable()][u->d == MMA_FMT_FP64][lk];
     }
 #else
     (void)mode;
