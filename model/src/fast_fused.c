@@ -1130,21 +1130,19 @@ W_FN uint64_t w_dot(const fast_plan *P, uint64_t c, const void *a, const void *b
     }
     return acc;
 }
+/* a fast_fn NAME (TGT: its target) of no block scales returning CALL */
+#define FN_UNSCALED(NAME, TGT, CALL)                                                              \
+    static TGT uint64_t NAME(const fast_hdr *h, uint64_t c, const uint64_t *a, const uint64_t *b,  \
+                             const uint64_t *sa, const uint64_t *sb)                               \
+    {                                                                                              \
+        (void)sa;                                                                                  \
+        (void)sb;                                                                                  \
+        return CALL;                                                                               \
+    }
 #define W_KERNELS(OUT, CK, SPK)                                                                    \
-    static W_TARGET uint64_t fast_w_##OUT##_##SPK(const fast_hdr *h, uint64_t c, const uint64_t *a,  \
-                                                  const uint64_t *b, const uint64_t *sa, const uint64_t *sb) \
-    {                                                                                              \
-        (void)sa;                                                                                  \
-        (void)sb;                                                                                  \
-        return w_dot(PLAN(h), c, a, b, OUT, CK, SPK, 0);                                           \
-    }                                                                                              \
-    static W_TARGET uint64_t fast_w1_##OUT##_##SPK(const fast_hdr *h, uint64_t c, const uint64_t *a, \
-                                                   const uint64_t *b, const uint64_t *sa, const uint64_t *sb) \
-    {                                                                                              \
-        (void)sa;                                                                                  \
-        (void)sb;                                                                                  \
-        return w_step(PLAN(h), &h->u, 1, 0, c, NULL, a, b, OUT, CK, SPK, 0, fast_w_##OUT##_##SPK);    \
-    }                                                                                              \
+    FN_UNSCALED(fast_w_##OUT##_##SPK, W_TARGET, w_dot(PLAN(h), c, a, b, OUT, CK, SPK, 0))           \
+    FN_UNSCALED(fast_w1_##OUT##_##SPK, W_TARGET,                                                    \
+                w_step(PLAN(h), &h->u, 1, 0, c, NULL, a, b, OUT, CK, SPK, 0, fast_w_##OUT##_##SPK))    \
     B_RANGE(fast_wb_##OUT##_##SPK, W_TARGET, 1, w_dot, OUT, CK, SPK, 1)
 W_KERNELS(1, CK_F32, 0) W_KERNELS(1, CK_F32, 1) W_KERNELS(1, CK_F32, 2)
 W_KERNELS(2, CK_F32, 0) W_KERNELS(2, CK_F32, 1) W_KERNELS(2, CK_F32, 2)
@@ -1279,17 +1277,12 @@ V_FN uint64_t h_dot1(const fast_hdr *h, uint64_t c, const uint64_t *a, const uin
     return finish_k(P, emr - P->bab, _mm_cvtsi128_si32(s4), &xc, &P->c1, out, NULL, 0);
 }
 #define H_KERNEL(OUT, CK, SPK)                                                                     \
-    static V_TARGET uint64_t fast_h1_##OUT##_##SPK(const fast_hdr *h, uint64_t c, const uint64_t *a,  \
-                                                   const uint64_t *b, const uint64_t *sa, const uint64_t *sb) \
-    {                                                                                              \
-        (void)sa;                                                                                  \
-        (void)sb;                                                                                  \
-        return h_dot1(h, c, a, b, OUT, CK, SPK, fast_s_4_##OUT##_##SPK##_8);                         \
-    }
+    FN_UNSCALED(fast_h1_##OUT##_##SPK, V_TARGET, h_dot1(h, c, a, b, OUT, CK, SPK, fast_s_4_##OUT##_##SPK##_8))
 H_KERNEL(1, CK_F32, 0) H_KERNEL(1, CK_F32, 1) H_KERNEL(1, CK_F32, 2)
 H_KERNEL(2, CK_F32, 0) H_KERNEL(2, CK_F32, 1) H_KERNEL(2, CK_F32, 2)
 H_KERNEL(3, CK_F16, 0) H_KERNEL(3, CK_F16, 1) H_KERNEL(3, CK_F16, 2)
 #undef H_KERNEL
+#undef FN_UNSCALED
 static const fast_fn h1_kernels[3][3] = {   /* [out - 1][spk] */
     {fast_h1_1_0, fast_h1_1_1, fast_h1_1_2}, {fast_h1_2_0, fast_h1_2_1, fast_h1_2_2}, {fast_h1_3_0, fast_h1_3_1, fast_h1_3_2}};
 
