@@ -992,6 +992,39 @@ int main(int argc, char **argv)
         }
     }
 
+    /* 3c. directed: the 16-bit lanes of one fp8 step (fast_fused.c,
+     * w_step and h_dot1): c's exponent field through all of fp32's (0 to
+     * 254) beside finite products of every e4m3/e5m2 exponent, so that
+     * each product is aligned by every shift from 0 past 255 (the AVX2
+     * lanes look 2^(15 - sh) up from sh saturated to a byte); every third
+     * vector with some zero products, every fifth with c zero; and zero
+     * products of ezero 260 and 1000, whose emax puts the others' shifts
+     * past a byte */
+    {
+        static const char *units[] = {"hopper:wgmma.m64n8k32.f32.e4m3.e4m3", "hopper:wgmma.m64n8k32.f32.e5m2.e4m3",
+                                      "fused,a=e4m3,b=e4m3,c=fp32,d=fp32,k=32,l=32,f=13,ezero=260",
+                                      "fused,a=e4m3,b=e4m3,c=fp32,d=fp32,k=32,l=32,f=13,ezero=1000"};
+        for (int ui = 0; ui < 4; ui++) {
+            mma_unit u;
+            if (unit_of(units[ui], &u)) continue;
+            const int n = 255 * 8;
+            mma_vec *v = calloc((size_t)n, sizeof *v);
+            for (int i = 0; i < n; i++) {
+                v[i].c = (i % 5 == 4 ? 0 : (uint64_t)(i / 8) << 23 | (rnd() & 0x7fffff)) | (rnd() & 1) << 31;
+                for (int k = 0; k < u.k; k++) {
+                    uint64_t x = rnd() & 0xff, y = rnd() & 0xff;
+                    if ((x & 0x7f) == 0x7f || (u.a == MMA_FMT_E5M2 && (x & 0x7c) == 0x7c)) x &= 0xbf;   /* finite */
+                    if ((y & 0x7f) == 0x7f) y &= 0xbf;
+                    if (i % 3 == 1 && k % 4 == 0) x &= 0x80;   /* zeros */
+                    v[i].a[k] = x;
+                    v[i].b[k] = y;
+                }
+            }
+            check_set(units[ui], "directed fp8 alignment shifts", &u, v, n);
+            free(v);
+        }
+    }
+
     /* 4. the bench set again with more random-bit vectors (the kernels'
      * common paths) */
     static const char *hot[] = {"hopper:wgmma.m64n8k32.f32.e4m3.e4m3", "ampere:mma.m16n8k16.f32.f16.f16.f32",

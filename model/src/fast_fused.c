@@ -117,7 +117,7 @@ struct fast_plan {
     int16_t w_mm[2][32], w_em[2][32], w_hid[2][32], w_sm[2][32], w_sv[2][32], w_wm[2][32];
     int16_t w_one[32], w_ezv[32], w_idx[32];
     int w_nan_only;                      /* a and b have no Inf: Inf/NaN lanes are NaNs */
-    int64_t w_ss[2][2];
+    int64_t w_ss[2][2], w_pre1[2];       /* (w_pre1: pre + 1, the AVX2 lanes' alignment) */
     int groups, tail, narrow, tf;
     int32_t bab, ez_rel;                 /* bias_a + bias_b; ezero + bab  */
 };
@@ -1236,8 +1236,14 @@ W_FN __m512i w_load(const fast_plan *P, const void *p, int i, const int nw)
     return _mm512_and_si512(x, W_LD(P->w_wm[i]));
 }
 
+/* rare: for a dot product of one step through mma_dot, the kernel that
+ * takes over when an operand or c is Inf or NaN (the whole dot product
+ * again, as a tail call): with no call left on the common path the
+ * kernel saves no registers and aligns no stack, which was a tenth of
+ * its instructions. */
 W_FN uint64_t w_step(const fast_plan *P, const mma_unit *u, const int first, int s, uint64_t acc, fast_c *xcp,
-                     const void *a, const void *b, const int out, const int ck, const int spk, const int nw)
+                     const void *a, const void *b, const int out, const int ck, const int spk, const int nw,
+                     const fast_fn rare)
 {
     const __m512i zero = _mm512_setzero_si512(), one = W_LD(P->w_one);
     __m512i xa = w_load(P, a, 0, nw), xb = w_load(P, b, 1, nw);
@@ -1260,6 +1266,7 @@ W_FN uint64_t w_step(const fast_plan *P, const mma_unit *u, const int first, int
     const fast_cfmt *cf = first ? &P->c1 : &P->cd;
     fast_c xc = !xcp || xcp->spec ? c_decode_k(cf, acc, ck) : *xcp;
     if (__builtin_expect(spec | (unsigned)xc.spec, 0)) {
+        if (rare) return rare(&P->h, acc, (const uint64_t *)a, (const uint64_t *)b, NULL, NULL);
         if (xcp) xcp->spec = 1;
         /* (formats with no Inf, e4m3: an Inf/NaN lane is a NaN operand, and
          * a NaN term makes the step's result NaN whatever c is) */
@@ -1287,25 +1294,30 @@ W_FN uint64_t w_dot(const fast_plan *P, uint64_t c, const void *a, const void *b
                     const int spk, const int nw)
 {
     const mma_unit *u = &P->h.u;
-    if (P->steps == 1) return w_step(P, u, 1, 0, c, NULL, a, b, out, ck, spk, nw);
+    if (P->steps == 1) return w_step(P, u, 1, 0, c, NULL, a, b, out, ck, spk, nw, NULL);
     fast_c xc = {0, 0, 0, 1};
     const char *ca = (const char *)a, *cb = (const char *)b;
-    uint64_t acc = w_step(P, u, 1, 0, c, &xc, ca, cb, out, ck, spk, nw);
+    uint64_t acc = w_step(P, u, 1, 0, c, &xc, ca, cb, out, ck, spk, nw, NULL);
     for (int s = 1; s < P->steps; s++) {
         ca += 32 * (nw ? nw : 8);
         cb += 32 * (nw ? nw : 8);
-        acc = w_step(P, u, 0, s, acc, &xc, ca, cb, out, ck, spk, nw);
+        acc = w_step(P, u, 0, s, acc, &xc, ca, cb, out, ck, spk, nw, NULL);
     }
     return acc;
 }
-#define W_KERNELS(OUT, CK, SPK)                                                                    \
-    static W_TARGET uint64_t fast_w_##OUT##_##SPK(const fast_hdr *h, uint64_t c, const uint64_t *a,  \
-                                                  const uint64_t *b, const uint64_t *sa, const uint64_t *sb) \
+/* a fast_fn NAME (TGT: its target) of no block scales returning CALL */
+#define FN_UNSCALED(NAME, TGT, CALL)                                                              \
+    static TGT uint64_t NAME(const fast_hdr *h, uint64_t c, const uint64_t *a, const uint64_t *b,  \
+                             const uint64_t *sa, const uint64_t *sb)                               \
     {                                                                                              \
         (void)sa;                                                                                  \
         (void)sb;                                                                                  \
-        return w_dot(PLAN(h), c, a, b, OUT, CK, SPK, 0);                                           \
-    }                                                                                              \
+        return CALL;                                                                               \
+    }
+#define W_KERNELS(OUT, CK, SPK)                                                                    \
+    FN_UNSCALED(fast_w_##OUT##_##SPK, W_TARGET, w_dot(PLAN(h), c, a, b, OUT, CK, SPK, 0))           \
+    FN_UNSCALED(fast_w1_##OUT##_##SPK, W_TARGET,                                                    \
+                w_step(PLAN(h), &h->u, 1, 0, c, NULL, a, b, OUT, CK, SPK, 0, fast_w_##OUT##_##SPK))    \
     B_RANGE(fast_wb_##OUT##_##SPK, W_TARGET, 1, w_dot, OUT, CK, SPK, 1)
 W_KERNELS(1, CK_F32, 0) W_KERNELS(1, CK_F32, 1) W_KERNELS(1, CK_F32, 2)
 W_KERNELS(2, CK_F32, 0) W_KERNELS(2, CK_F32, 1) W_KERNELS(2, CK_F32, 2)
@@ -1313,6 +1325,8 @@ W_KERNELS(3, CK_F16, 0) W_KERNELS(3, CK_F16, 1) W_KERNELS(3, CK_F16, 2)
 #undef W_KERNELS
 static const fast_fn w_kernels[3][3] = {   /* [out - 1][spk] */
     {fast_w_1_0, fast_w_1_1, fast_w_1_2}, {fast_w_2_0, fast_w_2_1, fast_w_2_2}, {fast_w_3_0, fast_w_3_1, fast_w_3_2}};
+static const fast_fn w1_kernels[3][3] = {   /* one step */
+    {fast_w1_1_0, fast_w1_1_1, fast_w1_1_2}, {fast_w1_2_0, fast_w1_2_1, fast_w1_2_2}, {fast_w1_3_0, fast_w1_3_1, fast_w1_3_2}};
 static const fast_bfn w_batches[3][3] = {
     {fast_wb_1_0, fast_wb_1_1, fast_wb_1_2}, {fast_wb_2_0, fast_wb_2_1, fast_wb_2_2}, {fast_wb_3_0, fast_wb_3_1, fast_wb_3_2}};
 
@@ -1339,6 +1353,7 @@ static int w_plan(fast_plan *P, const mma_unit *u)
         }
         P->w_ss[i][0] = 16 - w[i];
     }
+    P->w_pre1[0] = P->pre + 1;
     P->w_nan_only = !fa->has_inf && !fb->has_inf;
     for (int j = 0; j < 32; j++) {
         P->w_one[j] = 1;
@@ -1347,6 +1362,104 @@ static int w_plan(fast_plan *P, const mma_unit *u)
     }
     return 1;
 }
+
+/* ---- AVX2: the same 16-bit lanes, 16 products a register ------------- */
+
+/* w_step's semantics and w_plan's constants (their first 16 words) for a
+ * dot product of one step through mma_dot where AVX-512 is not there.
+ * AVX2 has no per-lane 16-bit shift: m >> sh (m < 2^15) is the high word
+ * of 2m * 2^(15 - sh), the power looked up by vpshufb from sh in both
+ * bytes of its word (saturated to a byte, plus 0x70 in the low byte and
+ * 0x78 in the high one: 16 and more set the index's bit 7, which gives
+ * 0).  A step with an Inf or NaN operand or c, and a rare rounding, goes
+ * (a tail call) to the general kernel, as w_step's rare. */
+V_FN void h_load(const uint64_t *p, __m256i *lo, __m256i *hi)
+{
+    /* words in the order 0 8 1 9 ..., the same for a and b: the sum does
+     * not care */
+    *lo = _mm256_blend_epi16(v_load8(p), _mm256_slli_epi32(v_load8(p + 8), 16), 0xaa);
+    *hi = _mm256_blend_epi16(v_load8(p + 16), _mm256_slli_epi32(v_load8(p + 24), 16), 0xaa);
+}
+
+/* significand (hidden bit added where the exponent field is nonzero) and
+ * the exponent field of 16 operands of side i */
+V_FN void h_decode(const fast_plan *P, int i, __m256i x, __m256i *sig, __m256i *r)
+{
+    *r = _mm256_and_si256(_mm256_srl_epi16(x, V_CNT(i ? P->kb.mb : P->ka.mb)), V_LD(P->w_em[i]));
+    __m256i h = _mm256_andnot_si256(_mm256_cmpeq_epi16(*r, _mm256_setzero_si256()), V_LD(P->w_hid[i]));
+    *sig = _mm256_add_epi16(_mm256_and_si256(x, V_LD(P->w_mm[i])), h);
+}
+
+/* 16 products: the significands' product, the exponent (ezero's where the
+ * product is zero), the sign word (negative where the product is, never 0) */
+V_FN void h_prod(const fast_plan *P, __m256i xa, __m256i xb, __m256i *sp, __m256i *ep, __m256i *sg, __m256i *ra,
+                 __m256i *rb)
+{
+    const __m256i one = V_LD(P->w_one);
+    __m256i sa, sb;
+    h_decode(P, 0, xa, &sa, ra);
+    h_decode(P, 1, xb, &sb, rb);
+    *sp = _mm256_mullo_epi16(sa, sb);
+    __m256i e = _mm256_add_epi16(_mm256_max_epu16(*ra, one), _mm256_max_epu16(*rb, one));
+    *ep = _mm256_blendv_epi8(e, V_LD(P->w_ezv), _mm256_cmpeq_epi16(*sp, _mm256_setzero_si256()));
+    *sg = _mm256_or_si256(_mm256_xor_si256(_mm256_sll_epi16(xa, V_CNT(P->w_ss[0])), _mm256_sll_epi16(xb, V_CNT(P->w_ss[1]))),
+                          one);
+}
+
+/* the 16 products aligned (RZ) to ebv and signed, summed in pairs */
+V_FN __m256i h_align(const fast_plan *P, __m256i ebv, __m256i sp, __m256i ep, __m256i sg)
+{
+    const __m256i pow = _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, (char)0x80, 0x40, 0x20, 0x10, 8, 4, 2, 1,
+                                         0, 0, 0, 0, 0, 0, 0, 0, (char)0x80, 0x40, 0x20, 0x10, 8, 4, 2, 1);
+    __m256i sh = _mm256_min_epu16(_mm256_sub_epi16(ebv, ep), _mm256_set1_epi16(0xff));
+    __m256i idx = _mm256_adds_epu8(_mm256_mullo_epi16(sh, _mm256_set1_epi16(0x0101)), _mm256_set1_epi16(0x7870));
+    __m256i t = _mm256_mulhi_epu16(_mm256_sll_epi16(sp, V_CNT(P->w_pre1)), _mm256_shuffle_epi8(pow, idx));
+    return _mm256_madd_epi16(_mm256_sign_epi16(t, sg), V_LD(P->w_one));
+}
+
+V_FN uint64_t h_dot1(const fast_hdr *h, uint64_t c, const uint64_t *a, const uint64_t *b, const int out,
+                     const int ck, const int spk, const fast_fn rare)
+{
+    const fast_plan *P = PLAN(h);
+    __m256i a0, a1, b0, b1, sp0, sp1, ep0, ep1, sg0, sg1, ra0, ra1, rb0, rb1;
+    h_load(a, &a0, &a1);
+    h_load(b, &b0, &b1);
+    h_prod(P, a0, b0, &sp0, &ep0, &sg0, &ra0, &rb0);
+    h_prod(P, a1, b1, &sp1, &ep1, &sg1, &ra1, &rb1);
+    __m256i q = _mm256_setzero_si256();
+    if (spk == SPK_AND) {                /* (sval is the largest x & smask: s_step's running maxima) */
+        __m256i ma = _mm256_max_epu16(_mm256_and_si256(a0, V_LD(P->w_sm[0])), _mm256_and_si256(a1, V_LD(P->w_sm[0])));
+        __m256i mb = _mm256_max_epu16(_mm256_and_si256(b0, V_LD(P->w_sm[1])), _mm256_and_si256(b1, V_LD(P->w_sm[1])));
+        q = _mm256_or_si256(_mm256_cmpeq_epi16(ma, V_LD(P->w_sv[0])), _mm256_cmpeq_epi16(mb, V_LD(P->w_sv[1])));
+    }
+    if (spk == SPK_EXP)
+        q = _mm256_or_si256(_mm256_cmpeq_epi16(_mm256_max_epu16(ra0, ra1), V_LD(P->w_em[0])),
+                            _mm256_cmpeq_epi16(_mm256_max_epu16(rb0, rb1), V_LD(P->w_em[1])));
+    fast_c xc = c_decode_k(&P->c1, c, ck);
+    if (__builtin_expect((!_mm256_testz_si256(q, q)) | xc.spec, 0)) return rare(h, c, a, b, NULL, NULL);
+    /* emax as w_step finds it */
+    __m256i m8 = _mm256_max_epi16(ep0, ep1);
+    __m128i m4 = _mm_max_epi16(_mm256_castsi256_si128(m8), _mm256_extracti128_si256(m8, 1));
+    int32_t er = 0x7fff - (int32_t)(uint16_t)_mm_cvtsi128_si32(_mm_minpos_epu16(_mm_sub_epi16(_mm_set1_epi16(0x7fff), m4)));
+    er = er == -32768 ? V_LOW : er;
+    int32_t ecr = xc.sig ? xc.e + P->bab : P->ez_rel;
+    int32_t emr = ecr > er ? ecr : er;
+    const __m256i ebv = _mm256_set1_epi16((short)(emr + P->base));
+    __m256i sv = _mm256_add_epi32(h_align(P, ebv, sp0, ep0, sg0), h_align(P, ebv, sp1, ep1, sg1));
+    __m128i s4 = _mm_add_epi32(_mm256_castsi256_si128(sv), _mm256_extracti128_si256(sv, 1));
+    s4 = _mm_add_epi32(s4, _mm_shuffle_epi32(s4, 0x4e));
+    s4 = _mm_add_epi32(s4, _mm_shuffle_epi32(s4, 0xb1));
+    return finish_k(P, emr - P->bab, _mm_cvtsi128_si32(s4), &xc, &P->c1, out, NULL, 0);
+}
+#define H_KERNEL(OUT, CK, SPK)                                                                     \
+    FN_UNSCALED(fast_h1_##OUT##_##SPK, V_TARGET, h_dot1(h, c, a, b, OUT, CK, SPK, fast_s_4_##OUT##_##SPK##_8))
+H_KERNEL(1, CK_F32, 0) H_KERNEL(1, CK_F32, 1) H_KERNEL(1, CK_F32, 2)
+H_KERNEL(2, CK_F32, 0) H_KERNEL(2, CK_F32, 1) H_KERNEL(2, CK_F32, 2)
+H_KERNEL(3, CK_F16, 0) H_KERNEL(3, CK_F16, 1) H_KERNEL(3, CK_F16, 2)
+#undef H_KERNEL
+#undef FN_UNSCALED
+static const fast_fn h1_kernels[3][3] = {   /* [out - 1][spk] */
+    {fast_h1_1_0, fast_h1_1_1, fast_h1_1_2}, {fast_h1_2_0, fast_h1_2_1, fast_h1_2_2}, {fast_h1_3_0, fast_h1_3_1, fast_h1_3_2}};
 
 #define V_KERNEL(NAME, G, TAIL, TF, SC)                                                            \
     static V_TARGET uint64_t NAME(const fast_hdr *h, uint64_t c, const uint64_t *a, \
@@ -1570,11 +1683,13 @@ static fast_hdr *fused_build(const mma_unit *u, int mode)
             if (!P->scaled && !P->permute && !P->after && (fa->width + 7) / 8 == (fb->width + 7) / 8)
                 P->h.bfn = P->steps == 2 && gi == 0 && fa->width > 8 ? s_batches2[out - 1][spk] :
                            s_batches[(fa->width + 7) / 8 - 1][out - 1][spk][gi];
-            if (!P->scaled && !P->permute && !P->after && !(u->flags & MMA_F_VIA_FP16) && fast_avx512_usable() &&
-                w_plan(P, u)) {
-                fn = w_kernels[out - 1][spk];
+            int wl = !P->scaled && !P->permute && !P->after && !(u->flags & MMA_F_VIA_FP16) && w_plan(P, u);
+            if (wl && fast_avx512_usable()) {
+                fn = P->steps == 1 ? w1_kernels[out - 1][spk] : w_kernels[out - 1][spk];
                 P->h.bfn = w_batches[out - 1][spk];
                 kernel = FAST_K_AVX512;
+            } else if (wl && P->steps == 1) {
+                fn = h1_kernels[out - 1][spk];   /* (its batches stay s_step's: their bytes widen cheaper) */
             }
             if (P->permute || P->after) {
                 if (P->after && u->interleave == 2 && P->steps == 2 && gi < 2 && out != OUT_E8M13) {
