@@ -12,10 +12,11 @@ python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upg
 { lscpu | grep -E 'Model name|^CPU\(s\)|Flags' | cut -c1-200; python3 -c 'import torch; print("torch", torch.__version__, torch.cuda.is_available())'; } > "$OUT/info.txt" 2>&1
 cat "$OUT/info.txt"
 # one device call runs at most 10 minutes: `device_bench.sh scaling` (about
-# 8), then `device_bench.sh peer` (about 2; no argument: both)
+# 8; SCALING_THREADS="1 16": about 5), then `device_bench.sh peer` (about 2;
+# no argument: both)
 PART=${1:-all}
 if [ "$PART" != peer ]; then
-timeout 580 sh "$D/scaling.sh" "$D/mmaref" 16000000 > "$OUT/scaling.tsv" 2> "$OUT/scaling.err"
+timeout 580 sh "$D/scaling.sh" "$D/mmaref" 16000000 ${SCALING_THREADS:-} > "$OUT/scaling.tsv" 2> "$OUT/scaling.err"
 cat "$OUT/scaling.tsv"; tail -3 "$OUT/scaling.err"
 fi
 [ "$PART" = scaling ] && exit 0
