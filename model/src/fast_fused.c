@@ -564,6 +564,11 @@ V_FN uint64_t v_step(const fast_plan *P, const mma_unit *u, const int first, int
 #define SPK_EXP 0
 #define SPK_AND 1
 #define SPK_NONE 2
+/* the nine forms of the specialized kernels, each handed to M(out, ck,
+ * spk): outputs 1 and 2 (OUT_F32, OUT_E8M13) with an fp32 c, 3 (OUT_F16)
+ * with an fp16 one, and the three ways of finding Inf and NaN */
+#define OUT_SPK_FORMS(M) M(1, CK_F32, 0) M(1, CK_F32, 1) M(1, CK_F32, 2) M(2, CK_F32, 0) M(2, CK_F32, 1) \
+    M(2, CK_F32, 2) M(3, CK_F16, 0) M(3, CK_F16, 1) M(3, CK_F16, 2)
 /* group g of a step's operands (sc 2: the interleaved runs of two; tf:
  * tf32, shifted to its 19 bits) */
 V_FN void s_load(const fast_plan *P, const void *pa, const void *pb, int g, int s, const int sc, const int tf,
@@ -857,9 +862,7 @@ S_KERNELS_N(3, CK_F16, 0, 8) S_KERNELS_N(3, CK_F16, 1, 8) S_KERNELS_N(3, CK_F16,
 S_KERNELS(1, CK_F32, 0, 9) S_KERNELS(1, CK_F32, 1, 9) S_KERNELS(1, CK_F32, 2, 9)
 S_KERNELS(1, CK_F32, 1, 16) S_BATCHES_W(1, CK_F32, 1, 16, 4)
 #define S_BATCH2(OUT, CK, SPK) B_RANGE(fast_sb2s2_##OUT##_##SPK, V_TARGET, 2, s_dot2, NULL, NULL, 1, OUT, CK, SPK, 8, 2)
-S_BATCH2(1, CK_F32, 0) S_BATCH2(1, CK_F32, 1) S_BATCH2(1, CK_F32, 2)
-S_BATCH2(2, CK_F32, 0) S_BATCH2(2, CK_F32, 1) S_BATCH2(2, CK_F32, 2)
-S_BATCH2(3, CK_F16, 0) S_BATCH2(3, CK_F16, 1) S_BATCH2(3, CK_F16, 2)
+OUT_SPK_FORMS(S_BATCH2)
 #undef S_BATCH2
 #define S_BATCH1(NAME, G) B_RANGE(NAME, V_TARGET, 4, s_dot1, NULL, NULL, G, 1, CK_F32, 1, 16, 4)
 S_BATCH1(fast_sb4s1_1, 1) S_BATCH1(fast_sb4s1_2, 2) S_BATCH1(fast_sb4s1_4, 4)
@@ -1161,9 +1164,7 @@ V_FN uint64_t q_step(const fast_plan *P, const mma_unit *u, int first, int s, ui
     }
 #define Q_KERNELS(OUT, CK, SPK) Q_KERNEL(fast_q_##OUT##_##SPK##_0, OUT, CK, SPK, 0) \
     Q_KERNEL(fast_q_##OUT##_##SPK##_1, OUT, CK, SPK, 1)
-Q_KERNELS(1, CK_F32, 0) Q_KERNELS(1, CK_F32, 1) Q_KERNELS(1, CK_F32, 2)
-Q_KERNELS(2, CK_F32, 0) Q_KERNELS(2, CK_F32, 1) Q_KERNELS(2, CK_F32, 2)
-Q_KERNELS(3, CK_F16, 0) Q_KERNELS(3, CK_F16, 1) Q_KERNELS(3, CK_F16, 2)
+OUT_SPK_FORMS(Q_KERNELS)
 #undef Q_KERNELS
 #undef Q_KERNEL
 #define Q_ROW(OUT, SPK) {fast_q_##OUT##_##SPK##_0, fast_q_##OUT##_##SPK##_1}
@@ -1319,9 +1320,7 @@ W_FN uint64_t w_dot(const fast_plan *P, uint64_t c, const void *a, const void *b
     FN_UNSCALED(fast_w1_##OUT##_##SPK, W_TARGET,                                                    \
                 w_step(PLAN(h), &h->u, 1, 0, c, NULL, a, b, OUT, CK, SPK, 0, fast_w_##OUT##_##SPK))    \
     B_RANGE(fast_wb_##OUT##_##SPK, W_TARGET, 1, w_dot, OUT, CK, SPK, 1)
-W_KERNELS(1, CK_F32, 0) W_KERNELS(1, CK_F32, 1) W_KERNELS(1, CK_F32, 2)
-W_KERNELS(2, CK_F32, 0) W_KERNELS(2, CK_F32, 1) W_KERNELS(2, CK_F32, 2)
-W_KERNELS(3, CK_F16, 0) W_KERNELS(3, CK_F16, 1) W_KERNELS(3, CK_F16, 2)
+OUT_SPK_FORMS(W_KERNELS)
 #undef W_KERNELS
 static const fast_fn w_kernels[3][3] = {   /* [out - 1][spk] */
     {fast_w_1_0, fast_w_1_1, fast_w_1_2}, {fast_w_2_0, fast_w_2_1, fast_w_2_2}, {fast_w_3_0, fast_w_3_1, fast_w_3_2}};
@@ -1453,9 +1452,7 @@ V_FN uint64_t h_dot1(const fast_hdr *h, uint64_t c, const uint64_t *a, const uin
 }
 #define H_KERNEL(OUT, CK, SPK)                                                                     \
     FN_UNSCALED(fast_h1_##OUT##_##SPK, V_TARGET, h_dot1(h, c, a, b, OUT, CK, SPK, fast_s_4_##OUT##_##SPK##_8))
-H_KERNEL(1, CK_F32, 0) H_KERNEL(1, CK_F32, 1) H_KERNEL(1, CK_F32, 2)
-H_KERNEL(2, CK_F32, 0) H_KERNEL(2, CK_F32, 1) H_KERNEL(2, CK_F32, 2)
-H_KERNEL(3, CK_F16, 0) H_KERNEL(3, CK_F16, 1) H_KERNEL(3, CK_F16, 2)
+OUT_SPK_FORMS(H_KERNEL)
 #undef H_KERNEL
 #undef FN_UNSCALED
 static const fast_fn h1_kernels[3][3] = {   /* [out - 1][spk] */
