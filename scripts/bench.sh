@@ -12,6 +12,10 @@
 M=${1:-build/mmaref}; shift
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 L=$(grep -v '^#' scripts/bench_instructions.txt)
+# (the machine: figures from different processors differ by twofold at the
+# same instruction counts, a 2.1 GHz Xeon against a Zen 4, docs/performance.md)
+echo "== machine: $(lscpu 2> /dev/null | sed -n 's/^Model name: *//p' | head -1), $(nproc) cores$(lscpu 2> /dev/null | sed -n 's/^Hypervisor vendor: *\(.*\)/, virtual (\1)/p'), $(awk '/^cpu MHz/ { printf "%.0f MHz", $4; exit }' /proc/cpuinfo 2> /dev/null)"
+echo
 echo "== model: dot products per second (one core: thread CPU time; wall clock beside it)"
 $M bench $L --seconds 1 | tee "$T/b"
 echo
