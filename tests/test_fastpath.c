@@ -35,6 +35,7 @@
 #include "cli.h"
 
 #include <dirent.h>
+#include <fenv.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1021,6 +1022,45 @@ int main(int argc, char **argv)
                 }
             }
             check_set(units[ui], "directed fp8 alignment shifts", &u, v, n);
+            free(v);
+        }
+    }
+
+    /* 3d. directed: the closing fp16 addition of Hopper's fp8 mma.sync with
+     * fp16 output (fast_fused.c, add_f16_f16c: F16C's conversions around
+     * the host's binary32 addition): one to three nonzero products, so
+     * that the steps' sum is one fp16 value of any size, and c of any fp16
+     * exponent and sign, ±0 among them; the host's addition is inexact
+     * where the two lie more than 13 bits apart.  In the default rounding
+     * mode and again upward and toward zero: the result may not depend on
+     * the mode the caller left set. */
+    {
+        static const char *units[] = {"hopper:mma.m16n8k32.f16.e4m3.e4m3.f16", "hopper:mma.m16n8k32.f16.e5m2.e4m3.f16"};
+        static const int modes[] = {FE_TONEAREST, FE_UPWARD, FE_TOWARDZERO};
+        for (int ui = 0; ui < 2; ui++) {
+            mma_unit u;
+            if (unit_of(units[ui], &u)) continue;
+            const long n = 100 * count + 5;
+            mma_vec *v = calloc((size_t)n, sizeof *v);
+            for (long i = 0; i < n; i++) {
+                uint64_t e = rnd() % 31, f = i % 7 == 0 ? 0 : rnd() & 0x3ff;
+                v[i].c = i % 11 == 0 ? (rnd() & 1) << 15 : (rnd() & 1) << 15 | e << 10 | f;
+                for (int t = 0; t < 1 + (int)(i % 3); t++) {
+                    int k = (int)(rnd() % (uint64_t)u.k);
+                    uint64_t x = rnd() & 0xff, y = rnd() & 0xff;
+                    if ((x & 0x7f) == 0x7f || (u.a == MMA_FMT_E5M2 && (x & 0x7c) == 0x7c)) x &= 0xbf;   /* finite */
+                    if ((y & 0x7f) == 0x7f) y &= 0xbf;
+                    v[i].a[k] = x;
+                    v[i].b[k] = y;
+                }
+            }
+            for (int m = 0; m < 3; m++) {
+                fesetround(modes[m]);
+                check_set(units[ui], m == 0 ? "directed closing fp16 addition" :
+                          m == 1 ? "directed closing fp16 addition, rounding upward" :
+                                   "directed closing fp16 addition, rounding toward zero", &u, v, n);
+                fesetround(FE_TONEAREST);
+            }
             free(v);
         }
     }
