@@ -1037,6 +1037,8 @@ int main(int argc, char **argv)
     {
         static const char *units[] = {"hopper:mma.m16n8k32.f16.e4m3.e4m3.f16", "hopper:mma.m16n8k32.f16.e5m2.e4m3.f16"};
         static const int modes[] = {FE_TONEAREST, FE_UPWARD, FE_TOWARDZERO};
+        static const char *what[] = {"directed closing fp16 addition", "directed closing fp16 addition, rounding upward",
+                                     "directed closing fp16 addition, rounding toward zero"};
         for (int ui = 0; ui < 2; ui++) {
             mma_unit u;
             if (unit_of(units[ui], &u)) continue;
@@ -1056,9 +1058,7 @@ int main(int argc, char **argv)
             }
             for (int m = 0; m < 3; m++) {
                 fesetround(modes[m]);
-                check_set(units[ui], m == 0 ? "directed closing fp16 addition" :
-                          m == 1 ? "directed closing fp16 addition, rounding upward" :
-                                   "directed closing fp16 addition, rounding toward zero", &u, v, n);
+                check_set(units[ui], what[m], &u, v, n);
                 fesetround(FE_TONEAREST);
             }
             free(v);

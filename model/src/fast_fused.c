@@ -101,6 +101,7 @@ struct fast_plan {
     int32_t pk_lzm[8];
     unsigned char pk_lz[32], pk_pw[32];
     uint64_t cnan;                       /* d's canonical NaN: ieee_add */
+    int f16c;                            /* ieee_add's fp16 sum through F16C (not in the scalar mode) */
     fast_out oadd;
     unsigned char perm[MMA_MAX_K];       /* k of the j-th product in step order */
     /* vector kernel */
@@ -370,6 +371,28 @@ static inline uint64_t add_f16(uint64_t x, uint64_t y)
     return sign | (uint64_t)q;
 }
 
+#ifdef FAST_HAVE_AVX2
+/* add_f16 in a fifth of its instructions, where its closing addition took
+ * a sixth of a Hopper fp8 mma.sync with fp16 output (80 of 513 a call,
+ * the slowest catalogue units on a 2.1 GHz Xeon): both operands to
+ * binary32 in one conversion (exact), added by the host (in whatever
+ * rounding mode), the sum to nearest even in fp16 by the conversion, which
+ * names its rounding.  The binary32 addition is inexact only where the
+ * smaller operand lies wholly more than 13 bits below the larger's last
+ * bit, and then the sum is not within a binary32 ulp of an fp16 tie: the
+ * two roundings give the one rounding of the exact sum.  Checked against
+ * add_f16 on every pair of finite fp16 encodings (4.03e9) in each of the
+ * four rounding modes (test_fastpath's section 3d runs the kernels in
+ * three).  No binary32 here is subnormal (the least fp16 is 2^-24):
+ * neither FTZ nor DAZ changes it. */
+static __attribute__((target("f16c"))) uint64_t add_f16_f16c(uint64_t x, uint64_t y)
+{
+    __m128 v = _mm_cvtph_ps(_mm_cvtsi32_si128((int)((x & 0xffff) | (y & 0xffff) << 16)));
+    __m128 r = _mm_add_ss(v, _mm_movehdup_ps(v));
+    return (uint16_t)_mm_cvtsi128_si32(_mm_cvtps_ph(r, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+}
+#endif
+
 /* IEEE addition x + y of two finite or zero encodings of d, to nearest
  * even, as alg_fused.c's ieee_add computes it (exact sum, one rounding; an
  * exact zero is +0 unless both are -0).  fp32 through the host's binary32
@@ -409,8 +432,12 @@ static uint64_t add_finite(const fast_plan *P, const mma_unit *u, uint64_t x, ui
 
 static uint64_t ieee_add(const fast_plan *P, const mma_unit *u, uint64_t x, uint64_t y)
 {
-    if (u->d == MMA_FMT_FP16 && ((x & 0x7c00) != 0x7c00) & ((y & 0x7c00) != 0x7c00))
+    if (u->d == MMA_FMT_FP16 && ((x & 0x7c00) != 0x7c00) & ((y & 0x7c00) != 0x7c00)) {
+#ifdef FAST_HAVE_AVX2
+        if (P->f16c) return add_f16_f16c(x, y);
+#endif
         return add_f16(x, y);            /* (the common case: no Inf or NaN) */
+    }
     uint64_t cx = c_class(&P->cd, x), cy = c_class(&P->cd, y);
     if (__builtin_expect((cx | cy) & P_SPEC, 0)) {    /* specials.c: canonical NaN */
         if ((cx | cy) & P_NAN) return P->cnan;
@@ -1173,35 +1200,11 @@ static const fast_fn q_kernels[3][3][2] = {   /* [out - 1][spk][tf] */
     {Q_ROW(3, 0), Q_ROW(3, 1), Q_ROW(3, 2)}};
 #undef Q_ROW
 
-/* The interleaved kernels below need F16C too (their plans check it) */
-#define V16_FN static inline __attribute__((always_inline, target("avx2,bmi2,lzcnt,f16c")))
-#define V16_TARGET __attribute__((target("avx2,bmi2,lzcnt,f16c")))
-
-/* add_f16 in a fifth of its instructions, where its closing addition took
- * a sixth of a Hopper fp8 mma.sync with fp16 output (80 of 513 a call,
- * the slowest catalogue units on a 2.1 GHz Xeon):
- * both operands to binary32 in one conversion (exact), added by the host
- * (in whatever rounding mode), the sum to nearest even in fp16 by the
- * conversion, which names its rounding.  The binary32 addition is inexact
- * only where the smaller operand lies wholly more than 13 bits below the
- * larger's last bit, and then the sum is not within a binary32 ulp of an
- * fp16 tie: the two roundings give the one rounding of the exact sum.
- * Checked against add_f16 on every pair of finite fp16 encodings (4.03e9)
- * in each of the four rounding modes (test_fastpath's section 3d runs the
- * kernels in three).  Per call: 513 -> 452 instructions.  No binary32 here
- * is subnormal (the least fp16 is 2^-24): neither FTZ nor DAZ changes it. */
-V16_FN uint64_t add_f16_f16c(uint64_t x, uint64_t y)
-{
-    __m128 v = _mm_cvtph_ps(_mm_cvtsi32_si128((int)((x & 0xffff) | (y & 0xffff) << 16)));
-    __m128 r = _mm_add_ss(v, _mm_movehdup_ps(v));
-    return (uint16_t)_mm_cvtsi128_si32(_mm_cvtps_ph(r, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
-}
-
 /* Hopper's fp8 mma.sync: two interleaved steps from +0, then c added.
  * VIA: the operands converted to fp16 (s_step normalizes subnormals, in
  * 32-bit lanes); without it, the 16-bit halves' decoding. */
 #define S_KERNEL_IL2(NAME, G, OUT, CK, SPK, VIA)                                                   \
-    static V16_TARGET uint64_t NAME(const fast_hdr *h, uint64_t c, const uint64_t *a, const uint64_t *b, \
+    static V_TARGET uint64_t NAME(const fast_hdr *h, uint64_t c, const uint64_t *a, const uint64_t *b, \
                                   const uint64_t *sa, const uint64_t *sb)                          \
     {                                                                                              \
         const fast_plan *P = PLAN(h);                                                              \
@@ -1212,8 +1215,6 @@ V16_FN uint64_t add_f16_f16c(uint64_t x, uint64_t y)
         if (OUT == OUT_F16 ? (acc & 0x7fff) > 0x7c00 : (acc & 0x7fffffff) > 0x7f800000)            \
             return P->cnan;              /* a NaN stays one, and the addition makes it canonical */ \
         acc = s_step(P, u, 0, 1, acc, &xc, a, b, sa, sb, G, OUT, CK, SPK, VIA == 1 ? 2 : 2 + 8, VIA, 0); \
-        if (OUT == OUT_F16 && ((c & 0x7c00) != 0x7c00) & ((acc & 0x7c00) != 0x7c00))             \
-            return add_f16_f16c(c, acc);                                                           \
         return ieee_add(P, u, c, acc);                                                             \
     }
 #define S_KERNELS_IL2(OUT, CK, SPK, VIA) S_KERNEL_IL2(fast_il2_1_##OUT##_##SPK##_##VIA, 1, OUT, CK, SPK, VIA) \
@@ -1629,6 +1630,9 @@ static fast_hdr *fused_build(const mma_unit *u, int mode)
     P->oadd.zsigned = 0;
     P->oadd.maxf = P->oadd.inf - 1;
     P->cnan = mma_canonical_nan(u->d);
+#ifdef FAST_HAVE_AVX2
+    P->f16c = mode != FAST_MODE_SCALAR && fast_f16c_usable();
+#endif
     fast_src_init(&P->src, u->a, u->b);
     if (via) {                             /* the converted operands' tables */
         P->src.ta = fast_via_fp16_table(u->a);
@@ -1715,8 +1719,7 @@ static fast_hdr *fused_build(const mma_unit *u, int mode)
                 fn = h1_kernels[out - 1][spk];   /* (its batches stay s_step's: their bytes widen cheaper) */
             }
             if (P->permute || P->after) {
-                if (P->after && u->interleave == 2 && P->steps == 2 && gi < 2 && out != OUT_E8M13 &&
-                    fast_f16c_usable()) {
+                if (P->after && u->interleave == 2 && P->steps == 2 && gi < 2 && out != OUT_E8M13) {
                     P->h.kernel = FAST_K_SPECIAL;
                     P->h.fn = s_kernels_il2[0][out == OUT_F16][spk][gi];
                     return &P->h;
