@@ -28,6 +28,8 @@ WARN    := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow
 PREFIX  ?= /usr/local
 B       := build
 CLI_LIBS ?=
+# the command's compressed output goes through these libraries (cli/outfile.c)
+CLI_SYSLIBS := -llzma -lz -lzstd -lm -lpthread
 
 MODEL_SRC := $(wildcard model/src/*.c)
 MODEL_OBJ := $(patsubst model/src/%.c,$(B)/model/%.o,$(MODEL_SRC))
@@ -69,7 +71,7 @@ $(B)/verify/mmaref_results.o: dpi/mmaref_results.c dpi/mmaref_results.h
 	$(CC) $(CFLAGS) $(WARN) -Idpi -c $< -o $@
 
 $(B)/mmaref: $(CLI_OBJ) $(B)/libmmaref.a
-	$(CC) $(CFLAGS) -o $@ $(CLI_OBJ) $(B)/libmmaref.a $(CLI_LIBS) -lm -lpthread
+	$(CC) $(CFLAGS) -o $@ $(CLI_OBJ) $(B)/libmmaref.a $(CLI_LIBS) $(CLI_SYSLIBS)
 
 # ---- tests --------------------------------------------------------------
 CHECK_FLAGS = $(shell pkg-config --cflags --libs check 2>/dev/null || echo -lcheck -lsubunit -lrt -lm -lpthread)

@@ -8,22 +8,40 @@
 #include "mmaref_rng.h"
 #include "mmaref_parallel.h"
 
-/* Output written to a temporary file and renamed into place only when the
- * whole command succeeded, so a failed run leaves nothing half-written.
- * A name ending in .xz or .gz is compressed.  A path that exists and is not
- * a regular file (/dev/null, a FIFO, a terminal) is written directly: a
- * rename over it would replace the device with a plain file. */
+/* Output written to a temporary file in the target's folder and renamed
+ * into place only when the whole command succeeded, so a failed or
+ * interrupted run leaves nothing (cli/outfile.c).  A name ending in .xz,
+ * .gz or .zst is compressed in this process; other compressed names are
+ * refused.  A path that exists and is not a regular file (/dev/null, a
+ * FIFO, a terminal) is written directly: a rename over it would replace
+ * the device with a plain file.  "-" is standard output. */
 typedef struct {
     FILE *f;
     char path[1024], tmp[1100];
-    int is_pipe, direct;
+    int is_pipe;       /* a stream (compressed): not written with pwrite */
+    int direct;
+    int slot;          /* the temporary file's place in the signal handler's list */
+    int io_err;        /* errno of a failed write (a full disk), else 0 */
+    void *codec;
 } cli_out;
-int cli_out_open(cli_out *o, const char *path);
-int cli_out_commit(cli_out *o);     /* 0 on success */
+int cli_out_open(cli_out *o, const char *path);          /* prints why; -1 on failure */
+/* compressing with up to `threads` threads (0: all cores) */
+int cli_out_open_threads(cli_out *o, const char *path, int threads);
+int cli_out_commit(cli_out *o);     /* 0 on success; prints why and removes the file otherwise */
 void cli_out_abort(cli_out *o);
+/* the exit status after a failed output: 1 when the system refused the
+ * write (a full disk), 2 for anything else */
+#define CLI_OUT_STATUS(o) ((o)->io_err ? 1 : 2)
 
 int cli_unit(const char *name, mma_unit *u);   /* prints the error; -1 on failure */
 int cli_parse_hex(const char *s, int digits, uint64_t *out);
+
+/* a count argument 0 .. max, or -1 after a message naming the option and
+ * the limit (a number past the limit is refused, not clamped) */
+long cli_count_arg(const char *cmd, const char *opt, const char *arg, long max);
+/* 0 if about `bytes` of output (before compression) fit on the disk of
+ * path's folder, else -1 after a message with both sizes */
+int cli_out_fits(const char *path, double bytes);
 
 /* "--threads N": N >= 1, or -1 after a message */
 int cli_threads(const char *arg);

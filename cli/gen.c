@@ -3,6 +3,8 @@
  * and concatenate to the unsharded file. */
 #include "cli.h"
 
+#include <errno.h>
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -838,6 +840,19 @@ static void gen_one(void *ctx, long i, mma_vec *v)
     fill_vector(&g, x->si, x->seed, i);
 }
 
+/* more vectors than any disk holds (2^40 of 200 bytes: 220 TB) is a typo */
+#define GEN_MAX_COUNT (1L << 40)
+
+/* bytes of a vector line of u, uncompressed */
+static double gen_bytes(const mma_unit *u, long count)
+{
+    int dc = (mma_format(u->c)->width + 3) / 4, da = (mma_format(u->a)->width + 3) / 4;
+    int db = (mma_format(u->b)->width + 3) / 4, dd = (mma_format(u->d)->width + 3) / 4;
+    int ns = mma_unit_nscales(u);
+    double line = dc + 1 + u->k * (da + db + 2) + ns * 2 * 3 + dd + 1 + (mma_unit_has_flags(u) ? 3 : 0);
+    return line * (double)count;
+}
+
 int cmd_gen(int argc, char **argv)
 {
     const char *instr = NULL, *suite = NULL, *out = NULL;
@@ -847,8 +862,15 @@ int cmd_gen(int argc, char **argv)
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--suite") && i + 1 < argc) suite = argv[++i];
-        else if (!strcmp(a, "--count") && i + 1 < argc) { char *e; count = strtol(argv[++i], &e, 10); if (*e || count < 0) { fprintf(stderr, "mmaref gen: --count needs a non-negative integer\n"); return 2; } }
-        else if (!strcmp(a, "--seed") && i + 1 < argc) { char *e; seed = strtoull(argv[++i], &e, 0); have_seed = 1; if (*e) { fprintf(stderr, "mmaref gen: --seed needs an integer\n"); return 2; } }
+        else if (!strcmp(a, "--count") && i + 1 < argc) { if ((count = cli_count_arg("gen", "--count", argv[++i], GEN_MAX_COUNT)) < 0) return 2; }
+        else if (!strcmp(a, "--seed") && i + 1 < argc) {
+            char *e;
+            const char *t = argv[++i];
+            errno = 0;
+            seed = strtoull(t, &e, 0);
+            have_seed = 1;
+            if (!*t || *e || errno || *t == '-') { fprintf(stderr, "mmaref gen: --seed needs an integer from 0 to 2^64-1 (got '%s')\n", t); return 2; }
+        }
         else if (!strcmp(a, "--shard") && i + 1 < argc) {
             if (sscanf(argv[++i], "%ld/%ld", &shard_i, &shard_n) != 2 || shard_n < 1 || shard_i < 0 || shard_i >= shard_n) { fprintf(stderr, "mmaref gen: --shard needs i/n with 0 <= i < n\n"); return 2; }
         }
@@ -867,9 +889,10 @@ int cmd_gen(int argc, char **argv)
     if (si < 0) { fprintf(stderr, "mmaref gen: unknown suite '%s' (mmaref gen --list-suites)\n", suite); return 2; }
     mma_unit u;
     if (cli_unit(instr, &u)) return 2;
+    if (cli_out_fits(out, gen_bytes(&u, count))) return 2;
     fcache_init();
     cli_out o;
-    if (cli_out_open(&o, out)) return 2;
+    if (cli_out_open_threads(&o, out, threads)) return 2;
     if (shard_i == 0) {
         mma_vec_write_header(o.f, &u);
         fprintf(o.f, "# suite: %s\n# seed: %llu\n# count: %ld\n# source: mmaref %s\n", suite, seed, count, MMAREF_VERSION);
@@ -878,7 +901,7 @@ int cmd_gen(int argc, char **argv)
     gen_ctx ctx = {&u, si, ieee_semantics(&u), seed};
     if (cli_gen_pass(&u, lo, hi, gen_one, &ctx, &o, threads)) {
         cli_out_abort(&o);
-        return 2;
+        return CLI_OUT_STATUS(&o);
     }
-    return cli_out_commit(&o) ? 2 : 0;
+    return cli_out_commit(&o) ? CLI_OUT_STATUS(&o) : 0;
 }

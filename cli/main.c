@@ -27,14 +27,17 @@ static const char eval_help[] =
     "                   invalid 10) and their names\n";
 static const char run_help[] =
     "usage: mmaref run <in.vec> -o <out.vec> [--instr X] [--threads N]\n"
-    "  fills in d for every vector of a file (.vec, .vec.xz, .vec.gz; - for stdin)\n"
-    "  -o FILE          the output (compressed by its name), written only on success\n"
+    "  fills in d for every vector of a file (.vec, .vec.xz, .vec.gz, .vec.zst; - for stdin)\n"
+    "  -o FILE          the output (.vec, or compressed by its name: .vec.xz, .vec.gz,\n"
+    "                   .vec.zst, the fastest), written only on success\n"
     "  --instr X        compute with unit X instead of the file's '# instr:'\n"
     "  --threads N      threads (default: one per core); the output is the same for any N\n";
 static const char check_help[] =
     "usage: mmaref check <file.vec> [--instr X] [--show N] [--threads N] [--explain]\n"
     "  recomputes d for every vector and compares bit for bit; the last line is\n"
-    "  '<N> vectors, <M> mismatches'; exit 0 without mismatches, 1 with, 2 on bad input\n"
+    "  '<N> vectors, <M> mismatches'; exit 0 without mismatches, 1 with, 2 on bad input;\n"
+    "  a file with no vectors is a failure (exit 1: nothing was checked)\n"
+    "  --allow-empty    a file with no vectors passes\n"
     "  --instr X        check against unit X instead of the file's '# instr:'\n"
     "  --show N         print the first N mismatches (default 10)\n"
     "  --threads N      threads (default: one per core); the output is the same for any N\n"
@@ -175,9 +178,10 @@ static int cmd_run_check(int argc, char **argv, int check)
 {
     const char *in = NULL, *out = NULL, *instr = NULL;
     long show = 10;
-    int threads = 0, explain = 0;
+    int threads = 0, explain = 0, allow_empty = 0;
     for (int i = 0; i < argc; i++) {
         if (!strcmp(argv[i], "-o") && i + 1 < argc && !check) out = argv[++i];
+        else if (!strcmp(argv[i], "--allow-empty") && check) allow_empty = 1;
         else if (!strcmp(argv[i], "--instr") && i + 1 < argc) instr = argv[++i];
         else if (!strcmp(argv[i], "--show") && i + 1 < argc && check) show = atol(argv[++i]);
         else if (!strcmp(argv[i], "--explain") && check) explain = 1;
@@ -199,7 +203,7 @@ static int cmd_run_check(int argc, char **argv, int check)
     if (check && !mma_vec_has_d(r)) { fprintf(stderr, "mmaref: %s: field d: the file has no d column to check\n", in); mma_vec_close(r); return 2; }
     cli_out o;
     if (!check) {
-        if (cli_out_open(&o, out)) { mma_vec_close(r); return 2; }
+        if (cli_out_open_threads(&o, out, threads)) { mma_vec_close(r); return 2; }
         mma_vec_write_header(o.f, u);
         const char **extra;
         int ne = mma_vec_extra_headers(r, &extra);
@@ -210,15 +214,21 @@ static int cmd_run_check(int argc, char **argv, int check)
     int rc = cli_vec_pass(r, in, check, show, check ? NULL : &o, threads, &n, &bad);
     mma_vec_close(r);
     if (rc) {
-        if (!check) cli_out_abort(&o);
+        if (!check) { cli_out_abort(&o); return CLI_OUT_STATUS(&o); }
         return 2;
     }
     if (check && explain && bad && explain_mismatches(in, instr, threads, n, bad)) return 2;
     if (check) {
         printf("%ld vectors, %ld mismatches\n", n, bad);
+        /* an empty DUT dump must not turn a CI gate green (the DPI
+         * scoreboard treats "nothing checked" the same way) */
+        if (!n && !allow_empty) {
+            fprintf(stderr, "mmaref check: %s: 0 vectors: nothing was checked (--allow-empty to accept)\n", in);
+            return 1;
+        }
         return bad ? 1 : 0;
     }
-    if (cli_out_commit(&o)) return 2;
+    if (cli_out_commit(&o)) return CLI_OUT_STATUS(&o);
     fprintf(stderr, "%ld vectors\n", n);
     return 0;
 }

@@ -1,69 +1,12 @@
-/* Atomic output files, instruction lookup with messages. */
+/* Instruction lookup with messages, numeric arguments. */
 #include "cli.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
-
-static int ends_with(const char *s, const char *suf)
-{
-    size_t ls = strlen(s), lf = strlen(suf);
-    return ls >= lf && !strcmp(s + ls - lf, suf);
-}
-
-int cli_out_open(cli_out *o, const char *path)
-{
-    memset(o, 0, sizeof *o);
-    if (!strcmp(path, "-")) { o->f = stdout; return 0; }
-    snprintf(o->path, sizeof o->path, "%s", path);
-    struct stat st;
-    o->direct = !stat(path, &st) && !S_ISREG(st.st_mode);
-    if (o->direct) {
-        if (S_ISDIR(st.st_mode)) { fprintf(stderr, "mmaref: %s: is a directory\n", path); return -1; }
-        o->f = fopen(path, "w");
-        if (!o->f) { fprintf(stderr, "mmaref: %s: cannot write\n", path); return -1; }
-        setvbuf(o->f, NULL, _IOFBF, 1 << 20);
-        return 0;
-    }
-    snprintf(o->tmp, sizeof o->tmp, "%s.tmp%ld", path, (long)getpid());
-    if (ends_with(path, ".xz") || ends_with(path, ".gz")) {
-        char cmd[1300];
-        snprintf(cmd, sizeof cmd, "%s > '%s'", ends_with(path, ".xz") ? "xz -9 -T1 -c" : "gzip -9 -c", o->tmp);
-        o->f = popen(cmd, "w");
-        o->is_pipe = 1;
-    } else {
-        o->f = fopen(o->tmp, "w");
-    }
-    if (!o->f) { fprintf(stderr, "mmaref: %s: cannot write\n", path); return -1; }
-    /* a vector line is ~200 bytes: stdio's 4 kB buffer made write(2) a third
-     * of mmaref gen's time */
-    setvbuf(o->f, NULL, _IOFBF, 1 << 20);
-    return 0;
-}
-
-int cli_out_commit(cli_out *o)
-{
-    if (o->f == stdout) return fflush(stdout) ? -1 : 0;
-    int bad = ferror(o->f);
-    int rc = o->is_pipe ? pclose(o->f) : fclose(o->f);
-    o->f = NULL;
-    if (o->direct) {
-        if (bad || rc) { fprintf(stderr, "mmaref: %s: write failed\n", o->path); return -1; }
-        return 0;
-    }
-    if (bad || rc) { unlink(o->tmp); fprintf(stderr, "mmaref: %s: write failed\n", o->path); return -1; }
-    if (rename(o->tmp, o->path)) { unlink(o->tmp); fprintf(stderr, "mmaref: %s: cannot rename into place\n", o->path); return -1; }
-    return 0;
-}
-
-void cli_out_abort(cli_out *o)
-{
-    if (!o->f || o->f == stdout) return;
-    if (o->is_pipe) pclose(o->f); else fclose(o->f);
-    o->f = NULL;
-    if (!o->direct) unlink(o->tmp);
-}
 
 int cli_unit(const char *name, mma_unit *u)
 {
@@ -100,4 +43,44 @@ int cli_parse_hex(const char *s, int digits, uint64_t *out)
     }
     *out = v;
     return 0;
+}
+
+long cli_count_arg(const char *cmd, const char *opt, const char *arg, long max)
+{
+    char *e;
+    errno = 0;
+    long long v = strtoll(arg, &e, 10);
+    if (!*arg || *e || *arg == '-' || *arg == '+') {
+        fprintf(stderr, "mmaref %s: %s needs a whole number from 0 to %ld (got '%s')\n", cmd, opt, max, arg);
+        return -1;
+    }
+    if (errno == ERANGE || v > max) {
+        fprintf(stderr, "mmaref %s: %s %s is more than the limit of %ld\n", cmd, opt, arg, max);
+        return -1;
+    }
+    return (long)v;
+}
+
+int cli_out_fits(const char *path, double bytes)
+{
+    if (!strcmp(path, "-")) return 0;
+    struct stat st;
+    if (!stat(path, &st) && !S_ISREG(st.st_mode)) return 0;       /* a device: /dev/null */
+    char dir[1100];
+    const char *slash = strrchr(path, '/');
+    if (slash) snprintf(dir, sizeof dir, "%.*s", (int)(slash - path + 1), path);
+    else snprintf(dir, sizeof dir, ".");
+    struct statvfs fs;
+    if (statvfs(dir, &fs)) return 0;                 /* the open says why */
+    double avail = (double)fs.f_bavail * (double)fs.f_frsize;
+    /* compressed vector files are 4-5 times smaller (random bits) and
+     * more for some suites: 20 refuses only what cannot fit */
+    size_t n = strlen(path);
+    int packed = (n > 3 && !strcmp(path + n - 3, ".xz")) || (n > 3 && !strcmp(path + n - 3, ".gz")) ||
+                 (n > 4 && !strcmp(path + n - 4, ".zst"));
+    double need = packed ? bytes / 20 : bytes;
+    if (need <= avail) return 0;
+    fprintf(stderr, "mmaref: %s: the output needs about %.3g GB%s and the disk has %.3g GB free\n", path, need / 1e9,
+            packed ? " compressed" : "", avail / 1e9);
+    return -1;
 }

@@ -113,6 +113,7 @@ typedef struct {
     long err_lineno;
     char *err_line;
     int mem_err, read_err, write_err;   /* read_err: RD_* */
+    int write_errno;                    /* why the write failed (the writer's) */
     output o;
 } pass;
 
@@ -464,6 +465,7 @@ static int write_out(pass *x, long a, long b)
         if (x->o.fd >= 0) bad = out_pwrite(&x->o, x->o.at + p->out_at, p->out, p->outlen);
         else bad = p->outlen && fwrite(p->out, 1, p->outlen, x->o.f) != p->outlen;
     }
+    if (bad && !x->write_errno) x->write_errno = errno ? errno : EIO;
     return bad ? -1 : 0;
 }
 
@@ -599,6 +601,15 @@ out:
 
 /* ---- run, check and gen ---------------------------------------------------------- */
 
+/* the output could not be written (a full disk): says why, once; -1 */
+static int write_failed(pass *x, cli_out *o)
+{
+    int e = x->write_errno ? x->write_errno : errno ? errno : EIO;
+    fprintf(stderr, "mmaref: error: %s: %s\n", o->path[0] ? o->path : "output", strerror(e));
+    o->io_err = e;
+    return -1;
+}
+
 int cli_vec_pass(mma_vec_reader *r, const char *in, int check, long show, cli_out *o, int threads,
                  long *nvec, long *nbad)
 {
@@ -664,10 +675,7 @@ int cli_vec_pass(mma_vec_reader *r, const char *in, int check, long show, cli_ou
         if (mma_vec_finish(r, derr, sizeof derr)) { fprintf(stderr, "mmaref: %s\n", derr); rc = -1; }
     }
     if (x.map && x.maplen > x.released) munmap((char *)x.map + x.released, x.maplen - x.released);
-    if (x.has_out && (out_stop(&x.o, !rc && !x.write_err) || x.write_err) && !rc) {
-        fprintf(stderr, "mmaref: %s: write failed\n", o->path[0] ? o->path : "output");
-        rc = -1;
-    }
+    if (x.has_out && (out_stop(&x.o, !rc && !x.write_err) || x.write_err) && !rc) rc = write_failed(&x, o);
     free(x.err_line);
     free(x.carry);
     *nvec = x.nvec;
@@ -694,9 +702,6 @@ int cli_gen_pass(const mma_unit *u, long lo, long hi, cli_gen_fn fn, void *ctx, 
     out_start(&x.o, o);
     int rc = run_pool(&x, threads);
     if (rc || x.mem_err) { fprintf(stderr, "mmaref: out of memory\n"); rc = -1; }
-    if ((out_stop(&x.o, !rc && !x.write_err) || x.write_err) && !rc) {
-        fprintf(stderr, "mmaref: %s: write failed\n", o->path[0] ? o->path : "output");
-        rc = -1;
-    }
+    if ((out_stop(&x.o, !rc && !x.write_err) || x.write_err) && !rc) rc = write_failed(&x, o);
     return rc;
 }

@@ -21,7 +21,7 @@ FASTPATH_FILE_COUNT ?= 1000
 
 $(B)/tests/test_fastpath: tests/test_fastpath.c $(FASTPATH_OBJ) $(B)/libmmaref.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(WARN) -Imodel/include -Icli $< $(FASTPATH_OBJ) $(B)/libmmaref.a -lm -lpthread -o $@
+	$(CC) $(CFLAGS) $(WARN) -Imodel/include -Icli $< $(FASTPATH_OBJ) $(B)/libmmaref.a $(CLI_SYSLIBS) -o $@
 
 test-fastpath: $(B)/tests/test_fastpath
 	$(B)/tests/test_fastpath $(FASTPATH_COUNT) 1 $(FASTPATH_FILE_COUNT) vectors/hw vectors/peer

@@ -16,7 +16,7 @@ MPFR_LIBS ?= -lmpfr -lgmp
 # -frounding-math: the host fma runs under fesetround
 $(B)/tests/test_ieee: tests/ieee/test_ieee.c $(IEEE_OBJ) $(B)/libmmaref.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -frounding-math $(WARN) -Imodel/include -Icli $< $(IEEE_OBJ) $(B)/libmmaref.a $(MPFR_LIBS) -lm -lpthread -o $@
+	$(CC) $(CFLAGS) -frounding-math $(WARN) -Imodel/include -Icli $< $(IEEE_OBJ) $(B)/libmmaref.a $(MPFR_LIBS) $(CLI_SYSLIBS) -o $@
 
 test-ieee: $(B)/tests/test_ieee
 	$(B)/tests/test_ieee quick

@@ -223,7 +223,9 @@ expect 2 "--threads" $M check "$T/t1.vec" --threads 0
 # a newline, CRLF lines, an empty body, a bad line deep in a compressed file
 $M gen "$I" --suite compliance --count 0 --seed 4 -o "$T/q0.vec"
 for t in 1 4; do
-  expect 0 "0 vectors, 0 mismatches" $M check "$T/q0.vec" --threads $t
+  # an empty file checks nothing: a failure unless asked for
+  expect 1 "0 vectors: nothing was checked" $M check "$T/q0.vec" --threads $t
+  expect 0 "" $M check "$T/q0.vec" --threads $t --allow-empty
   $M gen "$I" --suite compliance --count $N --seed 4 --threads $t -o - | cmp -s - "$T/t1.vec" && ok || bad "gen --threads $t to stdout"
   $M run "$T/q0.vec" -o "$T/q0r.vec" --threads $t 2> /dev/null && [ "$(grep -vc '^#' "$T/q0r.vec")" = 0 ] && ok || bad "run --threads $t of an empty body"
 done
@@ -297,6 +299,62 @@ wait
 mkdir "$T/adir"
 expect 2 "is a directory" $M gen $Q --suite normal --count 3 --seed 5 -o "$T/adir"
 rm -rf "$T/fifo" "$T/fromfifo" "$T/plain.vec" "$T/adir"
+
+# output files: compressed in the process, never through a shell; any name;
+# nothing left behind by a failure, a signal or a full disk
+mkdir "$T/od"
+for ext in vec.xz vec.gz vec.zst; do
+  $M gen $Q --suite compliance --count 1000 --seed 9 -o "$T/od/x';touch INJECTED;'.$ext" && ok || bad "gen to a name with quotes ($ext)"
+  case $ext in vec.xz) dc="xz -dc";; vec.gz) dc="gzip -dc";; vec.zst) dc="zstd -qdc";; esac
+  $dc "$T/od/x';touch INJECTED;'.$ext" | cmp -s - "$T/a.vec" && ok || bad "gen to .$ext: not the plain file's bytes"
+  expect 0 "1000 vectors, 0 mismatches" $M check "$T/od/x';touch INJECTED;'.$ext"
+done
+[ ! -e INJECTED ] && [ ! -e "$T/od/INJECTED" ] && ok || bad "a file name ran a command"
+for ext in vec.bz2 vec.lz4 vec.zip; do
+  expect 2 "unknown compression" $M gen $Q --suite compliance --count 10 --seed 9 -o "$T/od/u.$ext"
+  [ ! -e "$T/od/u.$ext" ] && ok || bad "gen wrote $ext"
+done
+expect 2 "no such folder" $M gen $Q --suite compliance --count 10 --seed 9 -o "$T/nodir/x.vec"
+expect 2 "--count 99999999999999999999 is more than the limit" $M gen $Q --suite compliance --count 99999999999999999999 --seed 1 -o "$T/od/n.vec"
+expect 2 "the disk has" $M gen $Q --suite compliance --count 1000000000000 --seed 1 -o "$T/od/n.vec"
+expect 2 "--seed needs an integer" $M gen $Q --suite compliance --count 10 --seed -1 -o "$T/od/n.vec"
+# a signal while writing (INT, TERM, HUP): the temporary file goes with it.
+# (python3 where present: a shell's background job ignores SIGINT)
+if command -v python3 > /dev/null; then
+  for ext in vec vec.xz vec.zst; do
+    for sig in INT TERM HUP; do
+      python3 -c '
+import signal, subprocess, sys, time
+p = subprocess.Popen(sys.argv[3:], preexec_fn=lambda: [signal.signal(s, signal.SIG_DFL) for s in (signal.SIGINT, signal.SIGHUP)])
+time.sleep(float(sys.argv[2])); p.send_signal(getattr(signal, "SIG" + sys.argv[1])); sys.exit(0 if p.wait() < 0 else 1)
+' $sig 0.5 $M gen $Q --suite compliance --count 100000000 --seed 1 --threads 2 -o "$T/od/sig.$ext" && ok || bad "gen did not die of SIG$sig"
+      [ -z "$(ls -A "$T/od" | grep sig)" ] && ok || bad "SIG$sig during gen -o .$ext left $(ls -A "$T/od" | grep sig)"
+    done
+  done
+fi
+# a full disk: a tmpfs of 4 MB where this test may mount one (root).  gen
+# refuses at once what surely does not fit (plain text, its size known);
+# compressed output that does not fit fails as it is written, and run's
+# output is not known ahead
+$M gen $Q --suite random --count 200000 --seed 1 -o "$T/od/r.vec"
+if mkdir "$T/small" && mount -t tmpfs -o size=4m tmpfs "$T/small" 2> /dev/null; then
+  expect 2 "the disk has" $M gen $Q --suite random --count 200000 --seed 1 -o "$T/small/full.vec"
+  for ext in vec.xz vec.gz vec.zst; do
+    expect 1 "error: $T/small/full.$ext: No space left on device" $M gen $Q --suite random --count 200000 --seed 1 -o "$T/small/full.$ext"
+    [ -z "$(ls -A "$T/small")" ] && ok || bad "a full disk left $(ls -A "$T/small")"
+  done
+  for ext in vec vec.xz; do
+    for t in 1 2; do
+      expect 1 "error: $T/small/fullr.$ext: No space left on device" $M run "$T/od/r.vec" -o "$T/small/fullr.$ext" --threads $t
+      [ -z "$(ls -A "$T/small")" ] && ok || bad "a full disk left $(ls -A "$T/small") (run)"
+    done
+  done
+  umount "$T/small"
+else
+  echo "cli tests: (no tmpfs mount here: the full-disk cases are skipped)"
+fi
+expect 1 "No space left on device" $M gen $Q --suite compliance --count 1000 --seed 1 -o /dev/full
+rm -rf "$T/od"
 
 echo "cli tests: $pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -12,6 +12,7 @@
 
 #include <limits.h>
 #include <stdio.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -290,9 +291,12 @@ static void word(const char *s, int i, char *out, size_t len)
     }
 }
 
-static void build(void)
+/* The table is expanded on first use, once for all threads: 16 threads
+ * making their first mma_unit_parse at once filled it together before. */
+static pthread_once_t build_once = PTHREAD_ONCE_INIT;
+
+static void build_table(void)
 {
-    if (entries) return;
     size_t cap = 0;
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         int nb = strcmp(rows[i].bset, "=") ? count_words(rows[i].bset) : 1;
@@ -314,6 +318,8 @@ static void build(void)
                 }
     }
 }
+
+static void build(void) { pthread_once(&build_once, build_table); }
 
 size_t mma_catalogue_size(void) { build(); return n_entries; }
 

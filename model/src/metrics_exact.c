@@ -37,11 +37,14 @@ static fmt_lim limits_of(mma_fmt f)
     return l;
 }
 
-static inline fmt_lim limits(mma_fmt f)
+/* filled before main (and before any thread), so that readers on many
+ * threads never race with the fill */
+__attribute__((constructor)) static void lims_build(void)
 {
-    if (!lims[f].fi) lims[f] = limits_of(f);   /* filled by mx_tables_init */
-    return lims[f];
+    for (int f = 1; f < MMA_FMT_COUNT; f++) lims[f] = limits_of((mma_fmt)f);
 }
+
+static inline fmt_lim limits(mma_fmt f) { return lims[f]; }
 
 int mx_fmt_emax(mma_fmt f) { return limits(f).emax; }
 
@@ -90,7 +93,6 @@ static void qtab_build(mma_fmt f);
 static void tables_build(void)
 {
     for (int f = 1; f < MMA_FMT_COUNT; f++) {
-        lims[f] = limits_of((mma_fmt)f);
         int w = mma_format((mma_fmt)f)->width;
         mx_wmask[f] = w >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << w) - 1;
     }
@@ -249,7 +251,6 @@ uint64_t mx_quantize_slow(mma_fmt f, double v)
     memcpy(&db, &v, 8);
     uint64_t be = (db >> 52) & 0x7ff;
     const fmt_lim *lp = &lims[f];
-    if (!lp->fi) { lims[f] = limits_of(f); }
     if (be != 0 && be != 0x7ff && f != MMA_FMT_UE8M0)        /* normal double */
         return quant_normal(f, lp, (int)(db >> 63), (int32_t)be - 1023,
                             (db & 0xfffffffffffffull) | 0x10000000000000ull);

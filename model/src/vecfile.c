@@ -1,7 +1,7 @@
 /* Vector files: the contract between the model, the RTL testbenches, the
  * GPU capture harness and the peer model (docs/vector-format.md).  Compressed
- * files are read through the system's xz / gzip, so the library itself
- * needs nothing but libc. */
+ * files are read through the system's xz / gzip / zstd, started without a
+ * shell, so the library itself needs nothing but libc. */
 #include "internal.h"
 #include "mmaref_vec.h"
 
@@ -20,7 +20,7 @@ extern char **environ;
 struct mma_vec_reader {
     FILE *f;
     int is_pipe;
-    pid_t pid;           /* the decompressor (xz, gzip) of a compressed file */
+    pid_t pid;           /* the decompressor (xz, gzip, zstd) of a compressed file */
     int errfd;           /* its stderr                                       */
     int borrowed;        /* the caller's stream: not closed here */
     char path[512];
@@ -222,13 +222,14 @@ mma_vec_reader *mma_vec_open(const char *path, const char *instr, char *err, siz
     mma_vec_reader *r = calloc(1, sizeof *r);
     if (!r) { snprintf(err, len, "%s: out of memory", path); return NULL; }
     snprintf(r->path, sizeof r->path, "%s", path);
-    if (ends_with(path, ".xz") || ends_with(path, ".gz")) {
+    const char *tool = ends_with(path, ".xz") ? "xz" : ends_with(path, ".gz") ? "gzip" : ends_with(path, ".zst") ? "zstd" : NULL;
+    if (tool) {
         FILE *probe = fopen(path, "rb");
         if (!probe) { snprintf(err, len, "%s: cannot open", path); free(r); return NULL; }
         fclose(probe);
-        if (spawn_decompressor(r, ends_with(path, ".xz") ? "xz" : "gzip", path)) {
-            snprintf(err, len, "%s: cannot run %s -dc (Debian: %s)", path, ends_with(path, ".xz") ? "xz" : "gzip",
-                     ends_with(path, ".xz") ? "xz-utils" : "gzip");
+        if (spawn_decompressor(r, tool, path)) {
+            snprintf(err, len, "%s: cannot run %s -dc (Debian: %s)", path, tool,
+                     !strcmp(tool, "xz") ? "xz-utils" : tool);
             free(r);
             return NULL;
         }

@@ -1,0 +1,22 @@
+# mk/threads.mk: the library called from many threads at once.
+#
+#   make test-threads   tests/test_threads.c: 16 threads making their first
+#                       calls at the same moment (catalogue, fast-path
+#                       plans, exact reference, metrics, triage), in fresh
+#                       processes, built with ThreadSanitizer (any data race
+#                       fails the run) and again without it (more rounds,
+#                       at full speed)
+
+.PHONY: test-threads
+TSAN := -fsanitize=thread -fno-omit-frame-pointer
+
+$(B)/test_threads: tests/test_threads.c $(B)/libmmaref.a
+	$(CC) $(CFLAGS) $(WARN) -Imodel/include $< $(B)/libmmaref.a -lm -lpthread -o $@
+
+test-threads: $(B)/test_threads
+	$(MAKE) --no-print-directory B=$(B)/tsan CFLAGS="-O1 -g $(TSAN)" $(B)/tsan/libmmaref.a
+	$(CC) -O1 -g $(TSAN) $(WARN) -Imodel/include tests/test_threads.c $(B)/tsan/libmmaref.a -lm -lpthread -o $(B)/tsan/test_threads
+	TSAN_OPTIONS="halt_on_error=1 exitcode=66" $(B)/tsan/test_threads 4
+	$(B)/test_threads 100
+
+EXTRA_TESTS += test-threads
