@@ -250,18 +250,29 @@ int cmd_bench(int argc, char **argv)
     for (int i = 0; i < argc; i++) {
         char *e = NULL;
         if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
-            threads = (int)strtol(argv[++i], &e, 10);
-            if (*e || threads < 1) { fprintf(stderr, "mmaref bench: --threads needs a positive integer\n"); free(list); return 2; }
+            if ((threads = cli_threads(argv[++i])) < 0) { free(list); return 2; }
         } else if (!strcmp(argv[i], "--seconds") && i + 1 < argc) {
-            secs = strtod(argv[++i], &e);
-            if (*e || secs <= 0) { fprintf(stderr, "mmaref bench: --seconds needs a positive number\n"); free(list); return 2; }
+            const char *v = argv[++i];
+            secs = strtod(v, &e);
+            /* (an hour a figure is already more than anyone waits for) */
+            if (!*v || *e || !(secs > 0) || secs > 3600) {
+                fprintf(stderr, "mmaref bench: --seconds needs a number of seconds above 0, at most 3600 (got '%s')\n", v);
+                free(list);
+                return 2;
+            }
         } else if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
-            fixed_reps = strtol(argv[++i], &e, 10);
-            if (*e || fixed_reps < 1) { fprintf(stderr, "mmaref bench: --reps needs a positive integer\n"); free(list); return 2; }
+            if ((fixed_reps = cli_count_arg("bench", "--reps", argv[++i], 1L << 30)) < 1) {
+                if (!fixed_reps) fprintf(stderr, "mmaref bench: --reps needs at least 1\n");
+                free(list);
+                return 2;
+            }
         } else if (!strcmp(argv[i], "--all")) all = 1;
-        else if (!strcmp(argv[i], "--file")) files = 1;
+        else if (!strcmp(argv[i], "--file")) {
+            files = 1;
+            if (i + 1 == argc) { fprintf(stderr, "mmaref bench: --file needs a value (one or more vector files)\n"); free(list); return 2; }
+        }
         else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) { free(list); usage(); return 0; }
-        else if (argv[i][0] == '-') { fprintf(stderr, "mmaref bench: unknown option '%s'\n", argv[i]); free(list); return usage(); }
+        else if (argv[i][0] == '-') { cli_bad_option("bench", argv[i], "--threads --seconds --reps"); free(list); return 2; }
         else list[nl++] = argv[i];
     }
     if (threads > 256) threads = 256;

@@ -43,6 +43,14 @@ long cli_count_arg(const char *cmd, const char *opt, const char *arg, long max);
  * path's folder, else -1 after a message with both sizes */
 int cli_out_fits(const char *path, double bytes);
 
+/* An option the command does not take, or one of `valued` (its options
+ * that take a value, space-separated) given last without one: -1 after
+ * the message that says which. */
+int cli_bad_option(const char *cmd, const char *opt, const char *valued);
+
+/* "i/n" with 0 <= i < n <= 10^6 (digits only): 0, else -1 (no message) */
+int cli_shard_arg(const char *arg, long *i, long *n);
+
 /* "--threads N": N >= 1, or -1 after a message */
 int cli_threads(const char *arg);
 
@@ -57,6 +65,7 @@ typedef void (*cli_gen_fn)(void *ctx, long i, mma_vec *v);
 int cli_gen_pass(const mma_unit *u, long lo, long hi, cli_gen_fn fn, void *ctx, cli_out *o, int threads);
 
 int cmd_gen(int argc, char **argv);
+int cli_suite_known(const char *name);   /* a suite of mmaref gen */
 /* Vectors lo .. hi-1 of `mmaref gen`'s suite (by name) for u into out[0 ..
  * hi-lo-1], d and flags filled in: the vectors the command writes.
  * Returns hi - lo, or -1 for an unknown suite. */

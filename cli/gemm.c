@@ -212,9 +212,10 @@ int cmd_gemm(int argc, char **argv)
         if (!strcmp(a, "--mode") && v) {
             char buf[256];
             snprintf(buf, sizeof buf, "%s", v);
-            for (char *sv = NULL, *tok = strtok_r(buf, ",", &sv); tok; tok = strtok_r(NULL, ",", &sv)) {
+            /* (strsep, not strtok: "tc," names an empty mode) */
+            for (char *sv = buf, *tok; (tok = strsep(&sv, ",")) != NULL; ) {
                 mma_gemm_mode m;
-                if (mma_gemm_mode_parse(tok, &m)) { fprintf(stderr, "mmaref gemm: unknown mode '%s' (tc, promote, twostage)\n", tok); return 2; }
+                if (mma_gemm_mode_parse(tok, &m)) { fprintf(stderr, "mmaref gemm: --mode: unknown mode '%s' (tc, promote, twostage)\n", tok); return 2; }
                 int dup = 0;
                 for (int q = 0; q < nm; q++) dup |= modes[q] == m;
                 if (!dup) modes[nm++] = m;
@@ -223,12 +224,14 @@ int cmd_gemm(int argc, char **argv)
         }
         else if (!strcmp(a, "--nc") && v) { if (mx_parse_long("gemm", a, v, 1, 1L << 24, &nc)) return 2; have_nc = 1; i++; }
         else if (!strcmp(a, "--ntrun")) ntrun = 1;
-        else if (!strcmp(a, "--csv")) of = MX_OUT_CSV;
-        else if (!strcmp(a, "--json")) of = MX_OUT_JSON;
+        else if (!strcmp(a, "--csv") || !strcmp(a, "--json")) {
+            mx_outfmt want = a[2] == 'c' ? MX_OUT_CSV : MX_OUT_JSON;
+            if (of != MX_OUT_TABLE && of != want) { fprintf(stderr, "mmaref gemm: --csv and --json: give one\n"); return 2; }
+            of = want;
+        }
         else if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); return 0; }
         else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "mmaref gemm: unknown option '%s'%s\n", a, v || a[1] != '-' ? "" : " (or it needs a value)");
-            usage(stderr);
+            cli_bad_option("gemm", a, "--dist --count --seed --k --scale --quant --threads --mode --nc");
             return 2;
         }
         else if (nu < 64) names[nu++] = a;

@@ -784,6 +784,8 @@ static int suite_index(const char *name)
     return -1;
 }
 
+int cli_suite_known(const char *name) { return suite_index(name) >= 0; }
+
 /* The operands of vector i of suite si into g->v: they depend only on
  * (seed, si, i), so any thread may make any vector. */
 static void fill_vector(G *g, int si, unsigned long long seed, long i)
@@ -827,7 +829,8 @@ const char cli_gen_help[] =
     "                   (--list-suites says what each holds; compliance mixes them)\n"
     "  --count N        vectors                             --seed S   the same seed, the same bytes\n"
     "  --shard i/n      only part i of n (0 <= i < n): the parts concatenated are the whole file\n"
-    "  -o FILE          the output (.vec, or compressed .vec.xz, .vec.gz), written only on success\n"
+    "  -o FILE          the output (.vec, or compressed .vec.zst, .vec.xz, .vec.gz), written only\n"
+    "                   on success (a hidden temporary file beside it until then)\n"
     "  --threads N      threads (default: one per core); the bytes are the same for any N\n";
 
 /* vector i of the suite for cli_gen_pass, which computes d */
@@ -872,12 +875,12 @@ int cmd_gen(int argc, char **argv)
             if (!*t || *e || errno || *t == '-') { fprintf(stderr, "mmaref gen: --seed needs an integer from 0 to 2^64-1 (got '%s')\n", t); return 2; }
         }
         else if (!strcmp(a, "--shard") && i + 1 < argc) {
-            if (sscanf(argv[++i], "%ld/%ld", &shard_i, &shard_n) != 2 || shard_n < 1 || shard_i < 0 || shard_i >= shard_n) { fprintf(stderr, "mmaref gen: --shard needs i/n with 0 <= i < n\n"); return 2; }
+            if (cli_shard_arg(argv[++i], &shard_i, &shard_n)) { fprintf(stderr, "mmaref gen: --shard needs i/n with 0 <= i < n (got '%s')\n", argv[i]); return 2; }
         }
         else if (!strcmp(a, "-o") && i + 1 < argc) out = argv[++i];
         else if (!strcmp(a, "--threads") && i + 1 < argc) { if ((threads = cli_threads(argv[++i])) < 0) return 2; }
         else if (!strcmp(a, "--list-suites")) { for (size_t s = 0; s < sizeof suites / sizeof suites[0]; s++) printf("%-13s %s\n", suites[s].name, suites[s].what); return 0; }
-        else if (a[0] == '-') { fprintf(stderr, "mmaref gen: unknown option '%s'\n", a); return 2; }
+        else if (a[0] == '-') { cli_bad_option("gen", a, "--suite --count --seed --shard -o --threads"); return 2; }
         else if (!instr) instr = a;
         else { fprintf(stderr, "mmaref gen: unexpected argument '%s'\n", a); return 2; }
     }

@@ -51,7 +51,7 @@ static int usage(FILE *f);
 static int cmd_version(int argc, char **argv)
 {
     (void)argv;
-    if (argc) { fprintf(stderr, "usage: mmaref version\n"); return 2; }
+    if (argc) { fprintf(stderr, "mmaref version: unexpected argument '%s'\nusage: mmaref version\n", argv[0]); return 2; }
     printf("mmaref %s\n", MMAREF_VERSION);
     return 0;
 }
@@ -61,7 +61,8 @@ static int cmd_list(int argc, char **argv)
     const char *arch = NULL;
     for (int i = 0; i < argc; i++) {
         if (!strcmp(argv[i], "--arch") && i + 1 < argc) arch = argv[++i];
-        else { fprintf(stderr, "mmaref list: unknown argument '%s'\n", argv[i]); return 2; }
+        else if (argv[i][0] == '-') { cli_bad_option("list", argv[i], "--arch"); return 2; }
+        else { fprintf(stderr, "mmaref list: unexpected argument '%s'\n", argv[i]); return 2; }
     }
     size_t n = mma_catalogue_size(), shown = 0;
     for (size_t i = 0; i < n; i++) {
@@ -98,7 +99,7 @@ static int parse_list(const char *what, const char *s, mma_fmt f, int want, uint
     snprintf(buf, sizeof buf, "%s", s);
     int n = 0;
     for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-        if (n >= want) { fprintf(stderr, "mmaref eval: operand %s has more than %d values\n", what, want); return -1; }
+        if (n >= want) { fprintf(stderr, "mmaref eval: operand %s has more than %d value%s\n", what, want, want == 1 ? "" : "s"); return -1; }
         if (cli_parse_hex(t, mma_format(f)->hexdigits, &out[n])) {
             fprintf(stderr, "mmaref eval: operand %s[%d] '%s' is not a %s encoding (at most %d hex digits)\n",
                     what, n, t, mma_format(f)->name, mma_format(f)->hexdigits);
@@ -116,8 +117,18 @@ static int parse_list(const char *what, const char *s, mma_fmt f, int want, uint
 
 static int cmd_eval(int argc, char **argv)
 {
-    int want_flags = argc > 0 && !strcmp(argv[0], "--flags");
-    if (want_flags) { argc--; argv++; }
+    /* --flags anywhere (after the operands too); anything else that looks
+     * like an option is named rather than taken for an operand */
+    int want_flags = 0, n = 0;
+    char *ops[8];
+    for (int i = 0; i < argc; i++) {
+        if (!strcmp(argv[i], "--flags")) want_flags = 1;
+        else if (argv[i][0] == '-' && argv[i][1] == '-') { fprintf(stderr, "mmaref eval: unknown option '%s'\n", argv[i]); return 2; }
+        else if (n < 8) ops[n++] = argv[i];
+        else { fprintf(stderr, "mmaref eval: unexpected argument '%s'\n", argv[i]); return 2; }
+    }
+    argc = n;
+    argv = ops;
     if (argc < 4) { fputs(eval_help, stderr); return 2; }
     mma_unit u;
     if (cli_unit(argv[0], &u)) return 2;
@@ -183,12 +194,17 @@ static int cmd_run_check(int argc, char **argv, int check)
         if (!strcmp(argv[i], "-o") && i + 1 < argc && !check) out = argv[++i];
         else if (!strcmp(argv[i], "--allow-empty") && check) allow_empty = 1;
         else if (!strcmp(argv[i], "--instr") && i + 1 < argc) instr = argv[++i];
-        else if (!strcmp(argv[i], "--show") && i + 1 < argc && check) show = atol(argv[++i]);
+        else if (!strcmp(argv[i], "--show") && i + 1 < argc && check) {
+            if ((show = cli_count_arg("check", "--show", argv[++i], 1L << 40)) < 0) return 2;
+        }
         else if (!strcmp(argv[i], "--explain") && check) explain = 1;
         else if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
             if ((threads = cli_threads(argv[++i])) < 0) return 2;
         }
-        else if (argv[i][0] == '-' && argv[i][1]) { fprintf(stderr, "mmaref %s: unknown option '%s'\n", check ? "check" : "run", argv[i]); return 2; }
+        else if (argv[i][0] == '-' && argv[i][1]) {
+            cli_bad_option(check ? "check" : "run", argv[i], check ? "--instr --show --threads" : "--instr --threads -o");
+            return 2;
+        }
         else if (!in) in = argv[i];
         else { fprintf(stderr, "mmaref %s: unexpected argument '%s'\n", check ? "check" : "run", argv[i]); return 2; }
     }
@@ -197,6 +213,13 @@ static int cmd_run_check(int argc, char **argv, int check)
         return 2;
     }
     char err[1024];
+    if (instr) {                      /* the argument's mistake, named as such */
+        mma_unit iu;
+        if (mma_unit_parse(instr, &iu, err, sizeof err)) {
+            fprintf(stderr, "mmaref %s: --instr: %s\n", check ? "check" : "run", err);
+            return 2;
+        }
+    }
     mma_vec_reader *r = mma_vec_open(in, instr, err, sizeof err);
     if (!r) { fprintf(stderr, "mmaref: %s\n", err); return 2; }
     const mma_unit *u = mma_vec_unit(r);

@@ -140,12 +140,14 @@ int cmd_metrics(int argc, char **argv)
         if (!strcmp(a, "--hist-bins") && v) { if (mx_parse_long("metrics", a, v, 1, 100000, &bins)) return 2; i++; }
         else if (!strcmp(a, "--hist") && v) { hist = v; i++; }
         else if (!strcmp(a, "--zero-c")) opt.zero_c = 1;
-        else if (!strcmp(a, "--csv")) of = MX_OUT_CSV;
-        else if (!strcmp(a, "--json")) of = MX_OUT_JSON;
+        else if (!strcmp(a, "--csv") || !strcmp(a, "--json")) {
+            mx_outfmt want = a[2] == 'c' ? MX_OUT_CSV : MX_OUT_JSON;
+            if (of != MX_OUT_TABLE && of != want) { fprintf(stderr, "mmaref metrics: --csv and --json: give one\n"); return 2; }
+            of = want;
+        }
         else if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); return 0; }
         else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "mmaref metrics: unknown option '%s'%s\n", a, v || a[1] != '-' ? "" : " (or it needs a value)");
-            usage(stderr);
+            cli_bad_option("metrics", a, "--dist --count --seed --k --scale --quant --threads --hist --hist-bins");
             return 2;
         }
         else if (nu < 256) names[nu++] = a;

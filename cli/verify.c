@@ -2,8 +2,10 @@
 #include "cli.h"
 #include "mmaref_verify.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define DEFAULT_SUITES "random normal cancel order precision rounding specials ezero"
 #define IEEE_SUITES "ieee-zero ieee-overflow ieee-tiny ieee-sticky ieee-nan"
@@ -88,6 +90,11 @@ static int verify_main(int argc, char **argv, int probe)
         else if (!strcmp(a, "--suites")) {
             snprintf(suites, sizeof suites, "%s", v);
             for (char *p = suites; *p; p++) if (*p == ',') *p = ' ';
+            /* a typo is named now, not after the testbench is built */
+            char names[512];
+            snprintf(names, sizeof names, "%s", suites);
+            for (char *sv = NULL, *t = strtok_r(names, " ", &sv); t; t = strtok_r(NULL, " ", &sv))
+                if (!cli_suite_known(t)) { fprintf(stderr, "mmaref verify: --suites: unknown suite '%s' (mmaref gen --list-suites)\n", t); goto out; }
             o.suites = suites;
             i++;
         }
@@ -99,8 +106,9 @@ static int verify_main(int argc, char **argv, int probe)
         else if (!strcmp(a, "--jobs")) { if (number(a, v, 1, 256, &n)) goto out; o.jobs = (int)n; i++; }
         else if (!strcmp(a, "--seed")) {
             char *e;
+            errno = 0;
             o.seed = strtoull(v, &e, 0);
-            if (*e || !*v) { fprintf(stderr, "mmaref verify: --seed needs an integer ('%s')\n", v); goto out; }
+            if (*e || !*v || errno || *v < '0' || *v > '9') { fprintf(stderr, "mmaref verify: --seed needs an integer from 0 to 2^64-1 ('%s')\n", v); goto out; }
             o.have_seed = 1;
             i++;
         }
@@ -118,7 +126,13 @@ static int verify_main(int argc, char **argv, int probe)
             if (*e || !*v || o.timeout <= 0) { fprintf(stderr, "mmaref verify: --timeout needs seconds ('%s')\n", v); goto out; }
             i++;
         }
-        else if (!strcmp(a, "--vec")) { vec[o.nvec++] = v; i++; }
+        else if (!strcmp(a, "--vec")) {
+            FILE *t = fopen(v, "r");
+            if (!t) { fprintf(stderr, "mmaref verify: --vec: %s: cannot open (%s)\n", v, strerror(errno)); goto out; }
+            fclose(t);
+            vec[o.nvec++] = v;
+            i++;
+        }
         else if (!strcmp(a, "--workdir")) { o.workdir = v; i++; }
         else if (!strcmp(a, "--threads") && probe) { if (number(a, v, 1, 256, &n)) goto out; threads = (int)n; i++; }
         else files[nfiles++] = a;
@@ -130,6 +144,8 @@ static int verify_main(int argc, char **argv, int probe)
     }
     if (nfiles != 1) { fputs(nfiles ? "mmaref verify: one description at a time\n" : cli_verify_help, stderr); goto out; }
     o.dut = files[0];
+    struct stat st;
+    if (!stat(o.dut, &st) && S_ISDIR(st.st_mode)) { fprintf(stderr, "mmaref verify: %s: is a directory, not a description\n", o.dut); goto out; }
     o.vec = vec;
     if (probe) {
         /* the directed suites; constrained-random stimulus only when asked */

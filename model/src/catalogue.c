@@ -419,18 +419,29 @@ static int parse_name_options(const char *text, size_t namelen, mma_unit *u, cha
     if (parse_name(name, u, err, len)) return -1;
     char cfg[512];
     mma_unit_config(u, cfg, sizeof cfg);
-    for (char *save = NULL, *o = strtok_r(opts, ",", &save); o; o = strtok_r(NULL, ",", &save)) {
+    for (char *rest = opts, *o; (o = strsep(&rest, ",")) != NULL; ) {
         char with[1024], perr[400];
+        if (!*o) {
+            if (err) snprintf(err, len, "%s: an empty option (two commas in a row, or one at an end)", name);
+            return -1;
+        }
         mma_unit v;
-        snprintf(with, sizeof with, "%s,%s", cfg, o);
+        /* the option replaces the instruction's own value of that field */
+        char key[64];
+        snprintf(key, sizeof key, ",%.*s=", (int)strcspn(o, "="), o);
+        const char *at = strstr(cfg, key);
+        if (at) {
+            const char *end = at + 1 + strcspn(at + 1, ",");
+            snprintf(with, sizeof with, "%.*s%s,%s", (int)(at - cfg), cfg, end, o);
+        } else {
+            snprintf(with, sizeof with, "%s,%s", cfg, o);
+        }
         if (mma_config_parse(with, &v, perr, sizeof perr)) {
             if (err) snprintf(err, len, "%s: option '%s' refused: %s", name, o, perr + (strncmp(perr, "configuration: ", 15) ? 0 : 15));
             return -1;
         }
         if (!same_unit(u, &v)) {
-            char key[64], own[64] = "";
-            snprintf(key, sizeof key, ",%.*s=", (int)strcspn(o, "="), o);
-            const char *at = strstr(cfg, key);
+            char own[64] = "";
             if (at) snprintf(own, sizeof own, " (its own: %.*s)", (int)strcspn(at + 1, ","), at + 1);
             if (err) snprintf(err, len, "%s: option '%s' refused: the instruction's arithmetic is fixed by the hardware%s; "
                               "to model another unit start from its configuration string (mmaref describe %s)", name, o, own, name);

@@ -48,7 +48,7 @@ static int parse_int(const char *v, int *out)
 int mma_unit_finish(mma_unit *u, unsigned given, char *err, size_t len);
 
 enum { G_L = 1, G_ROUND = 2, G_P = 4, G_ZERO = 8, G_NAN = 16, G_F2 = 32, G_C = 64, G_D = 128, G_B = 256,
-       G_OVF = 512, G_TINY = 1024, G_NAN_NOTANY = 2048 };
+       G_OVF = 512, G_TINY = 1024, G_NAN_NOTANY = 2048, G_F = 4096, G_K = 8192 };
 
 /* Output formats: the fused, exact and ieee trees round into any format
  * the model takes as an input (but tf32); the AMD and block-scaled fp4
@@ -68,6 +68,7 @@ int mma_unit_finish(mma_unit *u, unsigned given, char *err, size_t len)
     if (!(given & G_C)) u->c = MMA_FMT_FP32;
     if (!(given & G_D)) u->d = u->c;
     if (u->a == MMA_FMT_NONE) return mma_errf(err, len, "configuration: field 'a' (input format) is required");
+    if (!(given & G_K)) return mma_errf(err, len, "configuration: field 'k' (products per dot product, 1..%d) is required", MMA_MAX_K);
     if (u->k <= 0 || u->k > MMA_MAX_K)
         return mma_errf(err, len, "configuration: field 'k' must be 1..%d (got %d)", MMA_MAX_K, u->k);
     if (!(given & G_L)) u->lmax = u->k;
@@ -149,6 +150,8 @@ int mma_unit_finish(mma_unit *u, unsigned given, char *err, size_t len)
         return 0;
     }
     int fmax = u->tree == MMA_TREE_GROUPS ? 45 : 48;
+    if (!(given & G_F))
+        return mma_errf(err, len, "configuration: field 'f' is missing (the fraction bits kept in alignment, 1..%d)", fmax);
     if (u->f < 1 || u->f > fmax)
         return mma_errf(err, len, "configuration: field 'f' must be 1..%d (got %d)", fmax, u->f);
     if (u->tree == MMA_TREE_GROUPS) {
@@ -197,8 +200,10 @@ int mma_config_parse(const char *text, mma_unit *u, char *err, size_t len)
     u->align = MMA_RZ;
     u->ezero = EZ_NONE;
     unsigned given = 0;
-    int first = 1;
-    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save), first = 0) {
+    int first = 1, nseen = 0;
+    const char *seen_k[64], *seen_v[64];
+    for (char *rest = buf, *tok; (tok = strsep(&rest, ",")) != NULL; first = 0) {
+        if (!*tok) return mma_errf(err, len, "configuration: an empty field (two commas in a row, or one at an end)");
         char *eq = strchr(tok, '=');
         if (!eq) {
             int t = lookup(tok, tree_names, NTREES);
@@ -210,6 +215,11 @@ int mma_config_parse(const char *text, mma_unit *u, char *err, size_t len)
         *eq = 0;
         const char *k = tok, *v = eq + 1;
         int iv = 0, bad = 0;
+        /* a key given twice is a mistake (a=e4m3,a=e5m2 changed b too) */
+        for (int i = 0; i < nseen; i++)
+            if (!strcmp(seen_k[i], k))
+                return mma_errf(err, len, "configuration: field '%s' given twice ('%s', then '%s')", k, seen_v[i], v);
+        if (nseen < (int)(sizeof seen_k / sizeof seen_k[0])) { seen_k[nseen] = k; seen_v[nseen++] = v; }
         mma_fmt f = mma_format_by_name(v);
         if (!strcmp(k, "tree")) { int t = lookup(v, tree_names, NTREES); bad = t < 0; if (!bad) u->tree = (mma_tree)t; }
         else if (!strcmp(k, "a")) { bad = !f; u->a = f; }
@@ -221,9 +231,9 @@ int mma_config_parse(const char *text, mma_unit *u, char *err, size_t len)
             given |= G_D;
         }
         else if (!strcmp(k, "scale")) { bad = !f; u->scale = f; }
-        else if (!strcmp(k, "k")) bad = parse_int(v, &u->k);
+        else if (!strcmp(k, "k")) { bad = parse_int(v, &u->k); given |= G_K; }
         else if (!strcmp(k, "l")) { bad = parse_int(v, &u->lmax); given |= G_L; }
-        else if (!strcmp(k, "f")) bad = parse_int(v, &u->f);
+        else if (!strcmp(k, "f")) { bad = parse_int(v, &u->f); given |= G_F; }
         else if (!strcmp(k, "f2")) { bad = parse_int(v, &u->f2); given |= G_F2; }
         else if (!strcmp(k, "g")) bad = parse_int(v, &u->g);
         else if (!strcmp(k, "interleave")) bad = parse_int(v, &u->interleave) || u->interleave < 0;
@@ -300,8 +310,22 @@ int mma_config_parse(const char *text, mma_unit *u, char *err, size_t len)
         return mma_errf(err, len, "configuration: ftz=in+sum belongs to tree 'pairwise'");
     if (u->tree == MMA_TREE_PAIRWISE) u->flags |= MMA_F_FTZ_IN | MMA_F_FTZ_SUM;
     int rc = mma_unit_finish(u, given, err, len);
-    if (rc == 0) u->impl = mma_unit_impl(u);
-    return rc;
+    if (rc) return rc;
+    /* a field the unit does not use is a mistake, not an option: the
+     * canonical form (mma_unit_config) writes every field that matters */
+    static const char *const situational[] = {"l", "f2", "g", "block", "interleave"};
+    char canon[600];
+    mma_unit_config(u, canon, sizeof canon);
+    for (int i = 0; i < nseen; i++)
+        for (size_t j = 0; j < sizeof situational / sizeof situational[0]; j++) {
+            char key[24];
+            snprintf(key, sizeof key, ",%s=", situational[j]);
+            if (!strcmp(seen_k[i], situational[j]) && !strstr(canon, key))
+                return mma_errf(err, len, "configuration: field '%s' does not apply to this unit (tree '%s'%s)", seen_k[i],
+                                tree_names[u->tree], u->cadd != MMA_CADD_FUSED ? "" : ", cadd=fused");
+        }
+    u->impl = mma_unit_impl(u);
+    return 0;
 }
 
 #define APPEND(...) do { int w_ = snprintf(buf + n, n < len ? len - n : 0, __VA_ARGS__); if (w_ > 0) n += (size_t)w_; } while (0)
