@@ -64,6 +64,14 @@ int cli_vec_pass(mma_vec_reader *r, const char *in, int check, long show, cli_ou
 typedef void (*cli_gen_fn)(void *ctx, long i, mma_vec *v);
 int cli_gen_pass(const mma_unit *u, long lo, long hi, cli_gen_fn fn, void *ctx, cli_out *o, int threads);
 
+/* The status line of long work (cli/progress.c): on a terminal only, off
+ * with the global option --quiet (cli_quiet).  total > 0: done counts
+ * toward it; else fraction (0..1, or 0 when unknown) says how far. */
+extern int cli_quiet;
+void cli_progress_begin(const char *what, double total, const char *unit);
+void cli_progress_update(double done, double fraction);
+void cli_progress_end(void);
+
 int cmd_gen(int argc, char **argv);
 int cli_suite_known(const char *name);   /* a suite of mmaref gen */
 /* Vectors lo .. hi-1 of `mmaref gen`'s suite (by name) for u into out[0 ..

@@ -902,7 +902,10 @@ int cmd_gen(int argc, char **argv)
     }
     long lo = count * shard_i / shard_n, hi = count * (shard_i + 1) / shard_n;
     gen_ctx ctx = {&u, si, ieee_semantics(&u), seed};
-    if (cli_gen_pass(&u, lo, hi, gen_one, &ctx, &o, threads)) {
+    cli_progress_begin("gen", (double)(hi - lo), "vectors");
+    int rc = cli_gen_pass(&u, lo, hi, gen_one, &ctx, &o, threads);
+    cli_progress_end();
+    if (rc) {
         cli_out_abort(&o);
         return CLI_OUT_STATUS(&o);
     }

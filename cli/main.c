@@ -234,7 +234,9 @@ static int cmd_run_check(int argc, char **argv, int check)
         fprintf(o.f, "# source: mmaref %s\n", MMAREF_VERSION);
     }
     long n = 0, bad = 0;
+    cli_progress_begin(check ? "check" : "run", 0, "vectors");
     int rc = cli_vec_pass(r, in, check, show, check ? NULL : &o, threads, &n, &bad);
+    cli_progress_end();
     mma_vec_close(r);
     if (rc) {
         if (!check) { cli_out_abort(&o); return CLI_OUT_STATUS(&o); }
@@ -294,13 +296,23 @@ static int usage(FILE *f)
         return 2;
     }
     fprintf(f, "A unit is an instruction name (<arch>:<qualifier>, see mmaref list) or a configuration\n"
-               "string (fused,a=e4m3,b=e4m3,k=32,f=13,...; docs/algorithms.md).\n");
+               "string (fused,a=e4m3,b=e4m3,k=32,f=13,...; docs/algorithms.md).\n"
+               "Long work (gen, run, check, metrics, gemm) shows a status line when stderr is a\n"
+               "terminal; --quiet (any command, anywhere) turns it off.\n");
     for (int i = 0; i < NCOMMANDS; i++) fprintf(f, "\n%s", commands[i].help);
     return 0;
 }
 
 int main(int argc, char **argv)
 {
+    /* --quiet, anywhere: no status lines on the terminal (every command) */
+    int kept = 1;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--quiet") || !strcmp(argv[i], "-q")) cli_quiet = 1;
+        else argv[kept++] = argv[i];
+    }
+    argc = kept;
+    argv[argc] = NULL;
     if (argc < 2) return usage(stderr);
     const char *c = argv[1];
     if (!strcmp(c, "help") || !strcmp(c, "--help") || !strcmp(c, "-h")) {

@@ -41,7 +41,7 @@ void mx_progress(mma_metrics_opts *o, progress_line *p, const char *what, double
 {
     p->what = what;
     p->evals_per_item = evals_per_item;
-    o->progress = isatty(2) ? show_progress : NULL;
+    o->progress = isatty(2) && !cli_quiet ? show_progress : NULL;
     o->pctx = p;
 }
 

@@ -439,6 +439,13 @@ static void commit(pass *x)
         }
         x->nvec += p->nvec;
         x->nbad += p->nbad;
+        if (x->gen) {
+            long made = (x->committed + 1) * x->gper;
+            cli_progress_update((double)(made < x->ghi - x->glo ? made : x->ghi - x->glo), 0);
+        } else {
+            cli_progress_update((double)x->nvec, x->map && x->size > x->body
+                                ? (double)(x->committed + 1) * PIECE_BYTES / (double)(x->size - x->body) : 0);
+        }
         if (p->err_rel >= 0) {
             x->err_lineno = x->line0 + p->err_rel + 1;
             x->err_line = p->err_line;

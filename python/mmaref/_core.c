@@ -184,8 +184,11 @@ static int check_fit(const buf *b, mma_fmt f, const char *name)
     size_t first = 0, count = 0;
     for (size_t i = b->n; i-- > 0;)
         if (load(b, i) >> w) { first = i; count++; }
-    PyErr_Format(PyExc_ValueError, "%s: %zu values do not fit %s's %d bits (the first, at flat index %zu: %#llx)",
-                 name, count, mma_format(f)->name, w, first, (unsigned long long)load(b, first));
+    /* (PyErr_Format has no %llx: it printed the format itself) */
+    char hex[24];
+    snprintf(hex, sizeof hex, "%#llx", (unsigned long long)load(b, first));
+    PyErr_Format(PyExc_ValueError, "%s: %zu values do not fit %s's %d bits (the first, at flat index %zu: %s)",
+                 name, count, mma_format(f)->name, w, first, hex);
     return -1;
 }
 
