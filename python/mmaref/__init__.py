@@ -45,6 +45,7 @@ import enum
 import gzip
 import lzma
 import os
+import tempfile
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
@@ -730,10 +731,25 @@ def write_vectors(path: Union[str, os.PathLike], unit: UnitLike, c: ArrayLike, a
     u64 = lambda x: None if x is None else _c_array(x, np.uint64).reshape(-1)
     text = _core.format_vectors(u._u, u64(cc), u64(aa), u64(bb), u64(ssa), u64(ssb), u64(de), u64(fe))
     path = os.fspath(path)
-    tmp = f"{path}.tmp{os.getpid()}"
+    if path.endswith((".bz2", ".lz4", ".lzma", ".zip", ".7z", ".zst")):
+        raise ValueError(f"path: {path}: unknown compression (write .vec, .vec.xz or .vec.gz)")
+    # a hidden temporary file beside the target, renamed into place: the
+    # file appears whole or not at all, and an error names the target
+    folder = os.path.dirname(path) or "."
     try:
-        with _open_out(tmp, path) as f:
-            f.write(text)
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix="." + os.path.basename(path) + ".")
+    except OSError as e:
+        raise OSError(e.errno, f"{path}: {e.strerror}") from None
+    try:
+        os.close(fd)
+        mask = os.umask(0)
+        os.umask(mask)
+        os.chmod(tmp, 0o666 & ~mask)
+        try:
+            with _open_out(tmp, path) as f:
+                f.write(text)
+        except OSError as e:
+            raise OSError(e.errno, f"{path}: {e.strerror}") from None
         os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):
@@ -762,14 +778,18 @@ class CheckResult:
 
 
 def check_vectors(path: Union[str, os.PathLike], instr: Optional[str] = None, *, raise_on_mismatch: bool = True,
-                  threads: Optional[int] = None) -> CheckResult:
+                  threads: Optional[int] = None, allow_empty: bool = False) -> CheckResult:
     """Recompute d for every vector of a file and compare bit for bit (NaN
     payloads per the unit's rule), as ``mmaref check`` does.  Any mismatch
     raises MismatchError (listing the first ten) unless
-    ``raise_on_mismatch=False``; then the result says what differed."""
+    ``raise_on_mismatch=False``; then the result says what differed.  A
+    file with no vectors raises Error (nothing was checked: an empty dump of
+    a unit must not pass) unless ``allow_empty``."""
     vf = read_vectors(path, instr)
     if vf.d is None:
         raise Error(f"{os.fspath(path)}: field d: the file has no d column to check")
+    if len(vf) == 0 and not allow_empty:
+        raise Error(f"{os.fspath(path)}: 0 vectors: nothing was checked (allow_empty=True to accept)")
     u = vf.unit
     sab = (vf.sa, vf.sb) if u.nscales else (None, None)
     cmp_flags = vf.flags is not None and u.has_flags
