@@ -109,7 +109,17 @@ test-valgrind: $(B)/test_model $(B)/mmaref
 
 -include mk/*.mk
 
-test: test-unit test-cli test-vectors test-sanitize test-valgrind docs-check $(EXTRA_TESTS)
+# Two lanes side by side (scripts/run_tests.sh): the RTL, Verilator,
+# Yosys and Python targets in one, the model's in the other; what both use
+# is built first (test-prereqs).  MMAREF_TEST_LANES=1: one after the other.
+TESTS := test-unit test-cli test-vectors test-sanitize test-valgrind $(EXTRA_TESTS) docs-check
+TEST_LANE2 := $(filter tb-test rtl-variants-test test-verify test-verify-san verify-valgrind test-install \
+                python-test cocotb-test area-test,$(TESTS))
+TEST_LANE1 := $(filter-out $(TEST_LANE2),$(TESTS))
+.PHONY: test-prereqs
+test-prereqs: all dpi $(MMAPARAMS) python $(B)/test_model
+test: test-prereqs
+	@sh scripts/run_tests.sh "$(TEST_LANE1)" "$(TEST_LANE2)"
 	@echo "make test: all passed"
 
 demo: all
