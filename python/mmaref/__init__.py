@@ -50,7 +50,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from . import _core
+from . import _core, _tensors
 from ._core import Error
 
 __version__: str = _core.VERSION
@@ -59,8 +59,10 @@ __all__ = [
     "Error", "MismatchError", "Format", "FORMATS", "get_format", "Unit", "units",
     "encode", "decode", "matmul", "metrics", "gemm_metrics",
     "VectorFile", "CheckResult", "read_vectors", "write_vectors", "check_vectors",
-    "Flag", "FLAG_INEXACT", "FLAG_UNDERFLOW", "FLAG_OVERFLOW", "FLAG_INFINITE", "FLAG_INVALID",
+    "Flag", "FLAG_INEXACT", "FLAG_UNDERFLOW", "FLAG_OVERFLOW", "FLAG_INFINITE", "FLAG_INVALID", "cuda_device",
 ]
+
+cuda_device = _tensors.cuda_device
 
 ArrayLike = Any
 UnitLike = Union[str, "Unit"]
@@ -162,7 +164,7 @@ def _as_encodings(x: ArrayLike, fmt: Format, arg: str, check: bool = True) -> np
     array of that very format viewed as its bits).  check: that every value
     fits the format's width (dot and exact leave it to the C side, which
     does it without a temporary array)."""
-    arr = np.asarray(x)
+    arr = np.asarray(_tensors.to_numpy(x, arg))
     dt = arr.dtype
     if dt.kind in "ui" and dt != np.bool_:
         if dt.kind == "i":
@@ -387,9 +389,20 @@ class Unit:
 
         ``flags=True`` (units with ``has_flags``): returns ``(d, flags)``,
         flags a uint8 array of the same shape holding each dot product's
-        IEEE exception flags (``Flag`` bits, as ``mmaref eval --flags``)."""
+        IEEE exception flags (``Flag`` bits, as ``mmaref eval --flags``).
+
+        PyTorch CPU tensors are taken as NumPy arrays of the same bits.  CUDA
+        arrays (PyTorch or CuPy; a and b read in place through DLPack, as
+        unsigned integers or the format's own dtype, C-contiguous) are
+        computed on their GPU by the CUDA backend, the same bits, queued on
+        the framework's current stream: d (and flags) come back as unsigned
+        integer arrays of that framework on that device (``d.view(torch.float32)``
+        reads an fp32 result as floats).  ``mmaref.cuda_device()`` says
+        whether the backend is there."""
         if flags and not self.has_flags:
             raise ValueError(f"flags: {self} defines no exception flags (the ieee units do: ieee,a=...,k=...)")
+        if _tensors.on_gpu(a) or _tensors.on_gpu(b):
+            return _tensors.dot_gpu(self, c, a, b, sa, sb, flags, _DTYPE_FORMAT.get)
         c, a, b, sa, sb, lead = self._operands(c, a, b, sa, sb, False)
         d = np.empty(lead, dtype=self.formats["d"].dtype)
         fl = np.empty(lead, dtype=np.uint8) if flags else None

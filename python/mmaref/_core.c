@@ -705,6 +705,48 @@ static PyObject *py_catalogue(PyObject *self, PyObject *noargs)
     return l;
 }
 
+/* ---- DLPack (for the CUDA backend's module, _cuda.c) ------------------------ */
+
+/* The DLPack structures (dlpack.h, the stable ABI of its 0.x / legacy
+ * "dltensor" capsules), for reading a producer's tensor: no ownership is
+ * taken (the capsule keeps its name, so its destructor frees it). */
+typedef struct { int32_t device_type, device_id; } dl_device;
+typedef struct { uint8_t code, bits; uint16_t lanes; } dl_dtype;
+typedef struct {
+    void *data;
+    dl_device device;
+    int32_t ndim;
+    dl_dtype dtype;
+    int64_t *shape, *strides;
+    uint64_t byte_offset;
+} dl_tensor;
+
+/* dlpack(capsule) -> (pointer, device_type, device_id, code, bits, lanes,
+ * shape, strides or None) */
+static PyObject *py_dlpack(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *cap;
+    if (!PyArg_ParseTuple(args, "O", &cap)) return NULL;
+    if (!PyCapsule_IsValid(cap, "dltensor")) {
+        PyErr_SetString(PyExc_TypeError, "expected a DLPack capsule (from __dlpack__())");
+        return NULL;
+    }
+    const dl_tensor *t = PyCapsule_GetPointer(cap, "dltensor");   /* (DLManagedTensor starts with it) */
+    if (!t) return NULL;
+    if (t->ndim < 0 || t->ndim > 64) { PyErr_SetString(PyExc_ValueError, "DLPack: bad ndim"); return NULL; }
+    PyObject *shape = PyTuple_New(t->ndim), *strides = t->strides ? PyTuple_New(t->ndim) : (Py_INCREF(Py_None), Py_None);
+    if (!shape || !strides) { Py_XDECREF(shape); Py_XDECREF(strides); return NULL; }
+    for (int i = 0; i < t->ndim; i++) {
+        PyTuple_SET_ITEM(shape, i, PyLong_FromLongLong(t->shape[i]));
+        if (t->strides) PyTuple_SET_ITEM(strides, i, PyLong_FromLongLong(t->strides[i]));
+    }
+    return Py_BuildValue("(KiiiiiNN)", (unsigned long long)((uintptr_t)t->data + t->byte_offset),
+                         (int)t->device.device_type, (int)t->device.device_id, (int)t->dtype.code, (int)t->dtype.bits,
+                         (int)t->dtype.lanes, shape, strides);
+}
+
+
 static PyMethodDef methods[] = {
     {"dot", py_dot, METH_VARARGS, "dot products (or exact values) of a batch"},
     {"result_equal", py_result_equal, METH_VARARGS, "elementwise result equality under a unit's rules"},
@@ -718,6 +760,7 @@ static PyMethodDef methods[] = {
     {"format_vectors", py_format_vectors, METH_VARARGS, "vector file text"},
     {"default_threads", py_default_threads, METH_NOARGS, "online cores"},
     {"catalogue", py_catalogue, METH_NOARGS, "instruction names"},
+    {"dlpack", py_dlpack, METH_VARARGS, "a DLPack capsule's tensor: pointer, device, dtype, shape, strides"},
     {NULL, NULL, 0, NULL}
 };
 
