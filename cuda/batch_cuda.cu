@@ -156,11 +156,13 @@ int mma_cuda_device(char *name, size_t namelen, char *err, size_t errlen)
     return 0;
 }
 
-static int launch_block = 128, launch_per_sm = 0;
+/* 256 threads a block: on an H200 the fastest of 32 to 256 for QGMMA and
+ * HGMMA (docs/data/cuda_launch_h200.txt) */
+static int launch_block = 256, launch_per_sm = 0;
 
 void mma_cuda_launch(int block, int blocks_per_sm)
 {
-    launch_block = block > 0 && block <= MAX_BLOCK ? (block + 31) / 32 * 32 : 128;
+    launch_block = block > 0 && block <= MAX_BLOCK ? (block + 31) / 32 * 32 : 256;
     launch_per_sm = blocks_per_sm > 0 ? blocks_per_sm : 0;
 }
 
@@ -191,10 +193,6 @@ static int kernel_setup(mma_tree t, int *fit, int *sms, char *err, size_t errlen
             (e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&f, (const void *)fn, launch_block, 0)) != cudaSuccess ||
             (e = cudaDeviceGetLimit(&have, cudaLimitStackSize)) != cudaSuccess)
             rc = cuda_err(e, "CUDA kernel", err, errlen);
-        /* (the threads' stacks are read and written all the time: as much
-         * L1 as the multiprocessor has, no shared memory) */
-        if (!rc) rc = cuda_err(cudaFuncSetAttribute((const void *)fn, cudaFuncAttributePreferredSharedMemoryCarveout, 0),
-                               "CUDA kernel", err, errlen);
         size_t want = fa.localSizeBytes + (t == MMA_TREE_PAIRWISE ? 4096 : 1024);
         if (!rc && have < want) rc = cuda_err(cudaDeviceSetLimit(cudaLimitStackSize, want), "CUDA stack size", err, errlen);
         if (!rc) {

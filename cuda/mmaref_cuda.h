@@ -59,7 +59,7 @@ int mma_batch_dot_cuda_ctx(mma_cuda_ctx *c, const mma_unit *u, const mma_batch *
  * 0, or -1 with a message. */
 int mma_cuda_bench(const mma_unit *u, const mma_batch *x, int reps, double *seconds, char *err, size_t errlen);
 
-/* The kernel's launch: threads per block (0: the default, 128) and
+/* The kernel's launch: threads per block (0: the default, 256) and
  * blocks per multiprocessor (0: as many as fit).  For all later calls. */
 void mma_cuda_launch(int block, int blocks_per_sm);
 

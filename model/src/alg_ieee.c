@@ -99,5 +99,13 @@ MMA_HD uint64_t mma_alg_pairwise(const mma_unit *u, uint64_t c, const uint64_t *
     if (!isnan(d) && fabsf(d) < 0x1p-126f) d = 0.0f;
     for (int k0 = 0; k0 < u->k; k0 += u->g)
         d = ftz_keep_sign(d + pairwise(p + k0, u->g));
+    /* A NaN result is the unit's NaN (nan=), not the one the float unit
+     * hands back: x86 and a GPU give different ones, and on x86 which of
+     * two NaN operands comes out depends on the order the compiler put
+     * them in. */
+    if (isnan(d)) {
+        mma_nansrc src = {u->c, u->a, u->b, c, a, b, NULL, u->k};
+        return mma_nan_out(u, MMA_FMT_FP32, &src);
+    }
     return bits_of_f32(d);
 }
