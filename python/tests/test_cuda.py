@@ -135,4 +135,6 @@ def test_torch_cpu_tensors():
     A = torch.randn(64, 128, dtype=torch.float32)
     B = torch.randn(128, 32, dtype=torch.float32)
     q = "hopper:wgmma.m64n8k32.f32.e4m3.e4m3"
-    assert (mmaref.matmul(A, B, unit=q) == mmaref.matmul(A.numpy(), B.numpy(), unit=q)).all()
+    D = mmaref.matmul(A, B, unit=q, block=((1, 128), (128, 32)), promote=128)
+    assert isinstance(D, torch.Tensor) and D.dtype == torch.float64
+    assert (D.numpy() == mmaref.matmul(A.numpy(), B.numpy(), unit=q, block=((1, 128), (128, 32)), promote=128)).all()
