@@ -15,8 +15,10 @@
 #                        the host is checked on 20 vectors a suite and the
 #                        first 200 of each file (about a minute here);
 #                        no nvcc: says so and skips
-#   make bench-cuda      mmaref bench --device cuda on the instructions of
-#                        scripts/bench_instructions.txt (a GPU machine)
+#   make MMAREF_CUDA=1 bench-cuda   mmaref bench --device cuda on the
+#                        instructions of scripts/bench_instructions.txt (a GPU
+#                        machine; scripts/cuda/device_run.sh runs it all there)
+#   make install-cuda    libmmaref_cuda.a and cuda/mmaref_cuda.h into PREFIX
 
 # nvcc: on PATH, else CUDA's usual place
 NVCC ?= $(or $(shell command -v nvcc 2>/dev/null),$(wildcard /usr/local/cuda/bin/nvcc))
@@ -36,7 +38,7 @@ CUDA_LIBS := -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lpthread -lstdc++
 CUDA_MODEL := $(addprefix model/src/,format.c term.c round.c fused_sum.c specials.c kacc.c alg_fused.c alg_amd.c \
                 alg_groups.c alg_ieee.c alg_exact.c internal.h)
 
-.PHONY: cuda test-cuda test-cuda-run bench-cuda
+.PHONY: cuda test-cuda bench-cuda install-cuda
 
 $(B)/cuda/batch_cuda.o: cuda/batch_cuda.cu cuda/mmaref_cuda.h cuda/nvcc.flags $(CUDA_MODEL) $(MODEL_HDR)
 	@mkdir -p $(dir $@)
@@ -84,6 +86,11 @@ test-cuda: $(B)/tests/test_cuda
 endif
 
 bench-cuda: all
-	$(B)/mmaref bench --device cuda $$(grep -v '^#' scripts/bench_instructions.txt)
+	$(B)/mmaref bench --device cuda --suite random $$(grep -v '^#' scripts/bench_instructions.txt)
+
+install-cuda: cuda
+	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include
+	install -m 644 $(B)/libmmaref_cuda.a $(DESTDIR)$(PREFIX)/lib/
+	install -m 644 cuda/mmaref_cuda.h $(DESTDIR)$(PREFIX)/include/
 
 EXTRA_TESTS += test-cuda
