@@ -820,7 +820,7 @@ long cli_gen_suite(const mma_unit *u, const char *suite, unsigned long long seed
 }
 
 const char cli_gen_help[] =
-    "usage: mmaref gen <instr|config> --suite S --count N --seed S [--shard i/n] [--threads N] -o out.vec\n"
+    "usage: mmaref gen <instr|config> --suite S --count N --seed S [--shard i/n] [--threads N] [--device D] -o out.vec\n"
     "       mmaref gen --list-suites\n"
     "  a vector suite for the unit, d (and the flags of units that raise them) computed by the\n"
     "  model (docs/suites.md)\n"
@@ -831,7 +831,9 @@ const char cli_gen_help[] =
     "  --shard i/n      only part i of n (0 <= i < n): the parts concatenated are the whole file\n"
     "  -o FILE          the output (.vec, or compressed .vec.zst, .vec.xz, .vec.gz), written only\n"
     "                   on success (a hidden temporary file beside it until then)\n"
-    "  --threads N      threads (default: one per core); the bytes are the same for any N\n";
+    "  --threads N      threads (default: one per core); the bytes are the same for any N\n"
+    "  --device D       where d is computed: cpu (default) or cuda (the GPU; mmaref built with\n"
+    "                   MMAREF_CUDA=1); the bytes are the same\n";
 
 /* vector i of the suite for cli_gen_pass, which computes d */
 typedef struct { const mma_unit *u; int si, ieee; unsigned long long seed; } gen_ctx;
@@ -861,7 +863,7 @@ int cmd_gen(int argc, char **argv)
     const char *instr = NULL, *suite = NULL, *out = NULL;
     long count = -1, shard_i = 0, shard_n = 1;
     unsigned long long seed = 0;
-    int have_seed = 0, threads = 0;
+    int have_seed = 0, threads = 0, device = CLI_DEV_CPU;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--suite") && i + 1 < argc) suite = argv[++i];
@@ -879,8 +881,9 @@ int cmd_gen(int argc, char **argv)
         }
         else if (!strcmp(a, "-o") && i + 1 < argc) out = argv[++i];
         else if (!strcmp(a, "--threads") && i + 1 < argc) { if ((threads = cli_threads(argv[++i])) < 0) return 2; }
+        else if (!strcmp(a, "--device") && i + 1 < argc) { if (cli_device_arg("gen", argv[++i], &device)) return 2; }
         else if (!strcmp(a, "--list-suites")) { for (size_t s = 0; s < sizeof suites / sizeof suites[0]; s++) printf("%-13s %s\n", suites[s].name, suites[s].what); return 0; }
-        else if (a[0] == '-') { cli_bad_option("gen", a, "--suite --count --seed --shard -o --threads"); return 2; }
+        else if (a[0] == '-') { cli_bad_option("gen", a, "--suite --count --seed --shard -o --threads --device"); return 2; }
         else if (!instr) instr = a;
         else { fprintf(stderr, "mmaref gen: unexpected argument '%s'\n", a); return 2; }
     }
@@ -903,7 +906,7 @@ int cmd_gen(int argc, char **argv)
     long lo = count * shard_i / shard_n, hi = count * (shard_i + 1) / shard_n;
     gen_ctx ctx = {&u, si, ieee_semantics(&u), seed};
     cli_progress_begin("gen", (double)(hi - lo), "vectors");
-    int rc = cli_gen_pass(&u, lo, hi, gen_one, &ctx, &o, threads);
+    int rc = cli_gen_pass(&u, lo, hi, gen_one, &ctx, &o, threads, device);
     cli_progress_end();
     if (rc) {
         cli_out_abort(&o);

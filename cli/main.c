@@ -26,14 +26,16 @@ static const char eval_help[] =
     "                   their byte in hex (inexact 01, underflow 02, overflow 04,\n"
     "                   invalid 10) and their names\n";
 static const char run_help[] =
-    "usage: mmaref run <in.vec> -o <out.vec> [--instr X] [--threads N]\n"
+    "usage: mmaref run <in.vec> -o <out.vec> [--instr X] [--threads N] [--device D]\n"
     "  fills in d for every vector of a file (.vec, .vec.xz, .vec.gz, .vec.zst; - for stdin)\n"
     "  -o FILE          the output (.vec, or compressed by its name: .vec.xz, .vec.gz,\n"
     "                   .vec.zst, the fastest), written only on success\n"
     "  --instr X        compute with unit X instead of the file's '# instr:'\n"
-    "  --threads N      threads (default: one per core); the output is the same for any N\n";
+    "  --threads N      threads (default: one per core); the output is the same for any N\n"
+    "  --device D       where the dot products are computed: cpu (default) or cuda (the GPU;\n"
+    "                   mmaref built with MMAREF_CUDA=1); the output is the same bytes\n";
 static const char check_help[] =
-    "usage: mmaref check <file.vec> [--instr X] [--show N] [--threads N] [--explain]\n"
+    "usage: mmaref check <file.vec> [--instr X] [--show N] [--threads N] [--device D] [--explain]\n"
     "  recomputes d for every vector and compares bit for bit; the last line is\n"
     "  '<N> vectors, <M> mismatches'; exit 0 without mismatches, 1 with, 2 on bad input;\n"
     "  a file with no vectors is a failure (exit 1: nothing was checked)\n"
@@ -41,6 +43,8 @@ static const char check_help[] =
     "  --instr X        check against unit X instead of the file's '# instr:'\n"
     "  --show N         print the first N mismatches (default 10)\n"
     "  --threads N      threads (default: one per core); the output is the same for any N\n"
+    "  --device D       where the model's d is computed: cpu (default) or cuda (the GPU;\n"
+    "                   mmaref built with MMAREF_CUDA=1); the same results\n"
     "  --explain        sort the mismatches into classes (one example each) and name the\n"
     "                   configuration nearest to what the unit computes (docs/triage.md)\n";
 static const char version_help[] =
@@ -189,9 +193,12 @@ static int cmd_run_check(int argc, char **argv, int check)
 {
     const char *in = NULL, *out = NULL, *instr = NULL;
     long show = 10;
-    int threads = 0, explain = 0, allow_empty = 0;
+    int threads = 0, explain = 0, allow_empty = 0, device = CLI_DEV_CPU;
     for (int i = 0; i < argc; i++) {
         if (!strcmp(argv[i], "-o") && i + 1 < argc && !check) out = argv[++i];
+        else if (!strcmp(argv[i], "--device") && i + 1 < argc) {
+            if (cli_device_arg(check ? "check" : "run", argv[++i], &device)) return 2;
+        }
         else if (!strcmp(argv[i], "--allow-empty") && check) allow_empty = 1;
         else if (!strcmp(argv[i], "--instr") && i + 1 < argc) instr = argv[++i];
         else if (!strcmp(argv[i], "--show") && i + 1 < argc && check) {
@@ -202,7 +209,7 @@ static int cmd_run_check(int argc, char **argv, int check)
             if ((threads = cli_threads(argv[++i])) < 0) return 2;
         }
         else if (argv[i][0] == '-' && argv[i][1]) {
-            cli_bad_option(check ? "check" : "run", argv[i], check ? "--instr --show --threads" : "--instr --threads -o");
+            cli_bad_option(check ? "check" : "run", argv[i], check ? "--instr --show --threads --device" : "--instr --threads -o --device");
             return 2;
         }
         else if (!in) in = argv[i];
@@ -235,7 +242,7 @@ static int cmd_run_check(int argc, char **argv, int check)
     }
     long n = 0, bad = 0;
     cli_progress_begin(check ? "check" : "run", 0, "vectors");
-    int rc = cli_vec_pass(r, in, check, show, check ? NULL : &o, threads, &n, &bad);
+    int rc = cli_vec_pass(r, in, check, show, check ? NULL : &o, threads, device, &n, &bad);
     cli_progress_end();
     mma_vec_close(r);
     if (rc) {
@@ -298,7 +305,7 @@ static int usage(FILE *f)
     fprintf(f, "A unit is an instruction name (<arch>:<qualifier>, see mmaref list) or a configuration\n"
                "string (fused,a=e4m3,b=e4m3,k=32,f=13,...; docs/algorithms.md).\n"
                "Long work (gen, run, check, metrics, gemm) shows a status line when stderr is a\n"
-               "terminal; --quiet (any command, anywhere) turns it off.\n");
+               "terminal; --quiet or -q (any command, anywhere) turns it off.\n");
     for (int i = 0; i < NCOMMANDS; i++) fprintf(f, "\n%s", commands[i].help);
     return 0;
 }

@@ -7,7 +7,7 @@
  * round-down is what makes 2048*2048 - 2048*2048 - 1e-6 come out as -0.25. */
 #include "internal.h"
 
-static mma_fixed dot_part(const mma_unit *u, const mma_term *t, int n)
+static MMA_HD mma_fixed dot_part(const mma_unit *u, const mma_term *t, int n)
 {
     if (u->tree != MMA_TREE_EVENODD)
         return mma_fused_sum(t, n, u->f, MMA_RZ, 0, 0);
@@ -24,8 +24,8 @@ static mma_fixed dot_part(const mma_unit *u, const mma_term *t, int n)
     return r;
 }
 
-static uint64_t step(const mma_unit *u, mma_fmt cf, uint64_t c,
-                     const uint64_t *a, const uint64_t *b)
+static MMA_HD uint64_t step(const mma_unit *u, mma_fmt cf, uint64_t c,
+                            const uint64_t *a, const uint64_t *b)
 {
     mma_term t[MMA_MAX_K + 1];
     int n = u->lmax;
@@ -59,8 +59,8 @@ static uint64_t step(const mma_unit *u, mma_fmt cf, uint64_t c,
                         r.zero == MMA_ZS_IEEE && mma_terms_zneg(t, n + 1, u->rho), NULL);
 }
 
-uint64_t mma_alg_amd(const mma_unit *u, uint64_t c, const uint64_t *a,
-                     const uint64_t *b)
+MMA_HD uint64_t mma_alg_amd(const mma_unit *u, uint64_t c, const uint64_t *a,
+                            const uint64_t *b)
 {
     mma_fmt cf = u->c;
     for (int k0 = 0; k0 < u->k; k0 += u->lmax) {

@@ -12,9 +12,9 @@
 
 #include <string.h>
 
-static uint64_t step(const mma_unit *u, const mma_rspec *r, mma_fmt cf, uint64_t c,
-                     const uint64_t *a, const uint64_t *b, const uint64_t *sa,
-                     const uint64_t *sb, int k0, int wide, unsigned *flags)
+static MMA_HD uint64_t step(const mma_unit *u, const mma_rspec *r, mma_fmt cf, uint64_t c,
+                            const uint64_t *a, const uint64_t *b, const uint64_t *sa,
+                            const uint64_t *sb, int k0, int wide, unsigned *flags)
 {
     int n = u->lmax, scaled = u->scale != MMA_FMT_NONE;
     int nan = 0, invalid = 0, pinf = 0, ninf = 0;
@@ -66,9 +66,9 @@ static uint64_t step(const mma_unit *u, const mma_rspec *r, mma_fmt cf, uint64_t
     return mma_kacc_round_to(&acc, r, mma_zero_sign(allzero, anypos, anyneg, r->rho), flags);
 }
 
-uint64_t mma_alg_exact(const mma_unit *u, uint64_t c, const uint64_t *a,
-                       const uint64_t *b, const uint64_t *sa, const uint64_t *sb,
-                       unsigned *flags)
+MMA_HD uint64_t mma_alg_exact(const mma_unit *u, uint64_t c, const uint64_t *a,
+                              const uint64_t *b, const uint64_t *sa, const uint64_t *sb,
+                              unsigned *flags)
 {
     mma_rspec r = mma_unit_rspec(u);
     mma_fmt cf = u->c;

@@ -5,7 +5,7 @@
 
 #include <string.h>
 
-void mma_kacc_init(mma_kacc *k, int32_t lo, int32_t hi)
+MMA_HD void mma_kacc_init(mma_kacc *k, int32_t lo, int32_t hi)
 {
     k->lo = lo;
     k->n = (int)((hi - lo) / 64) + 2;          /* one limb of headroom */
@@ -13,7 +13,7 @@ void mma_kacc_init(mma_kacc *k, int32_t lo, int32_t hi)
     memset(k->w, 0, sizeof k->w);
 }
 
-static void add_at(mma_kacc *k, int i, uint64_t v, int neg)
+static MMA_HD void add_at(mma_kacc *k, int i, uint64_t v, int neg)
 {
     if (!neg) {
         for (; i < k->n && v; i++) {
@@ -30,7 +30,7 @@ static void add_at(mma_kacc *k, int i, uint64_t v, int neg)
     }
 }
 
-void mma_kacc_add(mma_kacc *k, int neg, unsigned __int128 sig, int32_t lsb)
+MMA_HD void mma_kacc_add(mma_kacc *k, int neg, unsigned __int128 sig, int32_t lsb)
 {
     if (!sig) return;
     int32_t bit = lsb - k->lo;
@@ -50,14 +50,14 @@ void mma_kacc_add(mma_kacc *k, int neg, unsigned __int128 sig, int32_t lsb)
     add_at(k, i + 2, p2, neg);
 }
 
-int mma_kacc_sign(const mma_kacc *k)
+MMA_HD int mma_kacc_sign(const mma_kacc *k)
 {
     if ((int64_t)k->w[k->n - 1] < 0) return -1;
     for (int i = 0; i < k->n; i++) if (k->w[i]) return 1;
     return 0;
 }
 
-uint64_t mma_kacc_round_to(const mma_kacc *k, const mma_rspec *r, int zneg, unsigned *flags)
+MMA_HD uint64_t mma_kacc_round_to(const mma_kacc *k, const mma_rspec *r, int zneg, unsigned *flags)
 {
     uint64_t w[MMA_KACC_LIMBS];
     int neg = mma_kacc_sign(k) < 0;
@@ -87,8 +87,8 @@ uint64_t mma_kacc_round_to(const mma_kacc *k, const mma_rspec *r, int zneg, unsi
     return mma_round_to(r, neg, mag, k->lo + lowbit - 1, zneg, flags);
 }
 
-uint64_t mma_kacc_round(const mma_kacc *k, mma_fmt d, int p, mma_rounding rho,
-                        int zero_signed)
+MMA_HD uint64_t mma_kacc_round(const mma_kacc *k, mma_fmt d, int p, mma_rounding rho,
+                               int zero_signed)
 {
     mma_rspec r = {d, p, rho, rho == MMA_RZ ? MMA_OVR_INF : MMA_OVR_IEEE,
                    zero_signed ? MMA_ZS_FIXED : MMA_ZS_POS, 0};
