@@ -46,6 +46,23 @@ HW_PRESETS    := qgmma_e4m3 qgmma_e5m2 hgmma_bf16 hgmma_f16
 PIPE_PRESETS  := qgmma_e4m3_pipe2 cdna3_fp8_pipe2
 I_qgmma_e4m3_pipe2 := $(I_qgmma_e4m3)
 I_cdna3_fp8_pipe2  := $(I_cdna3_fp8)
+# the structural variants (docs/rtl.md): the sum as a carry-save tree
+# (SUM=1 3:2 counters, SUM=2 4:2 compressors) and register cuts inside the
+# steps (STAGES), each the same arithmetic as its preset
+VAR_PRESETS := qgmma_e4m3_csa32 qgmma_e4m3_csa42_st4 cdna3_fp8_csa32_st2 cdna3_fp8_csa42_st4 \
+               ampere_bf16_csa42_st3 hgmma_bf16_st1
+I_qgmma_e4m3_csa32       := $(I_qgmma_e4m3)
+G_qgmma_e4m3_csa32       := -GSUM=1
+I_qgmma_e4m3_csa42_st4   := $(I_qgmma_e4m3)
+G_qgmma_e4m3_csa42_st4   := -GSUM=2 -GSTAGES=4 -GPIPE=2
+I_cdna3_fp8_csa32_st2    := $(I_cdna3_fp8)
+G_cdna3_fp8_csa32_st2    := -GSUM=1 -GSTAGES=2
+I_cdna3_fp8_csa42_st4    := $(I_cdna3_fp8)
+G_cdna3_fp8_csa42_st4    := -GSUM=2 -GSTAGES=4 -GPIPE=1
+I_ampere_bf16_csa42_st3  := $(I_ampere_bf16)
+G_ampere_bf16_csa42_st3  := -GSUM=2 -GSTAGES=3
+I_hgmma_bf16_st1         := $(I_hgmma_bf16)
+G_hgmma_bf16_st1         := -GSTAGES=1
 
 # further units (`make tb`, `make tb-configs`): more catalogue instructions,
 # among them H100-captured ones, and generic configuration strings that
@@ -126,6 +143,7 @@ endef
 $(foreach p,$(RTL_PRESETS) $(RTL_CONFIGS),$(eval $(call TB_BUILD,$(p),$(I_$(p)),,)))
 $(eval $(call TB_BUILD,qgmma_e4m3_broken,$(I_qgmma_e4m3),--f-delta -1,--trace-fst -DTB_TRACE))
 $(foreach p,$(PIPE_PRESETS),$(eval $(call TB_BUILD,$(p),$(I_$(p)),,-GPIPE=2)))
+$(foreach p,$(VAR_PRESETS),$(eval $(call TB_BUILD,$(p),$(I_$(p)),,$(G_$(p)))))
 
 FORCE:
 
