@@ -282,9 +282,17 @@ module mma_fda #(
     logic [EW-1:0] ue;
     logic [TW-1:0] sig;
     logic [6:1]    fl;
-    mma_reg #(.W(2 + EW + TW + 6), .EN(CUT_P)) u_r (
-      .clk(clk), .d({g_t[k].sgn, g_t[k].zero, g_t[k].ue, g_t[k].sig, g_t[k].fl}),
-      .q({sgn, zero, ue, sig, fl}));
+    if (CUT_P != 0) begin : g_r
+      mma_reg #(.W(2 + EW + TW + 6)) u_r (
+        .clk(clk), .d({g_t[k].sgn, g_t[k].zero, g_t[k].ue, g_t[k].sig, g_t[k].fl}),
+        .q({sgn, zero, ue, sig, fl}));
+    end else begin : g_w     // (field by field: Verilator keeps a concatenation)
+      assign sgn  = g_t[k].sgn;
+      assign zero = g_t[k].zero;
+      assign ue   = g_t[k].ue;
+      assign sig  = g_t[k].sig;
+      assign fl   = g_t[k].fl;
+    end
   end
 
   // ---- alignment, then cut A -------------------------------------------------
@@ -297,8 +305,14 @@ module mma_fda #(
     mma_align #(.EW(EW), .TW(TW), .TF(TF), .F(F), .CUT(ALIGN)) u_al (
       .uemax(uemax_p), .sgn(g_tp[k].sgn), .zero(g_tp[k].zero), .uexp(g_tp[k].ue),
       .sig(g_tp[k].sig), .al(al), .cut(cut));
-    mma_reg #(.W(AW + 7 + EW), .EN(CUT_A)) u_r (
-      .clk(clk), .d({al, g_tp[k].fl, cut, ~g_tp[k].ue}), .q({s, fl, nmn}));
+    if (CUT_A != 0) begin : g_r
+      mma_reg #(.W(AW + 7 + EW)) u_r (
+        .clk(clk), .d({al, g_tp[k].fl, cut, ~g_tp[k].ue}), .q({s, fl, nmn}));
+    end else begin : g_w
+      assign s   = al;
+      assign fl  = {g_tp[k].fl, cut};
+      assign nmn = ~g_tp[k].ue;
+    end
   end
 
   // ---- exact sum: tree of mma_add nodes (SUM=0) or mma_csa_tree ------------

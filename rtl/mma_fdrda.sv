@@ -160,14 +160,28 @@ module mma_fdrda #(
       logic [EW-1:0]        ue, nmn;
       logic [TW-1:0]        pm;
       logic signed [AW-1:0] al, s;
-      mma_reg #(.W(2 + EW + TW), .EN(CUT_P)) u_rp (
-        .clk(clk), .d({p_sgn[g + G*j], g_p[g + G*j].zero, g_p[g + G*j].ue, g_p[g + G*j].pm}),
-        .q({sgn, zero, ue, pm}));
+      if (CUT_P != 0) begin : g_rp
+        mma_reg #(.W(2 + EW + TW)) u_r (
+          .clk(clk), .d({p_sgn[g + G*j], g_p[g + G*j].zero, g_p[g + G*j].ue, g_p[g + G*j].pm}),
+          .q({sgn, zero, ue, pm}));
+      end else begin : g_wp     // (field by field: Verilator keeps a concatenation)
+        assign sgn  = p_sgn[g + G*j];
+        assign zero = g_p[g + G*j].zero;
+        assign ue   = g_p[g + G*j].ue;
+        assign pm   = g_p[g + G*j].pm;
+      end
       mma_align #(.EW(EW), .TW(TW), .TF(PF), .F(F), .CUT(0)) u_al (
         .uemax(uemax_p), .sgn(sgn), .zero(zero), .uexp(ue), .sig(pm), .al(al), .cut(cut0));
       logic nz;
-      mma_reg #(.W(AW + 1 + 1 + EW), .EN(CUT_A)) u_ra (
-        .clk(clk), .d({al, cut0, ~zero, ~ue}), .q({s, cut, nz, nmn}));
+      if (CUT_A != 0) begin : g_ra
+        mma_reg #(.W(AW + 1 + 1 + EW)) u_r (
+          .clk(clk), .d({al, cut0, ~zero, ~ue}), .q({s, cut, nz, nmn}));
+      end else begin : g_wa
+        assign s   = al;
+        assign cut = cut0;
+        assign nz  = ~zero;
+        assign nmn = ~ue;
+      end
     end
     // alignment and exact sum; beside it the bits cut and the smallest
     // exponent of a nonzero product (coverage)
