@@ -893,13 +893,47 @@ static int input_ok(mma_fmt f)
 
 static int acc_ok(mma_fmt f) { return f == MMA_FMT_FP32 || f == MMA_FMT_FP16 || f == MMA_FMT_BF16; }
 
+/* The parameters of the block-scaled top, rtl/mma_dpa_bs.sv: one fused
+ * step, ST-FDPA (tree fused) or GDFS (tree groups), NVIDIA's conventions. */
+static int rtl_params_scaled(const mma_unit *u, int f, const char **names, long *values,
+                             int max, char *err, size_t errlen)
+{
+#define NO(...) do { if (err) snprintf(err, errlen, __VA_ARGS__); return -1; } while (0)
+    int groups = u->tree == MMA_TREE_GROUPS;
+    if (u->tree != MMA_TREE_FUSED && !groups)
+        NO("algorithm %s with block scales is not realized in RTL (field 'tree': fused or groups)", mma_unit_algorithm(u));
+    if (mma_format(u->a)->width > 8 || mma_format(u->b)->width > 8)
+        NO("block-scaled units take inputs of up to 8 bits in RTL (fields 'a', 'b')");
+    if (u->lmax != u->k) NO("a block-scaled unit is one fused step in RTL (field 'l' must equal k)");
+    if (u->k / u->block > 16) NO("at most 16 blocks per operand in RTL (field 'block')");
+    if (u->flags & MMA_F_PROD_OVF) NO("product overflow with block scales is not realized in RTL (field 'povf')");
+    if (groups && (u->flags & MMA_F_FTZ_IN)) NO("flushing inputs of a groups unit is not realized in RTL (field 'ftz')");
+    if (f < 8 || f > 45) NO("F=%d is outside the block-scaled RTL's 8..45 (field 'f')", f);
+#undef NO
+    const mma_format_info *fa = mma_format(u->a), *fb = mma_format(u->b);
+    const mma_format_info *fc = mma_format(u->c), *fd = mma_format(u->d);
+    int ez = !(u->flags & MMA_F_NO_EZERO);
+    const char *n[] = {"A_EB", "A_MB", "A_BIAS", "A_SPEC", "B_EB", "B_MB", "B_BIAS", "B_SPEC",
+                       "C_EB", "C_MB", "C_BIAS", "D_EB", "D_MB", "D_BIAS", "P", "K",
+                       "TREE", "G", "SCALE", "BLOCK", "F", "ALIGN", "RHO", "ZERO_POS", "NAN_CANON",
+                       "EZERO_EN", "EZERO", "FTZ"};
+    long v[] = {fa->ebits, fa->mbits, fa->bias, spec_of(u->a), fb->ebits, fb->mbits, fb->bias,
+                spec_of(u->b), fc->ebits, fc->mbits, fc->bias, fd->ebits, fd->mbits, fd->bias,
+                u->p, u->k, groups ? 2 : 0, groups ? u->g : 0, u->scale == MMA_FMT_UE8M0 ? 1 : 2,
+                u->block, f, u->align, u->rho, (u->flags & MMA_F_ZERO_POS) != 0,
+                (u->flags & MMA_F_NAN_CANON) != 0, ez, ez ? u->ezero : 0,
+                (u->flags & MMA_F_FTZ_IN) != 0};
+    int cnt = (int)(sizeof v / sizeof v[0]);
+    for (int i = 0; i < cnt && i < max; i++) { names[i] = n[i]; values[i] = v[i]; }
+    return cnt;
+}
+
 int mmaref_tbk_rtl_params(const mma_unit *u, int fdelta, const char **names, long *values,
                           int max, char *err, size_t errlen)
 {
 #define NO(...) do { if (err) snprintf(err, errlen, __VA_ARGS__); return -1; } while (0)
-    if (u->tree != MMA_TREE_FUSED && u->tree != MMA_TREE_EVENODD)
+    if (u->scale == MMA_FMT_NONE && u->tree != MMA_TREE_FUSED && u->tree != MMA_TREE_EVENODD)
         NO("algorithm %s is not realized in RTL (field 'tree': fused or evenodd)", mma_unit_algorithm(u));
-    if (u->scale != MMA_FMT_NONE) NO("block scales are not realized in RTL (field 'scale')");
     if (!input_ok(u->a)) NO("input format %s is not realized in RTL (field 'a')", mma_format(u->a)->name);
     if (!input_ok(u->b)) NO("input format %s is not realized in RTL (field 'b')", mma_format(u->b)->name);
     if (!acc_ok(u->c)) NO("c format %s is not realized in RTL (field 'c')", mma_format(u->c)->name);
@@ -917,6 +951,7 @@ int mmaref_tbk_rtl_params(const mma_unit *u, int fdelta, const char **names, lon
     if (u->flags & MMA_F_ZERO_IEEE) NO("zero=ieee is not realized in RTL (field 'zero': pos or fixed)");
     if (u->flags & MMA_F_NAN_PROP) NO("nan=prop is not realized in RTL (field 'nan': canon or default)");
     int f = u->f + fdelta;
+    if (u->scale != MMA_FMT_NONE) return rtl_params_scaled(u, f, names, values, max, err, errlen);
     if (f < 8 || f > 40) NO("F=%d is outside the RTL's 8..40 (field 'f')", f);
 #undef NO
     const mma_format_info *fa = mma_format(u->a), *fb = mma_format(u->b);

@@ -138,7 +138,7 @@ module mma_dpa #(
         assign as = a_i[s*L*AWD +: L*AWD];
         assign bs = b_i[s*L*BWD +: L*BWD];
       end else begin : g_r
-        mma_reg #(.W(L * (AWD + BWD)), .EN(1)) u_r (
+        mma_reg #(.W(L * (AWD + BWD))) u_r (
           .clk(clk), .d({g_dl[t-1].as, g_dl[t-1].bs}), .q({as, bs}));
       end
     end

@@ -275,8 +275,14 @@ module mma_fda #(
   // ---- cut P: the terms and emax ---------------------------------------------
   logic [EW-1:0] uemax_p, uemax_a, uemax_s, uemax;
   logic          any_p, any_a, any_s, any;
-  mma_reg #(.W(EW + 1), .EN(CUT_P)) u_rp (
-    .clk(clk), .d({g_em[LG].g_n[0].ue, g_em[LG].g_n[0].an}), .q({uemax_p, any_p}));
+  if (CUT_P != 0) begin : g_rp
+    mma_reg #(.W(EW + 1)) u_rp (
+      .clk(clk),
+      .d({g_em[LG].g_n[0].ue, g_em[LG].g_n[0].an}),
+      .q({uemax_p, any_p}));
+  end else begin : g_rp_w
+    assign {uemax_p, any_p} = {g_em[LG].g_n[0].ue, g_em[LG].g_n[0].an};
+  end
   for (genvar k = 0; k < N; k++) begin : g_tp
     logic          sgn, zero;
     logic [EW-1:0] ue;
@@ -296,7 +302,11 @@ module mma_fda #(
   end
 
   // ---- alignment, then cut A -------------------------------------------------
-  mma_reg #(.W(EW + 1), .EN(CUT_A)) u_ra (.clk(clk), .d({uemax_p, any_p}), .q({uemax_a, any_a}));
+  if (CUT_A != 0) begin : g_ra
+    mma_reg #(.W(EW + 1)) u_ra (.clk(clk), .d({uemax_p, any_p}), .q({uemax_a, any_a}));
+  end else begin : g_ra_w
+    assign {uemax_a, any_a} = {uemax_p, any_p};
+  end
   for (genvar k = 0; k < N; k++) begin : g_al
     logic signed [AW-1:0] al, s;
     logic                 cut;
@@ -367,9 +377,14 @@ module mma_fda #(
   logic signed [SW-1:0] s;
   logic [6:0]           fl_s, fl;
   logic [EW-1:0]        nmn_s, nmn;
-  mma_reg #(.W(SW + 7 + EW + EW + 1), .EN(CUT_S)) u_rs (
-    .clk(clk), .d({s0, g_sum[LG].g_n[0].fl, g_sum[LG].g_n[0].nmn, uemax_a, any_a}),
-    .q({s, fl_s, nmn_s, uemax_s, any_s}));
+  if (CUT_S != 0) begin : g_rs
+    mma_reg #(.W(SW + 7 + EW + EW + 1)) u_rs (
+      .clk(clk),
+      .d({s0, g_sum[LG].g_n[0].fl, g_sum[LG].g_n[0].nmn, uemax_a, any_a}),
+      .q({s, fl_s, nmn_s, uemax_s, any_s}));
+  end else begin : g_rs_w
+    assign {s, fl_s, nmn_s, uemax_s, any_s} = {s0, g_sum[LG].g_n[0].fl, g_sum[LG].g_n[0].nmn, uemax_a, any_a};
+  end
 
   // ---- specials, normalize, round ------------------------------------------
   logic sp_nan0, sp_inf0, sp_neg0, sp_conf0, sp_nan, sp_inf, sp_neg, sp_conf;
@@ -391,10 +406,15 @@ module mma_fda #(
     .neg(neg0), .mag(mag), .lsb(lsb), .q(q0), .qlsb(qlsb0), .inexact(inexact0), .lead(lead0));
 
   // ---- cut R: the rounded significand --------------------------------------
-  mma_reg #(.W(P + 2 + 2 * LW + 7 + 7 + EW + EW + 1), .EN(CUT_R)) u_rr (
-    .clk(clk),
-    .d({q0, qlsb0, lead0, inexact0, neg0, nz0, sp_nan0, sp_inf0, sp_neg0, sp_conf0, fl_s, nmn_s, uemax_s, any_s}),
-    .q({q,  qlsb,  lead,  inexact,  neg,  nz,  sp_nan,  sp_inf,  sp_neg,  sp_conf,  fl,   nmn,   uemax,   any}));
+  if (CUT_R != 0) begin : g_rr
+    mma_reg #(.W(P + 2 + 2 * LW + 7 + 7 + EW + EW + 1)) u_rr (
+      .clk(clk),
+      .d({q0, qlsb0, lead0, inexact0, neg0, nz0, sp_nan0, sp_inf0, sp_neg0, sp_conf0, fl_s, nmn_s, uemax_s, any_s}),
+      .q({q,  qlsb,  lead,  inexact,  neg,  nz,  sp_nan,  sp_inf,  sp_neg,  sp_conf,  fl,   nmn,   uemax,   any}));
+  end else begin : g_rr_w
+    assign {q,  qlsb,  lead,  inexact,  neg,  nz,  sp_nan,  sp_inf,  sp_neg,  sp_conf,  fl,   nmn,   uemax,   any}
+         = {q0, qlsb0, lead0, inexact0, neg0, nz0, sp_nan0, sp_inf0, sp_neg0, sp_conf0, fl_s, nmn_s, uemax_s, any_s};
+  end
 
   // ---- pack ------------------------------------------------------------------
   logic c_ovf, c_sub, c_zero;

@@ -121,9 +121,21 @@ module mma_fdrda #(
   // coverage bits (NaN operand, 0*Inf), through cuts P, A and S
   logic [CRW+5:0] x0, xp, xa, xs;
   assign x0 = {cs, cz, ce, cm, sp_nan0, sp_inf0, sp_neg0, sp_conf0, |nan_in | cn, |zinf};
-  mma_reg #(.W(CRW + 6), .EN(CUT_P)) u_xp (.clk(clk), .d(x0), .q(xp));
-  mma_reg #(.W(CRW + 6), .EN(CUT_A)) u_xa (.clk(clk), .d(xp), .q(xa));
-  mma_reg #(.W(CRW + 6), .EN(CUT_S)) u_xs (.clk(clk), .d(xa), .q(xs));
+  if (CUT_P != 0) begin : g_xp
+    mma_reg #(.W(CRW + 6)) u_xp (.clk(clk), .d(x0), .q(xp));
+  end else begin : g_xp_w
+    assign xp = x0;
+  end
+  if (CUT_A != 0) begin : g_xa
+    mma_reg #(.W(CRW + 6)) u_xa (.clk(clk), .d(xp), .q(xa));
+  end else begin : g_xa_w
+    assign xa = xp;
+  end
+  if (CUT_S != 0) begin : g_xs
+    mma_reg #(.W(CRW + 6)) u_xs (.clk(clk), .d(xa), .q(xs));
+  end else begin : g_xs_w
+    assign xs = xa;
+  end
 
   // ---- groups of products fused apart (F bits, cut toward zero) -----------
   // group g holds the products k = g + G*j; TREE=0: one group of all L
@@ -152,9 +164,19 @@ module mma_fdrda #(
     // cut P: the products and the group's emax; alignment; cut A
     logic [EW-1:0] uemax_p, uemax_a, uemax_s;
     logic          any_p, any_a, any_s;
-    mma_reg #(.W(EW + 1), .EN(CUT_P)) u_rp (
-      .clk(clk), .d({g_em[LG].g_n[0].ue, g_em[LG].g_n[0].an}), .q({uemax_p, any_p}));
-    mma_reg #(.W(EW + 1), .EN(CUT_A)) u_ra (.clk(clk), .d({uemax_p, any_p}), .q({uemax_a, any_a}));
+    if (CUT_P != 0) begin : g_rp
+      mma_reg #(.W(EW + 1)) u_rp (
+        .clk(clk),
+        .d({g_em[LG].g_n[0].ue, g_em[LG].g_n[0].an}),
+        .q({uemax_p, any_p}));
+    end else begin : g_rp_w
+      assign {uemax_p, any_p} = {g_em[LG].g_n[0].ue, g_em[LG].g_n[0].an};
+    end
+    if (CUT_A != 0) begin : g_ra
+      mma_reg #(.W(EW + 1)) u_ra (.clk(clk), .d({uemax_p, any_p}), .q({uemax_a, any_a}));
+    end else begin : g_ra_w
+      assign {uemax_a, any_a} = {uemax_p, any_p};
+    end
     for (genvar j = 0; j < NG; j++) begin : g_al
       logic                 sgn, zero, cut0, cut;
       logic [EW-1:0]        ue, nmn;
@@ -236,9 +258,14 @@ module mma_fdrda #(
     logic signed [GW-1:0] s;
     logic [EW-1:0]        nmn;
     logic                 lost;   // bits cut in alignment
-    mma_reg #(.W(GW + EW + 1 + EW + 1), .EN(CUT_S)) u_rs (
-      .clk(clk), .d({s0, g_sum[LG].g_n[0].nmn, g_sum[LG].g_n[0].cut, uemax_a, any_a}),
-      .q({s, nmn, lost, uemax_s, any_s}));
+    if (CUT_S != 0) begin : g_rs
+      mma_reg #(.W(GW + EW + 1 + EW + 1)) u_rs (
+        .clk(clk),
+        .d({s0, g_sum[LG].g_n[0].nmn, g_sum[LG].g_n[0].cut, uemax_a, any_a}),
+        .q({s, nmn, lost, uemax_s, any_s}));
+    end else begin : g_rs_w
+      assign {s, nmn, lost, uemax_s, any_s} = {s0, g_sum[LG].g_n[0].nmn, g_sum[LG].g_n[0].cut, uemax_a, any_a};
+    end
     logic signed [EW-1:0] emax;
     logic                 any;
     logic [EW-1:0]        dmx;
@@ -340,10 +367,15 @@ module mma_fdrda #(
   logic signed [EW-1:0]  em2;
   logic                  drop, cz_r, dany_r, lost_r;
   logic [7:0]            dmax_r;
-  mma_reg #(.W(SW2 + EW + 4 + 8 + 6), .EN(CUT_R)) u_rr (
-    .clk(clk),
-    .d({s20, em20, drop0, cz_s, dany, lost, dmax, sp_nan_s, sp_inf_s, sp_neg_s, sp_conf_s, cv_nan_s, cv_zinf_s}),
-    .q({s2,  em2,  drop,  cz_r, dany_r, lost_r, dmax_r, sp_nan, sp_inf, sp_neg, sp_conf, cv_nan, cv_zinf}));
+  if (CUT_R != 0) begin : g_rr
+    mma_reg #(.W(SW2 + EW + 4 + 8 + 6)) u_rr (
+      .clk(clk),
+      .d({s20, em20, drop0, cz_s, dany, lost, dmax, sp_nan_s, sp_inf_s, sp_neg_s, sp_conf_s, cv_nan_s, cv_zinf_s}),
+      .q({s2,  em2,  drop,  cz_r, dany_r, lost_r, dmax_r, sp_nan, sp_inf, sp_neg, sp_conf, cv_nan, cv_zinf}));
+  end else begin : g_rr_w
+    assign {s2,  em2,  drop,  cz_r, dany_r, lost_r, dmax_r, sp_nan, sp_inf, sp_neg, sp_conf, cv_nan, cv_zinf}
+         = {s20, em20, drop0, cz_s, dany, lost, dmax, sp_nan_s, sp_inf_s, sp_neg_s, sp_conf_s, cv_nan_s, cv_zinf_s};
+  end
 
   // ---- round down to F2 bits, then RHO to P bits, pack -------------------
   logic                 neg;
