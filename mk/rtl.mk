@@ -5,7 +5,8 @@
 #   make tb         every preset: 1,000,000 constrained-random vectors, every
 #                   vector suite of `mmaref gen`, the H100 files of
 #                   vectors/hw/h100/ for the hopper presets, the broken
-#                   variant, the SystemC testbench, lint and Yosys checks
+#                   variant, the SystemC testbench, lint and Yosys checks;
+#                   the structural variants (VAR_PRESETS: SUM, STAGES) too
 #   make tb-test    the shorter run of `make test`: 100,000 random vectors
 #                   and 2,000 of every suite per preset, the rest as above
 #   make tb-bench   vectors per second through the Verilator testbench with
@@ -100,7 +101,7 @@ VCFLAGS ?= -O3 -march=native
 # the DPI layer and the testbench kit: the stimulus loops vectorize at -O3
 DPI_CFLAGS ?= -O3 -march=native
 
-.PHONY: FORCE tb tb-test tb-bench tb-broken tb-sc tb-valgrind rtl-check tb-bins tb-sc-bins tb-configs tb-config-bins
+.PHONY: FORCE tb tb-test tb-bench tb-broken tb-sc tb-valgrind rtl-check tb-bins tb-sc-bins tb-configs tb-config-bins tb-var-bins
 
 $(RTL_B)/obj/mmaref_dpi.o: dpi/mmaref_dpi.c dpi/mmaref_tbkit.h model/include/mmaref.h model/include/mmaref_vec.h
 	@mkdir -p $(dir $@)
@@ -149,6 +150,7 @@ FORCE:
 
 tb-bins: $(foreach p,$(RTL_PRESETS) $(PIPE_PRESETS),$(RTL_B)/$(p)/Vtb_top)
 tb-config-bins: $(foreach p,$(RTL_CONFIGS),$(RTL_B)/$(p)/Vtb_top)
+tb-var-bins: $(foreach p,$(VAR_PRESETS),$(RTL_B)/$(p)/Vtb_top)
 
 # ---- runs -------------------------------------------------------------------
 PAIRS    = $(foreach p,$(1),$(p)='$(I_$(p))')
@@ -161,8 +163,8 @@ tb-test: rtl-check tb-bins $(B)/mmaref
 	@$(MAKE) --no-print-directory tb-sc TB_SC_PRESETS="$(SC_TEST_PRESETS)" TB_SC_N=50000
 	@$(MAKE) --no-print-directory tb-valgrind
 
-tb: rtl-check tb-bins tb-config-bins $(B)/mmaref
-	@sh tb/run.sh random $(RTL_B) $(TB_N_FULL) $(TB_SEED) $(call PAIRS,$(RTL_PRESETS) $(PIPE_PRESETS))
+tb: rtl-check tb-bins tb-config-bins tb-var-bins $(B)/mmaref
+	@sh tb/run.sh random $(RTL_B) $(TB_N_FULL) $(TB_SEED) $(call PAIRS,$(RTL_PRESETS) $(PIPE_PRESETS) $(VAR_PRESETS))
 	@sh tb/run.sh suites $(RTL_B) $(B)/mmaref $(TB_SUITE_FULL) $(TB_SEED) "$(TB_SUITES)" $(call PAIRS,$(RTL_PRESETS))
 	@sh tb/run.sh random $(RTL_B) $(TB_N_CONFIG) $(TB_SEED) $(call PAIRS,$(RTL_CONFIGS))
 	@sh tb/run_hw.sh $(RTL_B) $(MMAPARAMS) $(call PAIRS,$(HW_PRESETS) $(RTL_CONFIGS))

@@ -148,7 +148,7 @@ module mma_fda #(
     logic                 tinf, tnan, zi, ni;
     logic [6:1]           fl;       // FL_* flags of this term
     if (k < NT && G == 0) begin : g_prod
-      localparam int BK = (SCALE != 0) ? k / BLOCK : 0;
+      localparam int BK = (SCALE != 0 && k / BLOCK < NSC) ? k / BLOCK : 0;   // (0 when BLOCK is refused)
       logic                 as, az, ai, an, bs, bz, bi, bn, ps, pz, pi, pn;
       logic signed [EW-1:0] ae, be, pe;
       logic [A_MB:0]        am;
@@ -187,7 +187,7 @@ module mma_fda #(
       end
     end else if (k < NT) begin : g_grp
       // group k: the products k*G .. k*G+G-1, summed exactly
-      localparam int BK = (k * G) / BLOCK;
+      localparam int BK = ((k * G) / BLOCK < NSC) ? (k * G) / BLOCK : 0;
       logic [G*(PVW+1)-1:0] pv;     // signed products in units of 2^LSB0
       logic [G-1:0]         pzs, nis;
       for (genvar j = 0; j < G; j++) begin : g_p
