@@ -928,12 +928,39 @@ static int rtl_params_scaled(const mma_unit *u, int f, const char **names, long 
     return cnt;
 }
 
+/* The alignment window of an exact unit (TREE=5 in rtl/mma_dpa.sv, which
+ * computes the same): fraction bits that cut no bit of any term, the
+ * largest exponent distance between two terms (products, c) above the
+ * terms' common fraction bits. */
+static int emax_normal(mma_fmt f)
+{
+    const mma_format_info *fi = mma_format(f);
+    return (1 << fi->ebits) - (fmt_kind(f) == K_IEEE ? 2 : 1) - fi->bias;
+}
+
+static int exact_window(const mma_unit *u)
+{
+    const mma_format_info *fa = mma_format(u->a), *fb = mma_format(u->b);
+    const mma_format_info *fc = mma_format(u->c), *fd = mma_format(u->d);
+    int pmax = emax_normal(u->a) + emax_normal(u->b), pmin = fa->emin + fb->emin;
+    int cmax = emax_normal(u->c) > emax_normal(u->d) ? emax_normal(u->c) : emax_normal(u->d);
+    int cmin = fc->emin < fd->emin ? fc->emin : fd->emin;
+    int tf = fa->mbits + fb->mbits, x = pmax - pmin;
+    if (fc->mbits > tf) tf = fc->mbits;
+    if (fd->mbits > tf) tf = fd->mbits;
+    if (pmax - cmin > x) x = pmax - cmin;
+    if (cmax - pmin > x) x = cmax - pmin;
+    return tf + x;
+}
+
 int mmaref_tbk_rtl_params(const mma_unit *u, int fdelta, const char **names, long *values,
                           int max, char *err, size_t errlen)
 {
 #define NO(...) do { if (err) snprintf(err, errlen, __VA_ARGS__); return -1; } while (0)
-    if (u->scale == MMA_FMT_NONE && u->tree != MMA_TREE_FUSED && u->tree != MMA_TREE_EVENODD)
-        NO("algorithm %s is not realized in RTL (field 'tree': fused or evenodd)", mma_unit_algorithm(u));
+    int exact = u->tree == MMA_TREE_EXACT;
+    if (u->scale == MMA_FMT_NONE && u->tree != MMA_TREE_FUSED && u->tree != MMA_TREE_EVENODD && !exact)
+        NO("algorithm %s is not realized in RTL (field 'tree': fused, evenodd or exact)", mma_unit_algorithm(u));
+    if (exact && (u->flags & MMA_F_FTZ_IN)) NO("flushing inputs of an exact unit is not realized in RTL (field 'ftz')");
     if (!input_ok(u->a)) NO("input format %s is not realized in RTL (field 'a')", mma_format(u->a)->name);
     if (!input_ok(u->b)) NO("input format %s is not realized in RTL (field 'b')", mma_format(u->b)->name);
     if (!acc_ok(u->c)) NO("c format %s is not realized in RTL (field 'c')", mma_format(u->c)->name);
@@ -952,18 +979,19 @@ int mmaref_tbk_rtl_params(const mma_unit *u, int fdelta, const char **names, lon
     if (u->flags & MMA_F_NAN_PROP) NO("nan=prop is not realized in RTL (field 'nan': canon or default)");
     int f = u->f + fdelta;
     if (u->scale != MMA_FMT_NONE) return rtl_params_scaled(u, f, names, values, max, err, errlen);
-    if (f < 8 || f > 40) NO("F=%d is outside the RTL's 8..40 (field 'f')", f);
-#undef NO
     const mma_format_info *fa = mma_format(u->a), *fb = mma_format(u->b);
     const mma_format_info *fc = mma_format(u->c), *fd = mma_format(u->d);
-    int fused = u->cadd == MMA_CADD_FUSED, ez = fused && !(u->flags & MMA_F_NO_EZERO);
+    if (exact) f = exact_window(u) + fdelta;
+    else if (f < 8 || f > 40) NO("F=%d is outside the RTL's 8..40 (field 'f')", f);
+#undef NO
+    int fused = u->cadd == MMA_CADD_FUSED, ez = fused && !exact && !(u->flags & MMA_F_NO_EZERO);
     const char *n[] = {"A_EB", "A_MB", "A_BIAS", "A_SPEC", "B_EB", "B_MB", "B_BIAS", "B_SPEC",
                        "C_EB", "C_MB", "C_BIAS", "D_EB", "D_MB", "D_BIAS", "P", "K", "L",
                        "TREE", "CADD", "F", "F2", "ALIGN", "RHO", "ZERO_POS", "NAN_CANON", "EZERO_EN",
                        "EZERO", "POVF", "FTZ"};
     long v[] = {fa->ebits, fa->mbits, fa->bias, spec_of(u->a), fb->ebits, fb->mbits, fb->bias,
                 spec_of(u->b), fc->ebits, fc->mbits, fc->bias, fd->ebits, fd->mbits, fd->bias,
-                u->p, u->k, u->lmax, u->tree == MMA_TREE_EVENODD, u->cadd, f,
+                u->p, u->k, u->lmax, exact ? 5 : u->tree == MMA_TREE_EVENODD, u->cadd, f,
                 fused ? 31 : u->f2, fused ? u->align : 0, u->rho,
                 (u->flags & MMA_F_ZERO_POS) != 0, !fused || (u->flags & MMA_F_NAN_CANON) != 0,
                 ez, ez ? u->ezero : 0,

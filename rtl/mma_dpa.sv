@@ -11,9 +11,13 @@
 //   C_*, D_*    accumulator and output formats (IEEE-like)
 //   P           fraction bits kept in the output (23 fp32, 13 "e8m13", 10 fp16)
 //   K, L        products in all, products per fused step
-//   TREE        0 fused, 1 even/odd groups (mma_tree)
+//   TREE        0 fused, 1 even/odd groups, 5 exact (mma_tree): the exact sum
+//               of c and each step's products, rounded once (CDNA1 E-FDPA):
+//               the fused step with an alignment window F wide enough that
+//               no term loses a bit (a Kulisch accumulator)
 //   CADD        0 c fused as a term, 1 RD, 2 RDZ (mma_cadd)
-//   F, F2       fraction bits kept in alignment (F: 8..40), AMD second stage
+//   F, F2       fraction bits kept in alignment (F: 8..40; TREE=5: at least
+//               FX, the exact window below), AMD second stage
 //   ALIGN       cut of aligned terms: 0 toward zero, 2 toward -inf
 //   RHO         output rounding: 0 RZ, 1 RNE, 2 RD, 3 RU (mma_rounding)
 //   ZERO_POS    a zero result is +0
@@ -72,8 +76,24 @@ module mma_dpa #(
   localparam int NS = (L > 0) ? K / L : 1;
   if (K < 1 || K > 256)                 begin : g_e_k     $error("mma_dpa: parameter K must be 1..256"); end
   if (L < 1 || (K % L) != 0)            begin : g_e_l     $error("mma_dpa: parameter L must divide K"); end
-  if (F < 8 || F > 40)                  begin : g_e_f     $error("mma_dpa: parameter F must be 8..40"); end
-  if (TREE != 0 && TREE != 1)           begin : g_e_tree  $error("mma_dpa: parameter TREE must be 0 (fused) or 1 (evenodd)"); end
+  // the exact window: F - TF must cover the largest exponent distance
+  // between two terms (products, c), so that the alignment cuts nothing
+  localparam int A_EMIN = 1 - A_BIAS, A_EMAX = (1 << A_EB) - ((A_SPEC == 0) ? 2 : 1) - A_BIAS;
+  localparam int B_EMIN = 1 - B_BIAS, B_EMAX = (1 << B_EB) - ((B_SPEC == 0) ? 2 : 1) - B_BIAS;
+  localparam int C_EMIN = 1 - ((C_BIAS > D_BIAS) ? C_BIAS : D_BIAS);
+  localparam int C_EMX0 = (1 << C_EB) - 2 - C_BIAS, D_EMX0 = (1 << D_EB) - 2 - D_BIAS;
+  localparam int C_EMAX = (C_EMX0 > D_EMX0) ? C_EMX0 : D_EMX0;
+  localparam int XPP = (A_EMAX + B_EMAX) - (A_EMIN + B_EMIN);
+  localparam int XPC = (A_EMAX + B_EMAX) - C_EMIN;
+  localparam int XCP = C_EMAX - (A_EMIN + B_EMIN);
+  localparam int XTF0 = (A_MB + B_MB > C_MB) ? A_MB + B_MB : C_MB;
+  localparam int XTF  = (XTF0 > D_MB) ? XTF0 : D_MB;
+  localparam int FX  = XTF + ((XPP > XPC) ? ((XPP > XCP) ? XPP : XCP) : ((XPC > XCP) ? XPC : XCP));
+  if (TREE != 5 && (F < 8 || F > 40))   begin : g_e_f     $error("mma_dpa: parameter F must be 8..40"); end
+  if (TREE == 5 && (F < FX || F > 1100)) begin : g_e_fx   $error("mma_dpa: parameter F must be at least the exact window for TREE=5 (exact)"); end
+  if (TREE != 0 && TREE != 1 && TREE != 5) begin : g_e_tree $error("mma_dpa: parameter TREE must be 0 (fused), 1 (evenodd) or 5 (exact)"); end
+  if (TREE == 5 && (CADD != 0 || EZERO_EN != 0 || FTZ != 0))
+                                        begin : g_e_tx    $error("mma_dpa: parameter TREE=5 (exact) needs CADD=0, EZERO_EN=0 and FTZ=0"); end
   if (CADD < 0 || CADD > 2)             begin : g_e_cadd  $error("mma_dpa: parameter CADD must be 0 (fused), 1 (rd) or 2 (rdz)"); end
   if (TREE == 1 && CADD == 0)           begin : g_e_tc    $error("mma_dpa: parameter TREE=1 (evenodd) needs CADD=1 or 2"); end
   if (CADD != 0 && (F2 < F || F2 > 40)) begin : g_e_f2    $error("mma_dpa: parameter F2 must be F..40"); end

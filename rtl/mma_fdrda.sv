@@ -294,7 +294,7 @@ module mma_fdrda #(
   logic signed [DW0-1:0] sdot;
   logic [7:0]            dmax;
 
-  if (TREE == 0) begin : g_fused
+  if (G == 1) begin : g_fused         // (G, not TREE: a refused TREE stops at its $error)
     assign edot = g_g[0].emax;
     assign dany = g_g[0].any;
     assign sdot = g_g[0].s;
