@@ -71,7 +71,7 @@ G_hgmma_bf16_st1         := -GSTAGES=1
 # RD alignment, F=8 and F=40, fp4/fp6 inputs, flush-to-zero, IEEE NaN/zero)
 RTL_CONFIGS := ada_qmma_e4m3 qgmma_f16_e4m3 qgmma_e4m3_e5m2 hgmma_f16_f16 volta_f16 \
                cdna3_bf16 cdna3_bf8_fp8 gen_fp4_fp6 gen_bf16_f40 gen_f16_bf16out \
-               gen_evenodd_rd gen_e2m3_f16
+               gen_evenodd_rd gen_e2m3_f16 cdna1_f16_exact cdna1_bf16_exact
 I_ada_qmma_e4m3   := ada:mma.m16n8k32.f32.e4m3.e4m3.f32
 I_qgmma_f16_e4m3  := hopper:wgmma.m64n8k32.f16.e4m3.e4m3
 I_qgmma_e4m3_e5m2 := hopper:wgmma.m64n8k32.f32.e4m3.e5m2
@@ -84,6 +84,8 @@ I_gen_bf16_f40    := fused,a=bf16,b=bf16,c=fp32,d=fp32,k=8,l=2,f=40,round=rd,ftz
 I_gen_f16_bf16out := fused,a=fp16,b=fp16,c=fp32,d=bf16,k=16,f=20,round=ru,ezero=-140
 I_gen_evenodd_rd  := evenodd,a=e5m2fnuz,b=e4m3fnuz,c=fp32,d=fp32,k=16,l=8,f=20,f2=30,cadd=rd,round=rne
 I_gen_e2m3_f16    := fused,a=e2m3,b=e2m3,c=fp16,d=fp16,k=32,f=12,align=rd,round=rne,ezero=none
+I_cdna1_f16_exact := cdna1:v_mfma_f32_16x16x16f16
+I_cdna1_bf16_exact := cdna1:v_mfma_f32_16x16x8bf16
 SC_TEST_PRESETS := qgmma_e4m3 cdna3_fp8
 
 TB_SUITES     := random normal cancel order precision rounding specials compliance

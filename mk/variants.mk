@@ -15,7 +15,7 @@ VARIANT_COUNT  ?= 1000
 VARIANT_RANDOM ?= 20000
 VARIANT_SEED   ?= 1
 VARIANT_DUTS   := tb/mma_dpa_csa.dut broken:tb/mma_dpa_csa_broken.dut tb/mma_dpa_pipe.dut \
-                  tb/mma_mxf8.dut tb/mma_nvf4.dut broken:tb/mma_nvf4_broken.dut
+                  tb/mma_dpa_exact.dut tb/mma_mxf8.dut tb/mma_nvf4.dut broken:tb/mma_nvf4_broken.dut
 
 .PHONY: rtl-variants
 
