@@ -623,6 +623,12 @@ static unsigned cls_or(const fmtx *x, const unsigned char *tab, const uint64_t *
     return (unsigned)(nan | inf << 1 | zero << 2 | sub << 3);
 }
 
+static int exact_window(const mma_unit *u);
+
+/* the fraction bits of the unit's alignment: an exact unit's window (the
+ * F of rtl/mma_dpa.sv's TREE=5), F otherwise */
+static int align_f(const mma_unit *u) { return u->tree == MMA_TREE_EXACT ? exact_window(u) : u->f; }
+
 mmaref_tbk_sb *mmaref_tbk_sb_create(const mma_unit *u, const char *label)
 {
     mmaref_tbk_sb *s = (mmaref_tbk_sb *)calloc(1, sizeof *s);
@@ -663,7 +669,7 @@ mmaref_tbk_sb *mmaref_tbk_sb_create(const mma_unit *u, const char *label)
     int clsb = fc->emin - fc->mbits < fd->emin - fd->mbits ? fc->emin - fc->mbits : fd->emin - fd->mbits;
     int minlsb = plsb < clsb ? plsb : clsb;
     int mine = plo < clo ? plo : clo;
-    int fsum = u->cadd == MMA_CADD_FUSED ? u->f : u->f2 + 1;
+    int fsum = u->cadd == MMA_CADD_FUSED ? align_f(u) : u->f2 + 1;
     int qmin = mine - fsum > minlsb ? mine - fsum : minlsb;
     int qout = fd->emin - u->p - (u->rho == MMA_RNE ? 1 : 0);
     if (qmin >= qout) s->impossible[B_EV0 + 12] = 1;
@@ -678,15 +684,21 @@ mmaref_tbk_sb *mmaref_tbk_sb_create(const mma_unit *u, const char *label)
             if (u->ezero - clo > span) span = u->ezero - clo;
         }
     }
-    int f = u->f, lows[6] = {0, 1, f / 2 + 1, f + 2, f + 9, 255};
+    int f = align_f(u), lows[6] = {0, 1, f / 2 + 1, f + 2, f + 9, 255};
+    if (u->tree == MMA_TREE_EXACT) s->impossible[B_EV0 + 5] = 1;              /* an exact sum cuts nothing */
     for (int i = 0; i < 6; i++) if (lows[i] > span) s->impossible[B_DM0 + i] = 1;
+    /* the cov word holds the shift saturated at 255 and the leading bit's
+     * position at -128..127: with a wide window (exact units) the bins
+     * beyond them cannot be observed */
+    for (int i = 2; i < 6; i++) if (f / 2 + 1 > 255 || (i < 5 && lows[i] > 254)) s->impossible[B_DM0 + i] = 1;
+    if (f / 2 >= 128) s->impossible[B_LD0 + 6] = 1;
     /* output rounding that is always exact: the fused sum has at most
      * 2 + F + log2(terms) significant bits and its last bit is on the
      * output grid */
     if (u->cadd == MMA_CADD_FUSED) {
         int lg = 0;
         while ((1 << lg) < u->lmax + 1) lg++;
-        if (2 + u->f + lg <= u->p + 1 && mine - u->f >= fd->emin - u->p) {
+        if (2 + f + lg <= u->p + 1 && mine - f >= fd->emin - u->p) {
             s->impossible[B_EV0 + 8] = 1;
             s->impossible[B_EV0 + 9] = 1;
         }
@@ -801,7 +813,7 @@ static int sb_record(mmaref_tbk_sb *s, uint64_t c, const uint64_t *a, const uint
         s->h_ev[(w >> 16) & 0x1fff]++;
         int fin = !(w & ((1u << 19) | (1u << 20)));
         if (fin && !(w & (1u << 23))) {
-            int dm = (int)(w & 0xff), f = u->f;
+            int dm = (int)(w & 0xff), f = align_f(u);
             s->h_dm[dm == 0 ? 0 : dm <= f / 2 ? 1 : dm <= f + 1 ? 2 : dm <= f + 8 ? 3 : dm < 255 ? 4 : 5]++;
             if (!(w & (1u << 22)) && !(w & (1u << 27))) {
                 int ld = (int)(int8_t)((w >> 8) & 0xff);
