@@ -49,6 +49,8 @@ typedef struct {
     long nsample;
     uint64_t value;                 /* of the mode ports */
     oplay a, b;
+    oplay sc_a, sc_b;               /* block scales, in the a and b buses */
+    int ns;                         /* scales per operand (0: unscaled) */
     int cbox, dbox, wc, wd;
     int has_flags;                  /* the unit defines exception flags */
     mmaref_tbk_sb *sb;              /* coverage */
@@ -70,6 +72,7 @@ typedef struct {
 
 typedef struct {
     uint64_t c, d, a[MMA_MAX_K], b[MMA_MAX_K];
+    uint64_t sa[MMA_MAX_SCALES], sb[MMA_MAX_SCALES];
     unsigned fl;
     int mode, item, live;
     long index;
@@ -274,6 +277,7 @@ static int read_plan(harness *h, const char *path)
                 m->has_flags = mma_unit_has_flags(&m->u);
                 m->wc = mma_format(m->u.c)->width;
                 m->wd = mma_format(m->u.d)->width;
+                m->ns = mma_unit_nscales(&m->u);
                 m->sb = mmaref_tbk_sb_create(&m->u, m->name);
             }
         } else if (m && !strcmp(key, "tile")) {
@@ -291,6 +295,8 @@ static int read_plan(harness *h, const char *path)
                             key[0] == 'a' || key[0] == 'b' || key[0] == 'c' ? m->bi : m->bo) == 0;
         } else if (!strcmp(key, "sample")) {
             h->sample_keep = strtol(rest, NULL, 0);
+        } else if (m && m->ns && (!strcmp(key, "sa") || !strcmp(key, "sb"))) {
+            ok = parse_layout(key[1] == 'a' ? &m->sc_a : &m->sc_b, rest, m->ns, 8) == 0;
         } else if (m && (!strcmp(key, "a") || !strcmp(key, "b"))) {
             int w = mma_format(key[0] == 'a' ? m->u.a : m->u.b)->width;
             ok = parse_layout(key[0] == 'a' ? &m->a : &m->b, rest, m->u.k, w) == 0;
@@ -356,7 +362,10 @@ static int item_start(harness *h, vitem *it)
     if (it->kind == SRC_RANDOM) {
         if (!m->gen) {
             char err[256];
-            m->gen = mmaref_tbk_gen_create(&m->u, it->seed, "mix", err, sizeof err);
+            /* a, b and c as for the unit without scales; draw_scales adds them */
+            mma_unit us = m->u;
+            us.scale = MMA_FMT_NONE;
+            m->gen = mmaref_tbk_gen_create(&us, it->seed, "mix", err, sizeof err);
             if (!m->gen) { fail(h, "mode %s: %s", m->name, err); return -1; }
         }
         return 0;
@@ -379,6 +388,25 @@ static int item_start(harness *h, vitem *it)
     return 0;
 }
 
+/* Block scales for the random stimulus, drawn from the vector's own seed
+ * (shards stay the whole campaign's parts): mostly near 1 (ue8m0 127 +- 8,
+ * ue4m3 0x30..0x4f, its ignored top bit at random), 1 in 16 any byte, 1 in
+ * 32 an edge (NaN, the largest, the smallest, zero). */
+static void draw_scales(const vmode *m, uint64_t r, ventry *e)
+{
+    int ue8 = m->u.scale == MMA_FMT_UE8M0;
+    static const uint64_t edge8[4] = {0xff, 0xfe, 0x00, 0x7f}, edge4[4] = {0x7f, 0x7e, 0x00, 0x01};
+    for (int i = 0; i < 2 * m->ns; i++) {
+        uint64_t u = rng_next(&r), x;
+        unsigned sel = (unsigned)(u & 31);
+        if (sel < 2) x = (u >> 8) & 0xff;
+        else if (sel == 2) x = (ue8 ? edge8 : edge4)[(u >> 8) & 3] | (ue8 ? 0 : (u >> 16) & 0x80);
+        else if (ue8) x = 127 + (u >> 8) % 17 - 8;
+        else x = (0x30 + ((u >> 8) & 0x1f)) | ((u >> 16) & 0x80);
+        if (i < m->ns) e->sa[i] = x; else e->sb[i - m->ns] = x;
+    }
+}
+
 /* the item's next vector into e: 1, 0 at its end, -1 on error */
 static int item_next(harness *h, vitem *it, ventry *e)
 {
@@ -391,6 +419,7 @@ static int item_next(harness *h, vitem *it, ventry *e)
             for (long i = blk * RANDOM_BLOCK; i < it->next; i++) mmaref_tbk_gen_next(m->gen, &e->c, e->a, e->b);
         }
         mmaref_tbk_gen_next(m->gen, &e->c, e->a, e->b);
+        if (m->ns) draw_scales(m, mix64(it->seed ^ mix64(~(uint64_t)it->next)), e);
     } else {
         static mma_vec v;
         char err[1024];
@@ -400,6 +429,8 @@ static int item_next(harness *h, vitem *it, ventry *e)
         e->c = v.c;
         memcpy(e->a, v.a, (size_t)m->u.k * sizeof e->a[0]);
         memcpy(e->b, v.b, (size_t)m->u.k * sizeof e->b[0]);
+        memcpy(e->sa, v.sa, (size_t)m->ns * sizeof e->sa[0]);
+        memcpy(e->sb, v.sb, (size_t)m->ns * sizeof e->sb[0]);
     }
     e->index = it->next++;
     return 1;
@@ -410,7 +441,7 @@ static void model(const vmode *m, ventry *e)
 {
     e->fl = 0;
     e->d = m->has_flags ? mma_dot_flags(&m->u, e->c, e->a, e->b, NULL, NULL, &e->fl)
-                        : mma_dot(&m->u, e->c, e->a, e->b, NULL, NULL);
+                        : mma_dot(&m->u, e->c, e->a, e->b, m->ns ? e->sa : NULL, m->ns ? e->sb : NULL);
 }
 
 /* ---- tiles --------------------------------------------------------------------- */
@@ -589,6 +620,10 @@ int mmaref_vfy_push(void *hp, svBitVecVal *a, svBitVecVal *b, svBitVecVal *c, sv
     h->n++;
     put_operand(&m->a, a, h->aw, m->u.k, e->a, &h->rng);
     put_operand(&m->b, b, h->bw, m->u.k, e->b, &h->rng);
+    for (int i = 0; i < m->ns; i++) {
+        mmaref_put_bits(a, m->sc_a.off[i], m->sc_a.slot, box(e->sa[i], 8, m->sc_a.slot, m->sc_a.box, &h->rng));
+        mmaref_put_bits(b, m->sc_b.off[i], m->sc_b.slot, box(e->sb[i], 8, m->sc_b.slot, m->sc_b.box, &h->rng));
+    }
     c[0] = 0;
     if (h->cw > 32) c[1] = 0;
     mmaref_put_bits(c, 0, h->cw, box(e->c, m->wc, h->cw, m->cbox, &h->rng));
@@ -617,6 +652,8 @@ static void vec_line(FILE *f, const vmode *m, const ventry *e, uint64_t d, unsig
     v.c = e->c;
     memcpy(v.a, e->a, (size_t)m->u.k * sizeof v.a[0]);
     memcpy(v.b, e->b, (size_t)m->u.k * sizeof v.b[0]);
+    memcpy(v.sa, e->sa, (size_t)m->ns * sizeof v.sa[0]);
+    memcpy(v.sb, e->sb, (size_t)m->ns * sizeof v.sb[0]);
     v.d = d;
     v.flags = flags;
     mma_vec_write(f, &m->u, &v);

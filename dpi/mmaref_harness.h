@@ -15,6 +15,8 @@
  *   seed <n>  gaps <per 256>                input gaps (no vector a cycle)
  *   mode <name> <port value, hex> <instruction or configuration>
  *   a|b <slot bits> <box> <bit offset of element 0> ... <of element K-1>
+ *   sa|sb <slot bits> <box> <bit offset of scale 0> ...   block scales: in
+ *                                           the a and b buses, above a and b
  *   c|d <box>                               box: zero nan sign any
  *   tile <M> <N> <beats in> <beats out>     a matrix unit; then its layouts
  *   a|b|c|d <slot bits> <box> <beat> <offset> ...  per element, row-major

@@ -149,7 +149,7 @@ static int operand(ctx *c, const char *key, const dut_operand *o, oper *op, buf 
         bprintf(inst, "    .%s(%s_u),\n", p0->name, key);
     } else if (op->single) {
         op->bits = p0->width;
-        bprintf(inst, "    .%s(%s_r),\n", p0->name, key);
+        bprintf(inst, "    .%s(%s_r[%d:0]),\n", p0->name, key, op->bits - 1);
     } else {
         op->elem = p0->width;
         op->bits = op->n * op->elem;
@@ -185,6 +185,32 @@ static int layout(ctx *c, const char *key, const dut_operand *o, const oper *op,
         int off = op->elem ? (o->msb_first ? op->n - 1 - k : k) * slot
                            : o->msb_first ? op->bits - (k + 1) * slot : k * slot;
         bprintf(plan, " %d", off);
+    }
+    bprintf(plan, "\n");
+    return 0;
+}
+
+/* the plan line of the block scales of key (sa, sb) for mode m: one
+ * element per block, at offsets from bit base of the operand's bus */
+static int scale_layout(ctx *c, const char *key, const dut_operand *o, const oper *op, const dut_mode *m, int base, buf *plan)
+{
+    int ns = mma_unit_nscales(&m->u), slot;
+    if (op->elem) {
+        slot = op->elem;
+        if (ns != op->n) FAIL(m->line, "match", "the unit has %d block scale%s per operand but %s has %d element%s (line %d)", ns, ns == 1 ? "" : "s", key, op->n, op->n == 1 ? "" : "s", o->line);
+    } else if (o->slot) {
+        slot = o->slot;
+        if (ns * slot > op->bits) FAIL(o->line, key, "port %s has %d bits, fewer than %d scales of %d bits (mode %s)", op->ports[0]->name, op->bits, ns, slot, m->name);
+    } else {
+        if (op->bits % ns) FAIL(o->line, key, "port %s has %d bits, not a multiple of the %d scales (mode %s); give the bits per scale with 'slot'", op->ports[0]->name, op->bits, ns, m->name);
+        slot = op->bits / ns;
+    }
+    if (slot < 8 || slot > 64) FAIL(o->line, key, "scales of %d bits: %s takes 8 to 64 (mode %s)", slot, mma_format(m->u.scale)->name, m->name);
+    bprintf(plan, "%s %d %s", key, slot, dut_box_names[o->box]);
+    for (int k = 0; k < ns; k++) {
+        int off = op->elem ? (o->msb_first ? op->n - 1 - k : k) * slot
+                           : o->msb_first ? op->bits - (k + 1) * slot : k * slot;
+        bprintf(plan, " %d", base + off);
     }
     bprintf(plan, "\n");
     return 0;
@@ -250,7 +276,7 @@ int vfy_design_make(const dut_desc *d, const vfy_ports *ps, vfy_design *g, char 
         bprintf(&decl, "  assign o_valid = lat_v[%d];\n", d->latency - 1);
     }
     if (d->out_ready.line) { NEED(p, d->out_ready, "out_ready", VP_IN, 1); bprintf(&inst, "    .%s(o_ready),\n", p->name); }
-    oper oa, ob;
+    oper oa, ob, osa = {0}, osb = {0};
     if (d->shape_line) {
         /* a matrix unit: one packed port per matrix */
         const vfy_port *pa, *pb;
@@ -267,6 +293,14 @@ int vfy_design_make(const dut_desc *d, const vfy_ports *ps, vfy_design *g, char 
         if (operand(c, "a", &d->a, &oa, &inst, &decl) || operand(c, "b", &d->b, &ob, &inst, &decl)) goto out;
         g->aw = oa.bits;
         g->bw = ob.bits;
+        if (d->sa.line) {
+            /* the block scales travel on the operand buses, above the elements */
+            if (operand(c, "sa", &d->sa, &osa, &inst, &decl) || operand(c, "sb", &d->sb, &osb, &inst, &decl)) goto out;
+            bprintf(&decl, "  wire [%d:0] sa_r = a_r[%d:%d];\n", osa.bits - 1, g->aw + osa.bits - 1, g->aw);
+            bprintf(&decl, "  wire [%d:0] sb_r = b_r[%d:%d];\n", osb.bits - 1, g->bw + osb.bits - 1, g->bw);
+            g->aw += osa.bits;
+            g->bw += osb.bits;
+        }
     }
     NEED(p, d->c, "c", VP_IN, 0);
     if (p->unpacked) { dut_err(d, d->c.line, "c", err, len, "port %s is an unpacked array; c needs a vector", p->name); goto out; }
@@ -381,6 +415,8 @@ int vfy_design_make(const dut_desc *d, const vfy_ports *ps, vfy_design *g, char 
         if (wd > g->dw) { dut_err(d, md->line, "match", err, len, "d is %s (%d bits) but port %s has %d", mma_format(md->u.d)->name, wd, d->d.name, g->dw); goto out; }
         bprintf(&plan, "mode %s %llx %s\n", md->name, (unsigned long long)v, md->spec);
         if (layout(c, "a", &d->a, &oa, md, &plan) || layout(c, "b", &d->b, &ob, md, &plan)) goto out;
+        if (d->sa.line && (scale_layout(c, "sa", &d->sa, &osa, md, oa.bits, &plan) ||
+                           scale_layout(c, "sb", &d->sb, &osb, md, ob.bits, &plan))) goto out;
         bprintf(&plan, "c %s\nd %s\n", dut_box_names[d->c_box], dut_box_names[d->d_box]);
     }
     bprintf(&inst, "%s", decl.s ? decl.s : "");

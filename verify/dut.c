@@ -203,7 +203,6 @@ static int unit_line(ctx *c, dut_desc *d)
         snprintf(m->spec, sizeof m->spec, "%s", c->tok[nv]);
         char perr[512];
         if (mma_unit_parse(m->spec, &m->u, perr, sizeof perr)) FAIL("%s", perr);
-        if (m->u.scale != MMA_FMT_NONE) FAIL("block-scaled units are not verified by this tool yet (the unit has scale fields)");
         /* the name goes into file names and reports: no spaces, no slashes */
         char nm[sizeof m->name] = "";
         if (name) {
@@ -311,6 +310,8 @@ static int ports_line(ctx *c, dut_desc *d)
     if (!strcmp(k, "out_ready")) return set_port(c, &d->out_ready);
     if (!strcmp(k, "a")) return operand_line(c, &d->a);
     if (!strcmp(k, "b")) return operand_line(c, &d->b);
+    if (!strcmp(k, "sa")) return operand_line(c, &d->sa);
+    if (!strcmp(k, "sb")) return operand_line(c, &d->sb);
     if (!strcmp(k, "reset")) {
         if (d->reset.line) FAIL("given twice (first on line %d)", d->reset.line);
         if (c->n != 2 && c->n != 4) FAIL("takes a port and its active level: reset <port> low|high [cycles N]");
@@ -393,7 +394,7 @@ static int ports_line(ctx *c, dut_desc *d)
         d->nsets++;
         return 0;
     }
-    FAIL("unknown key in [ports] (clock reset in_valid in_ready out_valid out_ready latency a b c d flags tag set)");
+    FAIL("unknown key in [ports] (clock reset in_valid in_ready out_valid out_ready latency a b sa sb c d flags tag set)");
 }
 
 static int run_number(ctx *c, long lo, long hi, long *out)
@@ -574,6 +575,17 @@ int dut_read_stream(FILE *f, const char *path, dut_desc *d, char *err, size_t le
                 return -1;
             }
     }
+    /* block scales: sa and sb for block-scaled units, and only for them */
+    for (int i = 0; i < d->nmodes; i++) {
+        const dut_operand *s = mma_unit_nscales(&d->modes[i].u) ? (!d->sa.line ? &d->sa : !d->sb.line ? &d->sb : NULL) : NULL;
+        if (s) { dut_err(d, d->modes[i].line, "match", err, len, "the unit has block scales: give the port(s) of %s", s == &d->sa ? "sa" : "sb"); return -1; }
+        s = !mma_unit_nscales(&d->modes[i].u) && (d->sa.line || d->sb.line) ? (d->sa.line ? &d->sa : &d->sb) : NULL;
+        if (s) { dut_err(d, s->line, s == &d->sa ? "sa" : "sb", err, len, "the unit of mode %s has no block scales", d->modes[i].name); return -1; }
+    }
+    if ((d->sa.line && (d->shape_line || d->sa.tile_line)) || (d->sb.line && (d->shape_line || d->sb.tile_line))) {
+        dut_err(d, d->sa.line ? d->sa.line : d->sb.line, d->sa.line ? "sa" : "sb", err, len, "block scales of matrix units are not verified yet");
+        return -1;
+    }
     int k0 = d->modes[0].u.k;
     for (int i = 1; i < d->nmodes; i++)
         if (d->modes[i].u.k != k0 && (d->a.nports > 1 || d->a.pattern)) {
@@ -589,5 +601,7 @@ void dut_free(dut_desc *d)
     free(d->b.ports);
     free(d->cop.ports);
     free(d->dop.ports);
-    d->a.ports = d->b.ports = d->cop.ports = d->dop.ports = NULL;
+    free(d->sa.ports);
+    free(d->sb.ports);
+    d->a.ports = d->b.ports = d->cop.ports = d->dop.ports = d->sa.ports = d->sb.ports = NULL;
 }

@@ -85,6 +85,7 @@ typedef struct {
     int reset_low, reset_cycles;
     int latency, latency_line;      /* -1: not given */
     dut_operand a, b;
+    dut_operand sa, sb;             /* block scales, one per block (block-scaled units) */
     dut_operand cop, dop;           /* the c and d lines (one port each) */
     dut_port c, d;
     int c_box, d_box;
