@@ -64,6 +64,7 @@ static const char *configs[] = {
     "fused,a=e4m3,b=e4m3,c=e4m3,d=e4m3,k=8,f=16,round=rodd,p=3,zero=ieee,nan=prop",
     "fused,a=fp16,b=fp16,k=8,f=24,f2=31,cadd=rd,round=rne,povf=1,nan=canon+any,zero=fixed",
     "fused,a=bf16,b=bf16,k=12,l=6,f=18,f2=25,cadd=rdz,round=rne,povf=1",
+    "fused,a=bf16,b=bf16,k=8,l=4,f=24,povf=1",
     "evenodd,a=e4m3fnuz,b=e5m2fnuz,k=32,l=16,f=24,f2=31,cadd=rdz,round=rne,nan=canon+any,zero=fixed",
     "evenodd,a=fp16,b=fp16,k=16,l=8,f=22,f2=28,cadd=rdz,round=rz,povf=1",
     "groups,a=e4m3,b=e4m3,k=32,l=32,g=8,f=30,scale=ue8m0,block=16,ezero=none,round=rne",

@@ -78,7 +78,7 @@ fi
 
 if want python || want peer; then
     log "Python: build (setup.py, batch_cuda.o linked)"
-    ( cd /tmp/cw/src && MMAREF_CUDA_OBJ=/tmp/cw/batch_cuda.o timeout 90 python3 setup.py -q build_ext --inplace -j 16 ) \
+    ( cd /tmp/cw/src && MMAREF_CUDA_OBJ=/tmp/cw/batch_cuda.o timeout 300 python3 setup.py -q build_ext --inplace -j 16 ) \
         > "$OUT/py.log" 2>&1; echo "build rc=$?" | tee -a "$OUT/summary.txt"
 fi
 
