@@ -106,6 +106,8 @@ __global__ void __launch_bounds__(MAX_BLOCK) dot_kernel(const __grid_constant__ 
         dot_one(T, &u, &x, i, a, b, sa, sb);
 }
 
+#include "fast_kernels.cuh"
+
 /* ---- the host side ------------------------------------------------------ */
 
 typedef void (*kernel_fn)(mma_unit, mma_batch);
@@ -228,20 +230,118 @@ static int on_device(const void *p, const char *name, char *err, size_t errlen)
     return 0;
 }
 
+/* Which kernels: the specialized ones where they apply (fast_kernels.cuh)
+ * or the reference path's alone; MMAREF_CUDA_KERNELS=reference at start.
+ * The copies of each 8-bit table in shared memory: 32 (one a bank) or
+ * MMAREF_CUDA_TABLE_COPIES (1 to 32, a power of two), read once. */
+static int kernels_mode = -1, table_copies = 0;
+
+static int kernels_now(void)
+{
+    if (kernels_mode < 0) {
+        const char *e = getenv("MMAREF_CUDA_KERNELS");
+        kernels_mode = e && !strcmp(e, "reference") ? MMA_CUDA_KERNELS_REFERENCE : MMA_CUDA_KERNELS_AUTO;
+    }
+    return kernels_mode;
+}
+
+void mma_cuda_kernels(int mode)
+{
+    kernels_mode = mode == MMA_CUDA_KERNELS_REFERENCE ? mode : MMA_CUDA_KERNELS_AUTO;
+}
+
+static int copies_now(void)
+{
+    if (!table_copies) {
+        const char *e = getenv("MMAREF_CUDA_TABLE_COPIES");
+        int v = e ? atoi(e) : 32;
+        table_copies = is_pow2(v) && v <= 32 ? v : 32;
+    }
+    return table_copies;
+}
+
+/* 0, or the specialized kernel's row + 1 (P filled); mode -1: the
+ * current one */
+static int fx_choose(const mma_unit *u, const mma_batch *x, fx_plan *P, int mode)
+{
+    if ((mode < 0 ? kernels_now() : mode) != MMA_CUDA_KERNELS_AUTO) return 0;
+    return fx_plan_make(u, x, P);
+}
+
+int mma_cuda_specialized(const mma_unit *u, const mma_batch *x)
+{
+    fx_plan *P = (fx_plan *)malloc(sizeof *P);
+    int r = P ? fx_choose(u, x, P, -1) != 0 : 0;
+    free(P);
+    return r;
+}
+
+/* The specialized kernels' launch: as kernel_setup, per shape and shared
+ * memory size (the tables' copies) */
+static struct { int ready, block, fit, sms; size_t smem; } fx_setup[MAX_DEV][FX_NSHAPES];
+
+static int fx_kernel_setup(int row, size_t smem, int *fit, int *sms, char *err, size_t errlen)
+{
+    int dev = 0;
+    cudaError_t e = cudaGetDevice(&dev);
+    if (e != cudaSuccess) return cuda_err(e, "CUDA device", err, errlen);
+    if (dev < 0 || dev >= MAX_DEV) return errf(err, errlen, "CUDA device %d", dev);
+    pthread_mutex_lock(&setup_mu);
+    int rc = 0;
+    if (!fx_setup[dev][row].ready || fx_setup[dev][row].block != launch_block || fx_setup[dev][row].smem != smem) {
+        const void *fn = (const void *)fx_shapes[row].dev;
+        cudaFuncAttributes fa;
+        size_t have = 0;
+        int f = 0, m = 0;
+        if ((e = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem)) != cudaSuccess ||
+            (e = cudaFuncGetAttributes(&fa, fn)) != cudaSuccess ||
+            (e = cudaDeviceGetAttribute(&m, cudaDevAttrMultiProcessorCount, dev)) != cudaSuccess ||
+            (e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&f, fn, launch_block, smem)) != cudaSuccess ||
+            (e = cudaDeviceGetLimit(&have, cudaLimitStackSize)) != cudaSuccess)
+            rc = cuda_err(e, "CUDA kernel", err, errlen);
+        size_t want = fa.localSizeBytes + 1024;
+        if (!rc && have < want) rc = cuda_err(cudaDeviceSetLimit(cudaLimitStackSize, want), "CUDA stack size", err, errlen);
+        if (!rc) {
+            fx_setup[dev][row].fit = f > 0 ? f : 1;
+            fx_setup[dev][row].sms = m;
+            fx_setup[dev][row].block = launch_block;
+            fx_setup[dev][row].smem = smem;
+            fx_setup[dev][row].ready = 1;
+        }
+    }
+    *fit = fx_setup[dev][row].fit;
+    *sms = fx_setup[dev][row].sms;
+    pthread_mutex_unlock(&setup_mu);
+    return rc;
+}
+
 /* x on device memory, checked: queue the kernel.  A grid of at most the
  * blocks that fit the device at once, each thread taking every stride-th
  * vector. */
-static int launch(const mma_unit *u, const mma_batch *x, cudaStream_t s, char *err, size_t errlen)
+static int launch(const mma_unit *u, const mma_batch *x, cudaStream_t s, int mode, char *err, size_t errlen)
 {
-    kernel_fn fn = kernel_of(u->tree);
     int fit = 1, sms = 1;
+    mma_batch xd = *x;
+    xd.threads = 0;
+    fx_plan P;           /* (2 kB on the caller's stack: a thread_local this size fails to load in Python) */
+    int row = fx_choose(u, x, &P, mode);
+    if (row) {
+        row--;
+        P.rep = P.tabs ? copies_now() : 1;
+        size_t smem = (size_t)P.tabs * FX_TAB * (size_t)P.rep * sizeof(uint32_t);
+        if (fx_kernel_setup(row, smem, &fit, &sms, err, errlen)) return -1;
+        long per = launch_per_sm > 0 && launch_per_sm < fit ? launch_per_sm : fit;
+        size_t want = (x->n + (size_t)launch_block - 1) / (size_t)launch_block, most = (size_t)sms * (size_t)per;
+        int grid = (int)(want < most ? want : most);
+        fx_shapes[row].dev<<<grid, launch_block, smem, s>>>(*u, xd, P);
+        return cuda_err(cudaGetLastError(), "CUDA launch", err, errlen);
+    }
+    kernel_fn fn = kernel_of(u->tree);
     if (!fn) return errf(err, errlen, "unit: unknown tree %d", (int)u->tree);
     if (kernel_setup(u->tree, &fit, &sms, err, errlen)) return -1;
     long per = launch_per_sm > 0 && launch_per_sm < fit ? launch_per_sm : fit;
     size_t want = (x->n + (size_t)launch_block - 1) / (size_t)launch_block, most = (size_t)sms * (size_t)per;
     int grid = (int)(want < most ? want : most);
-    mma_batch xd = *x;
-    xd.threads = 0;
     fn<<<grid, launch_block, 0, s>>>(*u, xd);
     return cuda_err(cudaGetLastError(), "CUDA launch", err, errlen);
 }
@@ -255,7 +355,7 @@ int mma_batch_dot_cuda(const mma_unit *u, const mma_batch *x, void *stream, char
         on_device(x->d, "d", err, errlen) || on_device(x->flags, "flags", err, errlen) ||
         (ns && (on_device(x->sa, "sa", err, errlen) || on_device(x->sb, "sb", err, errlen))))
         return -1;
-    return launch(u, x, (cudaStream_t)stream, err, errlen);
+    return launch(u, x, (cudaStream_t)stream, -1, err, errlen);
 }
 
 int mma_cuda_sync(void *stream, char *err, size_t errlen)
@@ -353,7 +453,7 @@ static cudaError_t ctx_get(mma_cuda_ctx *c, const mma_batch *x, const mma_batch 
     return e;
 }
 
-int mma_batch_dot_cuda_ctx(mma_cuda_ctx *c, const mma_unit *u, const mma_batch *x, char *err, size_t errlen)
+static int ctx_run(mma_cuda_ctx *c, const mma_unit *u, const mma_batch *x, int mode, char *err, size_t errlen)
 {
     if (mma_batch_check(u, x, err, errlen)) return -1;
     if (!x->n) return 0;
@@ -364,22 +464,32 @@ int mma_batch_dot_cuda_ctx(mma_cuda_ctx *c, const mma_unit *u, const mma_batch *
         size_t n = x->n - lo < cap ? x->n - lo : cap;
         xd.n = n;
         if (cuda_err(ctx_put(c, u, x, &xd, lo, n), "copy to the GPU", err, errlen) ||
-            launch(u, &xd, c->s, err, errlen) ||
+            launch(u, &xd, c->s, mode, err, errlen) ||
             cuda_err(ctx_get(c, x, &xd, lo, n), "copy from the GPU", err, errlen) || mma_cuda_sync(c->s, err, errlen))
             return -1;
     }
     return 0;
 }
 
-int mma_batch_dot_cuda_copy(const mma_unit *u, const mma_batch *x, char *err, size_t errlen)
+int mma_batch_dot_cuda_ctx(mma_cuda_ctx *c, const mma_unit *u, const mma_batch *x, char *err, size_t errlen)
+{
+    return ctx_run(c, u, x, -1, err, errlen);
+}
+
+int mma_batch_dot_cuda_copy_with(const mma_unit *u, const mma_batch *x, int mode, char *err, size_t errlen)
 {
     if (mma_batch_check(u, x, err, errlen)) return -1;
     if (!x->n) return 0;
     mma_cuda_ctx *c = mma_cuda_ctx_new(err, errlen);
     if (!c) return -1;
-    int rc = mma_batch_dot_cuda_ctx(c, u, x, err, errlen);
+    int rc = ctx_run(c, u, x, mode, err, errlen);
     mma_cuda_ctx_free(c);
     return rc;
+}
+
+int mma_batch_dot_cuda_copy(const mma_unit *u, const mma_batch *x, char *err, size_t errlen)
+{
+    return mma_batch_dot_cuda_copy_with(u, x, -1, err, errlen);
 }
 
 int mma_cuda_bench(const mma_unit *u, const mma_batch *x, int reps, double *seconds, char *err, size_t errlen)
@@ -395,13 +505,13 @@ int mma_cuda_bench(const mma_unit *u, const mma_batch *x, int reps, double *seco
     xd.n = x->n;
     /* (the first run, not timed: module load, the stack size) */
     if (!rc) rc = cuda_err(ctx_put(c, u, x, &xd, 0, x->n), "copy to the GPU", err, errlen) ||
-                  launch(u, &xd, c->s, err, errlen) || mma_cuda_sync(c->s, err, errlen) ? -1 : 0;
+                  launch(u, &xd, c->s, -1, err, errlen) || mma_cuda_sync(c->s, err, errlen) ? -1 : 0;
     if (!rc && (cuda_err(cudaEventCreate(&e0), "CUDA event", err, errlen) ||
                 cuda_err(cudaEventCreate(&e1), "CUDA event", err, errlen)))
         rc = -1;
     if (!rc) {
         cudaEventRecord(e0, c->s);
-        for (int r = 0; !rc && r < reps; r++) rc = launch(u, &xd, c->s, err, errlen);
+        for (int r = 0; !rc && r < reps; r++) rc = launch(u, &xd, c->s, -1, err, errlen);
         cudaEventRecord(e1, c->s);
         if (!rc && !(rc = cuda_err(cudaEventSynchronize(e1), "CUDA kernel", err, errlen)))
             rc = cuda_err(cudaEventElapsedTime(&ms, e0, e1), "CUDA event", err, errlen);
@@ -414,18 +524,37 @@ int mma_cuda_bench(const mma_unit *u, const mma_batch *x, int reps, double *seco
     return rc ? -1 : 0;
 }
 
+static const char *fx_kind_name(int kind)
+{
+    return kind == FX_FUSED ? "FDA" : kind == FX_AMD ? "FDRDA" : "GDFS";
+}
+
 int mma_cuda_kernel_info(const mma_unit *u, char *buf, size_t len)
 {
     cudaFuncAttributes fa;
-    kernel_fn fn = kernel_of(u->tree);
-    if (!fn || cudaFuncGetAttributes(&fa, (const void *)fn) != cudaSuccess) {
+    /* a batch at natural sizes, 16-byte aligned (never read) */
+    mma_batch x;
+    mma_batch_init(&x);
+    x.a_size = mma_natural_size(u->a);
+    x.b_size = mma_natural_size(u->b);
+    x.a = x.b = (const void *)(uintptr_t)256;
+    fx_plan *P = (fx_plan *)malloc(sizeof *P);
+    int row = P ? fx_choose(u, &x, P, -1) : 0, fit = 0;
+    const void *fn = row ? (const void *)fx_shapes[row - 1].dev : (const void *)kernel_of(u->tree);
+    size_t smem = row ? (size_t)P->tabs * FX_TAB * (size_t)copies_now() * sizeof(uint32_t) : 0;
+    free(P);
+    if (!fn || (row && cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem) != cudaSuccess) ||
+        cudaFuncGetAttributes(&fa, fn) != cudaSuccess) {
         cudaGetLastError();
         return snprintf(buf, len, "?");
     }
-    int fit = 0;
-    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, (const void *)fn, launch_block, 0);
-    return snprintf(buf, len, "regs %d, local %zu B, %d blocks of %d a multiprocessor", fa.numRegs, fa.localSizeBytes,
-                    fit, launch_block);
+    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, fn, launch_block, smem);
+    if (row)
+        return snprintf(buf, len, "specialized %s L=%d (%d+%d B), regs %d, local %zu B, shared %zu B, %d blocks of %d a multiprocessor",
+                        fx_kind_name(fx_shapes[row - 1].kind), fx_shapes[row - 1].L, fx_shapes[row - 1].as,
+                        fx_shapes[row - 1].bs, fa.numRegs, fa.localSizeBytes, smem, fit, launch_block);
+    return snprintf(buf, len, "reference, regs %d, local %zu B, %d blocks of %d a multiprocessor", fa.numRegs,
+                    fa.localSizeBytes, fit, launch_block);
 }
 
 /* ---- the kernel body on the host ------------------------------------------ */
@@ -433,20 +562,34 @@ int mma_cuda_kernel_info(const mma_unit *u, char *buf, size_t len)
 typedef struct {
     const mma_unit *u;
     const mma_batch *x;
+    const fx_plan *P;
+    int row;             /* the specialized kernel's row + 1, or 0 */
 } host_job;
 
 static void host_chunk(void *ctx, int tid, long lo, long hi)
 {
     (void)tid;
     const host_job *j = (const host_job *)ctx;
+    if (j->row) {
+        fx_shapes[j->row - 1].host(j->u, j->x, j->P, lo, hi);
+        return;
+    }
     uint64_t a[MMA_MAX_K], b[MMA_MAX_K], sa[MMA_MAX_SCALES], sb[MMA_MAX_SCALES];
     for (long i = lo; i < hi; i++) dot_one(j->u->tree, j->u, j->x, (size_t)i, a, b, sa, sb);
 }
 
-int mma_batch_dot_cuda_host(const mma_unit *u, const mma_batch *x, char *err, size_t errlen)
+int mma_batch_dot_cuda_host_with(const mma_unit *u, const mma_batch *x, int mode, char *err, size_t errlen)
 {
     if (mma_batch_check(u, x, err, errlen)) return -1;
-    host_job j = {u, x};
+    fx_plan *P = (fx_plan *)malloc(sizeof *P);
+    if (!P) return errf(err, errlen, "out of memory");
+    host_job j = {u, x, P, fx_choose(u, x, P, mode)};
     mma_parallel_for((long)x->n, 256, x->threads, host_chunk, &j, NULL, NULL);
+    free(P);
     return 0;
+}
+
+int mma_batch_dot_cuda_host(const mma_unit *u, const mma_batch *x, char *err, size_t errlen)
+{
+    return mma_batch_dot_cuda_host_with(u, x, -1, err, errlen);
 }

@@ -63,8 +63,28 @@ int mma_cuda_bench(const mma_unit *u, const mma_batch *x, int reps, double *seco
  * blocks per multiprocessor (0: as many as fit).  For all later calls. */
 void mma_cuda_launch(int block, int blocks_per_sm);
 
-/* What the compiled kernel of u's tree uses: registers and local memory
- * bytes per thread (a line such as "regs 128, local 6160 B"), for bench. */
+/* Which kernels compute: MMA_CUDA_KERNELS_AUTO (the default: a
+ * specialized kernel where the unit's family and step shape have one,
+ * docs/cuda.md, else the reference path's), MMA_CUDA_KERNELS_REFERENCE
+ * (the reference path's kernel for every unit: tests compare the two).
+ * For all later calls, the host-compiled body included.  The environment
+ * variable MMAREF_CUDA_KERNELS=reference sets the second at start. */
+enum { MMA_CUDA_KERNELS_AUTO = 0, MMA_CUDA_KERNELS_REFERENCE = 1 };
+void mma_cuda_kernels(int mode);
+
+/* 1 when the batch x of u (its element sizes and the alignment of a and
+ * b, 16 bytes) takes a specialized kernel under the current mode, else 0. */
+int mma_cuda_specialized(const mma_unit *u, const mma_batch *x);
+
+/* mma_batch_dot_cuda_copy and mma_batch_dot_cuda_host with the kernels of
+ * mode (MMA_CUDA_KERNELS_*) for this call alone, whatever the current
+ * mode: tests run both kernels of a unit side by side. */
+int mma_batch_dot_cuda_copy_with(const mma_unit *u, const mma_batch *x, int mode, char *err, size_t errlen);
+int mma_batch_dot_cuda_host_with(const mma_unit *u, const mma_batch *x, int mode, char *err, size_t errlen);
+
+/* What the kernel that computes u at natural sizes uses: which kernel,
+ * registers and local memory bytes per thread (a line such as
+ * "specialized FDA L=32 (1+1 B), regs 64, local 0 B, ..."), for bench. */
 int mma_cuda_kernel_info(const mma_unit *u, char *buf, size_t len);
 
 /* The batch x (host arrays) through the GPU kernel's body compiled for the

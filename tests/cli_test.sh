@@ -356,5 +356,28 @@ fi
 expect 1 "No space left on device" $M gen $Q --suite compliance --count 1000 --seed 1 -o /dev/full
 rm -rf "$T/od"
 
+# --plot: a PNG or SVG of the run through gnuplot, whole or not at all
+mkdir -p "$T/pl"
+expect 2 "must end in .png or .svg" $M metrics $Q --count 200 --plot "$T/pl/m.pdf"
+expect 2 "must end in .png or .svg" $M gemm $Q --k 64 --count 20 --plot "$T/pl/g"
+[ -z "$(ls -A "$T/pl")" ] && ok || bad "a refused --plot left $(ls -A "$T/pl")"
+if command -v gnuplot > /dev/null 2>&1; then
+  expect 0 "" $M metrics $Q "fused,a=e4m3,b=e4m3,k=32,f=20" --count 2000 --plot "$T/pl/m.png"
+  [ "$(head -c 8 "$T/pl/m.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] && ok || bad "metrics --plot: not a PNG"
+  expect 0 "" $M gemm $Q --k 64,128,256 --mode tc,promote --count 200 --plot "$T/pl/g.svg"
+  [ -s "$T/pl/g.svg" ] && grep -q "<svg" "$T/pl/g.svg" && ok || bad "gemm --plot: not an SVG"
+  [ "$(grep -c "mmaref gemm: K=" "$T/out")" = 3 ] && ok || bad "gemm --k list: not a table per depth"
+  # gnuplot refuses (a path it cannot write is ours, so: no such folder for the result)
+  expect 2 "" $M metrics $Q --count 200 --plot "$T/pl/nodir/m.png"
+  [ ! -e "$T/pl/nodir" ] && ok || bad "--plot into a missing folder made it"
+  ls "$T/pl" | grep -q tmp && bad "--plot left a temporary file" || ok
+  # no gnuplot on PATH: refused before any work, nothing written
+  expect 2 "gnuplot is not installed" env PATH=/nonexistent $M metrics $Q --count 200 --plot "$T/pl/x.png"
+  [ ! -e "$T/pl/x.png" ] && ok || bad "--plot without gnuplot wrote a file"
+else
+  echo "cli tests: (no gnuplot: the drawing cases of --plot are skipped)"
+  expect 2 "gnuplot is not installed" $M metrics $Q --count 200 --plot "$T/pl/x.png"
+fi
+
 echo "cli tests: $pass passed, $fail failed"
 [ "$fail" = 0 ]

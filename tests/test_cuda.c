@@ -6,11 +6,14 @@
  *   - every vector file under the directories given (vectors/hw: hardware
  *     captures; vectors/peer: the peer model's vectors), every vector.
  * Each set is held at its natural widths (mma_natural_size) and computed
- * by the GPU (mma_batch_dot_cuda_copy), by the kernel's body compiled for
- * the host (mma_batch_dot_cuda_host: the code each GPU thread runs, built
- * by nvcc as C++) and by the CPU library (mma_batch_dot: the fast path
- * where the unit has one) and its reference path (impl = 1).  The GPU and
- * the host-compiled body must give the reference path's bits, flags
+ * by the GPU (mma_batch_dot_cuda_copy: the specialized kernel where the
+ * unit has one, cuda/fast_kernels.cuh), by the GPU's reference-path kernel
+ * (mma_batch_dot_cuda_copy_with, MMA_CUDA_KERNELS_REFERENCE), by both
+ * kernels' bodies compiled for the host (mma_batch_dot_cuda_host[_with]:
+ * the code each GPU thread runs, built by nvcc as C++) and by the CPU
+ * library (mma_batch_dot: the fast path where the unit has one) and its
+ * reference path (impl = 1).  The GPU and the host-compiled bodies must
+ * give the reference path's bits, flags
  * included, everywhere; the files' d (hardware, peer) must match by
  * mma_result_equal.  The CPU's fast path takes the latitude it takes in
  * tests/test_fastpath.c: where a unit leaves the NaN payload open (nan=any:
@@ -61,6 +64,7 @@ static const char *configs[] = {
     "fused,a=e4m3,b=e4m3,c=e4m3,d=e4m3,k=8,f=16,round=rodd,p=3,zero=ieee,nan=prop",
     "fused,a=fp16,b=fp16,k=8,f=24,f2=31,cadd=rd,round=rne,povf=1,nan=canon+any,zero=fixed",
     "fused,a=bf16,b=bf16,k=12,l=6,f=18,f2=25,cadd=rdz,round=rne,povf=1",
+    "fused,a=bf16,b=bf16,k=8,l=4,f=24,povf=1",
     "evenodd,a=e4m3fnuz,b=e5m2fnuz,k=32,l=16,f=24,f2=31,cadd=rdz,round=rne,nan=canon+any,zero=fixed",
     "evenodd,a=fp16,b=fp16,k=16,l=8,f=22,f2=28,cadd=rdz,round=rz,povf=1",
     "groups,a=e4m3,b=e4m3,k=32,l=32,g=8,f=30,scale=ue8m0,block=16,ezero=none,round=rne",
@@ -87,7 +91,7 @@ static long count = 200, file_count = 0;
 
 /* totals, under lock (files run on several threads) */
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-static long t_units, t_sets, t_vecs, t_bad, t_nan_open, t_file_bad, t_files, t_file_vecs;
+static long t_units, t_sets, t_vecs, t_bad, t_nan_open, t_file_bad, t_files, t_file_vecs, t_spec_vecs;
 #define NALG 16
 static struct { const char *name; long units, vecs, bad; } alg[NALG];
 
@@ -117,8 +121,9 @@ static long run_set(const char *what, const mma_unit *u, mma_batch *x, const uin
 {
     long n = (long)x->n, bad = 0;
     int ds = x->d_size, fl = mma_unit_has_flags(u);
-    enum { CPU, REF, BODY, GPU, NPATH };
-    static const char *path[NPATH] = {"CPU mma_batch_dot", "CPU reference path", "kernel body on the host", "GPU"};
+    enum { CPU, REF, BODY, BODY_REF, GPU, GPU_REF, NPATH };
+    static const char *path[NPATH] = {"CPU mma_batch_dot", "CPU reference path", "kernel body on the host",
+                                      "reference kernel body on the host", "GPU", "GPU reference kernel"};
     unsigned char *d[NPATH] = {0}, *f[NPATH] = {0};
     char err[512];
     mma_unit ref = *u;
@@ -137,16 +142,24 @@ static long run_set(const char *what, const mma_unit *u, mma_batch *x, const uin
         case CPU: rc = mma_batch_dot(u, &y, err, sizeof err); break;
         case REF: rc = mma_batch_dot(&ref, &y, err, sizeof err); break;
         case BODY: rc = mma_batch_dot_cuda_host(u, &y, err, sizeof err); break;
-        default: if (gpu) rc = mma_batch_dot_cuda_copy(u, &y, err, sizeof err); break;
+        case BODY_REF: rc = mma_batch_dot_cuda_host_with(u, &y, MMA_CUDA_KERNELS_REFERENCE, err, sizeof err); break;
+        case GPU: if (gpu) rc = mma_batch_dot_cuda_copy(u, &y, err, sizeof err); break;
+        default: if (gpu) rc = mma_batch_dot_cuda_copy_with(u, &y, MMA_CUDA_KERNELS_REFERENCE, err, sizeof err); break;
         }
         if (rc) { fprintf(stderr, "FAIL %s: %s: %s\n", what, path[p], err); bad += n ? n : 1; goto out; }
     }
+    /* (--mutate: the specialized kernel's result where the unit has one) */
     if (mutate && n) d[gpu ? GPU : BODY][(size_t)(n / 2) * (size_t)ds] ^= 1;
+    if (mma_cuda_specialized(u, x)) {
+        pthread_mutex_lock(&mu);
+        t_spec_vecs += n;
+        pthread_mutex_unlock(&mu);
+    }
     for (long i = 0; i < n; i++) {
         uint64_t r = at(d[REF], ds, i);
         int miss = 0, open = 0;
         for (int p = 0; p < NPATH; p++) {
-            if (p == GPU && !gpu) continue;
+            if ((p == GPU || p == GPU_REF) && !gpu) continue;
             uint64_t v = at(d[p], ds, i);
             if (v != r) {
                 /* (the CPU's fast path may give another NaN where the unit
@@ -164,11 +177,11 @@ static long run_set(const char *what, const mma_unit *u, mma_batch *x, const uin
             fprintf(stderr, "MISMATCH %s vector %ld:", what, i);
             if (want) fprintf(stderr, " file %llx", (unsigned long long)want[i]);
             for (int p = 0; p < NPATH; p++)
-                if (p != GPU || gpu)
+                if ((p != GPU && p != GPU_REF) || gpu)
                     fprintf(stderr, " %s %llx%s", path[p], (unsigned long long)at(d[p], ds, i), fl ? "" : "");
             if (fl)
                 for (int p = 0; p < NPATH; p++)
-                    if (p != GPU || gpu) fprintf(stderr, " flags(%s) %02x", path[p], f[p][i]);
+                    if ((p != GPU && p != GPU_REF) || gpu) fprintf(stderr, " flags(%s) %02x", path[p], f[p][i]);
             fprintf(stderr, "\n");
         }
     }
@@ -418,9 +431,12 @@ int main(int argc, char **argv)
     printf("the CPU's fast path (mma_batch_dot) with another NaN than the reference's, where the unit leaves the "
            "payload open (nan=any): %ld vectors (the GPU gives the reference's)\n", t_nan_open);
     long total = t_vecs + t_file_vecs;
+    printf("kernels: %ld of the %ld vectors through a specialized kernel (FDA, FDRDA, GDFS: cuda/fast_kernels.cuh), "
+           "every vector through the reference path's kernel as well\n", t_spec_vecs, total);
     printf("test_cuda: %s: %ld vectors, %ld mismatches (%s)\n", t_bad ? "FAIL" : "PASS", total, t_bad,
-           gpu ? "GPU, kernel body on the host, CPU library and reference path"
-               : "kernel body on the host against the CPU library and reference path; GPU not run");
+           gpu ? "GPU and host-compiled bodies, specialized and reference kernels, CPU library and reference path"
+               : "kernel bodies on the host, specialized and reference, against the CPU library and reference path; "
+                 "GPU not run");
     (void)suite_bad;
     free(paths);
     free(j.report);

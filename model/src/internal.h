@@ -142,6 +142,10 @@ uint64_t mma_fast_dot(const mma_unit *u, uint64_t c, const uint64_t *a, const ui
                       const uint64_t *sa, const uint64_t *sb);
 MMA_HD uint64_t mma_alg_amd(const mma_unit *u, uint64_t c, const uint64_t *a,
                             const uint64_t *b);
+/* alg_amd.c's last part of a step, shared with the CUDA backend's streaming
+ * kernel: the even and odd sums joined (GFDRDA), and c joining the sum */
+MMA_HD mma_fixed mma_amd_evenodd_join(const mma_unit *u, mma_fixed e, mma_fixed o);
+MMA_HD uint64_t mma_amd_join(const mma_unit *u, const mma_rspec *r, mma_fixed dot, mma_term ct, int zneg);
 MMA_HD uint64_t mma_alg_groups(const mma_unit *u, uint64_t c, const uint64_t *a,
                                const uint64_t *b, const uint64_t *sa, const uint64_t *sb);
 /* whether a groups unit's sums fit the 64-bit fixed point (config.c refuses

@@ -52,7 +52,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from . import _core, _tensors
+from . import _core, _gemm_gpu, _tensors
 from ._core import Error
 
 __version__: str = _core.VERSION
@@ -62,6 +62,7 @@ __all__ = [
     "encode", "decode", "matmul", "quantize", "metrics", "gemm_metrics",
     "VectorFile", "CheckResult", "read_vectors", "write_vectors", "check_vectors",
     "Flag", "FLAG_INEXACT", "FLAG_UNDERFLOW", "FLAG_OVERFLOW", "FLAG_INFINITE", "FLAG_INVALID", "cuda_device",
+    "plot_metrics", "plot_gemm",
 ]
 
 cuda_device = _tensors.cuda_device
@@ -541,7 +542,10 @@ def matmul(A: ArrayLike, B: ArrayLike, C: ArrayLike = None, *, unit: UnitLike, m
     (or a scalar, or None for +0); leading axes are a batch, broadcast as
     ``numpy.matmul`` does (``...xMxK @ ...xKxN``).  NumPy arrays, ml_dtypes
     arrays and PyTorch tensors (CPU or CUDA: the result is a tensor on the
-    same device, computed on the CPU).  Floats are rounded into the unit's
+    same device; CUDA tensors of unsigned encodings are computed on their GPU
+    by the CUDA backend, the same bits, for modes tc, promote and twostage
+    of units without block scales whose c and d formats are one, and on the
+    CPU otherwise).  Floats are rounded into the unit's
     formats (round to nearest even; ``saturate``: beyond-range values to the
     largest finite value, as FP8 kernels convert); for a block-scaled unit
     (MX, NVFP4) the scales of each block of A's rows and B's columns come
@@ -577,6 +581,22 @@ def matmul(A: ArrayLike, B: ArrayLike, C: ArrayLike = None, *, unit: UnitLike, m
     for promote, twostage and scaled GEMMs; fp64 for fp64-output units)."""
     like = A if _tensors.is_torch(A) else B if _tensors.is_torch(B) else None
     cuda = like is not None and like.is_cuda
+    if cuda and _tensors.is_torch(A) and _tensors.is_torch(B) and mode != "exact":
+        gm, gnc = ("promote", promote) if isinstance(promote, (int, np.integer)) and not isinstance(promote, bool) \
+            else (mode, nc)
+        u = _unit(unit)
+        if _gemm_gpu.usable(u, gm, A, B, C, scale_a is not None or scale_b is not None or block is not None, sa, sb) \
+                and _tensors.cuda_device() is not None:
+            if A.shape[1] != B.shape[0]:
+                raise ValueError(f"B: expected {A.shape[1]} rows (A is {A.shape[0]} x {A.shape[1]}), got shape "
+                                 f"{tuple(B.shape)}")
+            if A.shape[1] == 0 or A.shape[1] % u.K:
+                raise ValueError(f"A, B: the depth K={A.shape[1]} must be a positive multiple of {u}'s K={u.K}")
+            if gm == "promote" and (gnc < 1 or gnc % u.K):
+                raise ValueError(f"nc: {gnc} is not a positive multiple of {u}'s K={u.K}")
+            if C is not None and tuple(C.shape) != (A.shape[0], B.shape[1]):
+                raise ValueError(f"C: expected shape {(A.shape[0], B.shape[1])}, got {tuple(C.shape)}")
+            return _gemm_gpu.matmul(u, A.contiguous(), B.contiguous(), C, gm, int(gnc))
 
     def host(x: Any, arg: str) -> Any:
         if x is None or not _tensors.is_torch(x):
@@ -1029,3 +1049,6 @@ def check_vectors(path: Union[str, os.PathLike], instr: Optional[str] = None, *,
                           for ln, fd, md in res.mismatches[:10])
         raise MismatchError(f"{res}\n{lines}", res)
     return res
+
+
+from .plot import plot_gemm, plot_metrics  # noqa: E402  (they call metrics and gemm_metrics above)

@@ -138,3 +138,32 @@ def test_torch_cpu_tensors():
     D = mmaref.matmul(A, B, unit=q, block=((1, 128), (128, 32)), promote=128)
     assert isinstance(D, torch.Tensor) and D.dtype == torch.float64
     assert (D.numpy() == mmaref.matmul(A.numpy(), B.numpy(), unit=q, block=((1, 128), (128, 32)), promote=128)).all()
+
+
+def ucuda(x):
+    """x's encodings as an unsigned CUDA tensor of its width"""
+    x = np.ascontiguousarray(x)
+    return to_cuda(x).view(getattr(torch, f"uint{8 * x.dtype.itemsize}"))
+
+
+@needs_gpu
+@pytest.mark.parametrize("name,mode", [("hopper:wgmma.m64n8k32.f32.e4m3.e4m3", "tc"),
+                                       ("hopper:wgmma.m64n8k32.f32.e4m3.e4m3", "promote"),
+                                       ("blackwell:tcgen05.mma.m128n8k32.kind::f8f6f4.f32.e4m3.e4m3", "tc"),
+                                       ("ampere:mma.m16n8k16.f32.f16.f16.f32", "twostage"),
+                                       ("hopper:wgmma.m64n8k16.f16.f16.f16", "promote")])
+def test_gpu_matmul_matches_cpu(name, mode):
+    """matmul of CUDA encodings runs on the GPU (the chain of calls as K/k
+    batches, FP32 promotion in PyTorch): the CPU's bits, C included"""
+    u = mmaref.Unit(name)
+    fm = u.formats
+    M, K, N = 48, 8 * 32, 40
+    A, B = bits(fm["a"].name, (M, K)), bits(fm["b"].name, (K, N))
+    C = bits(fm["c"].name, (M, N))
+    for c in (None, C):
+        want = mmaref.matmul(A, B, c, unit=name, mode=mode, nc=64)
+        got = mmaref.matmul(ucuda(A), ucuda(B), None if c is None else ucuda(c), unit=name, mode=mode, nc=64)
+        assert got.is_cuda and tuple(got.shape) == (M, N)
+        assert (back(got, want.dtype) == want).all()
+    with pytest.raises(ValueError, match="the depth K=40"):
+        mmaref.matmul(ucuda(A[:, :40]), ucuda(B[:40]), unit=name, mode=mode)
