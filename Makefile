@@ -135,9 +135,22 @@ EXTRA_BENCH ?= metrics-bench tb-bench verify-bench python-bench probe-bench
 bench: all
 	sh scripts/bench.sh $(B)/mmaref $(EXTRA_BENCH)
 
-install: all
+# The installed library gives the public headers' functions and nothing
+# else: the objects linked into one (ld -r, so that the library's own calls
+# are resolved) and every other global made local (the fast path's fast_*,
+# the metrics' mx_*, the model's internal mma_*).  The archive in build/
+# keeps them for the tests.
+$(B)/public.syms: $(wildcard model/include/*.h)
+	@grep -ohE '\bmma_[a-z0-9_]+[[:space:]]*\(' model/include/*.h | sed 's/[[:space:]]*($$//' | sort -u > $@.tmp && mv $@.tmp $@
+$(B)/public/libmmaref.a: $(MODEL_OBJ) $(B)/public.syms
+	@mkdir -p $(dir $@)
+	ld -r -o $(B)/public/mmaref.o $(MODEL_OBJ)
+	objcopy --keep-global-symbols=$(B)/public.syms $(B)/public/mmaref.o
+	rm -f $@ && ar rcs $@ $(B)/public/mmaref.o
+
+install: all $(B)/public/libmmaref.a
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig
-	install -m 644 $(B)/libmmaref.a $(DESTDIR)$(PREFIX)/lib/
+	install -m 644 $(B)/public/libmmaref.a $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 $(wildcard model/include/*.h) $(DESTDIR)$(PREFIX)/include/
 	install -m 755 $(B)/mmaref $(DESTDIR)$(PREFIX)/bin/
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(shell sed -n 's/#define MMAREF_VERSION "\(.*\)"/\1/p' model/include/mmaref.h)|' \

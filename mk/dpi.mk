@@ -32,8 +32,18 @@ $(B)/libmmaref_dpi.a: $(KIT_OBJ) $(MODEL_OBJ)
 	rm -f $@
 	ar rcs $@ $^
 
-$(B)/libmmaref_dpi.so: $(KIT_OBJ) $(MODEL_OBJ)
-	$(CC) -shared -o $@ $^ -lm -lpthread
+# What the shared library gives a simulator: the DPI functions and the kit's
+# (mmaref_*) and the functions of the public headers (model/include), no
+# more.  A simulator loads several DPI libraries into one namespace: a
+# private name of ours (the fast path's fast_*, the metrics' mx_*, the
+# model's internal mma_*) must not meet one of theirs.
+$(B)/mmaref_dpi.map: $(wildcard model/include/*.h) mk/dpi.mk
+	@mkdir -p $(dir $@)
+	@{ echo '{ global: mmaref_*;'; grep -ohE '\bmma_[a-z0-9_]+[[:space:]]*\(' model/include/*.h | sed 's/[[:space:]]*($$/;/' | sort -u; \
+	   echo 'local: *; };'; } > $@.tmp && mv $@.tmp $@
+
+$(B)/libmmaref_dpi.so: $(KIT_OBJ) $(MODEL_OBJ) $(B)/mmaref_dpi.map
+	$(CC) -shared -Wl,--version-script=$(B)/mmaref_dpi.map -o $@ $(KIT_OBJ) $(MODEL_OBJ) -lm -lpthread
 
 # the kit: libraries, headers, the package and a filelist naming it, the
 # verify templates, pkg-config variables (in mmaref.pc)

@@ -23,6 +23,16 @@ trap 'rm -rf "$T"' EXIT
 export PATH="$P/bin:$PATH" PKG_CONFIG_PATH="$P/lib/pkgconfig"
 fail=0
 
+# ---- 0. the installed libraries export the public API and nothing else --------
+# (a simulator loads several DPI libraries into one namespace; a C user
+# links ours beside their own code)
+pub=$(grep -ohE '\bmma_[a-z0-9_]+[[:space:]]*\(' "$R"/model/include/*.h | sed 's/[[:space:]]*($//' | sort -u)
+extra=$(nm -g --defined-only "$P/lib/libmmaref.a" 2> /dev/null | awk 'NF == 3 { print $3 }' | sort -u | grep -vxF "$pub")
+[ -z "$extra" ] || { echo "FAIL: the installed libmmaref.a exports private symbols: $(echo $extra | head -c 300)"; fail=1; }
+extra=$(nm -D --defined-only "$P/lib/libmmaref_dpi.so" | awk '{ print $3 }' | grep -v '^mmaref_' | sort -u | grep -vxF "$pub")
+[ -z "$extra" ] || { echo "FAIL: libmmaref_dpi.so exports private symbols: $(echo $extra | head -c 300)"; fail=1; }
+[ "$(nm -D --defined-only "$P/lib/libmmaref_dpi.so" | grep -c ' mma_dot$')" = 1 ] || { echo "FAIL: libmmaref_dpi.so lacks mma_dot"; fail=1; }
+
 # ---- 1. the examples, outside the repository, with the installed tool --------
 cp -r "$R/examples" "$T/examples"
 (cd "$T" && sh examples/check.sh mmaref "$T/work") > "$T/check.log" 2>&1 || fail=1
