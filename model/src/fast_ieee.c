@@ -351,7 +351,7 @@ static __attribute__((target("fma"))) uint64_t fma_dot_hw(const fast_hdr *h, uin
  *   SFMA f32 K=4 (cdna3)         154 M       265 M      703 M      426 M
  *   GPS f16 K=16 G=4 (cdna2)      47 M        90 M      187 M      102 M
  * (gathered: vgatherdpd / vpgatherdd, a register of element e; unzipped
- * with the lanes to do again collected without a branch, B_WINDOW; AVX2:
+ * with the lanes to do again collected without a branch (GPS now needs none); AVX2:
  * MMAREF_NO_AVX512=1.)  Those SFMA figures sent each NaN lane to the
  * reference; its registers with a NaN done again on the lanes with the NaN
  * rule (SFMA_RANGE) took fp32 from 0.70 to 1.0 G dot/s (without NaNs,
@@ -504,27 +504,8 @@ static inline void b_fill(void *t, int es, const void *p, int size, size_t i, in
     for (int j = 0; j < w; j++) fast_st(t, es, (size_t)j, fast_ld(p, size, i + (size_t)j));
 }
 
-/* GPS: the lanes to do again (NaN lanes, some of them) are collected
- * without a branch, as offsets from the first vector of a window of B_SB
- * vectors, with their c (X_list: the lanes m of the W vectors at offset
- * off, and of c, appended to l and lc, their count returned), and done by
- * ONE(v, c) after each window; c kept where d overlaps c (a batch that
- * updates c in place: c is written over by then), else read again (keeping
- * it always took DMMA f64 741 M dot/s down to 697 M).  (A branch
- * on each register's NaN lanes is taken for two in five registers of
- * random-bit fp32 (3.5% of the results are NaN); with it the loop took
- * 593 M dot/s, without it 687 M, and DMMA f64 591 M against 732 M.) */
+/* (a window of B_SB vectors: the SFMA NaN rule's redo, below) */
 #define B_SB 256
-#define B_WINDOW(X, i, hi)                                                                         \
-    uint32_t l_[B_SB + 16];                                                                        \
-    X##_e lc_[B_SB + 16];                                                                          \
-    unsigned n_ = 0;                                                                               \
-    const size_t b_ = (i), e_ = (hi) - b_ > B_SB ? b_ + B_SB : (hi)
-#define B_REDO(x, keep, ONE)                                                                       \
-    for (unsigned q_ = 0; q_ < n_; q_++) {                                                         \
-        size_t v_ = b_ + l_[q_];                                                                   \
-        fast_st(x->d, x->d_size, v_, ONE(v_, (keep) ? lc_[q_] : fast_ld(x->c, x->c_size, v_)));    \
-    }
 /* whether d's vectors lo .. hi-1 overlap c's */
 static inline int b_overlap(const mma_batch *x, size_t lo, size_t hi)
 {
@@ -532,33 +513,6 @@ static inline int b_overlap(const mma_batch *x, size_t lo, size_t hi)
     uintptr_t d0 = (uintptr_t)x->d + lo * (size_t)x->d_size, d1 = (uintptr_t)x->d + hi * (size_t)x->d_size;
     return c0 < d1 && d0 < c1;
 }
-B5_FN unsigned s16_list(uint32_t *l, uint32_t *lc, unsigned m, uint32_t off, s16_v c, int keep)
-{
-    __m512i v = _mm512_add_epi32(_mm512_set1_epi32((int)off),
-                                 _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
-    _mm512_storeu_si512(l, _mm512_maskz_compress_epi32((__mmask16)m, v));
-    if (keep) _mm512_storeu_ps(lc, _mm512_maskz_compress_ps((__mmask16)m, c));
-    return (unsigned)__builtin_popcount(m);
-}
-/* (AVX2: no compress; lane by lane, without a branch) */
-#define B_LIST(X, l, lc, m, off, c, keep)                                                          \
-    ({                                                                                             \
-        X##_e t_[X##_W];                                                                           \
-        unsigned n_l_ = 0;                                                                         \
-        X##_st(t_, c);                                                                             \
-        for (int j_ = 0; j_ < X##_W; j_++) {                                                       \
-            l[n_l_] = (off) + (uint32_t)j_;                                                        \
-            lc[n_l_] = t_[j_];                                                                     \
-            n_l_ += ((m) >> j_) & 1;                                                               \
-        }                                                                                          \
-        (void)(keep);                                                                              \
-        n_l_;                                                                                      \
-    })
-B2_FN unsigned s8_list(uint32_t *l, uint32_t *lc, unsigned m, uint32_t off, s8_v c, int keep)
-{
-    return B_LIST(s8, l, lc, m, off, c, keep);
-}
-#undef B_LIST
 
 /* SFMA: vector i, with c, through the plan's one-vector kernel (a range's
  * tail of fewer vectors than lanes) */
@@ -648,8 +602,6 @@ typedef __m512i s16_iv;
 typedef __m256i s8_iv;
 B5_FN s16_iv s16_asi(s16_v v) { return _mm512_castps_si512(v); }
 B2_FN s8_iv s8_asi(s8_v v) { return _mm256_castps_si256(v); }
-B5_FN s16_iv s16_iv_zero(void) { return _mm512_setzero_si512(); }
-B2_FN s8_iv s8_iv_zero(void) { return _mm256_setzero_si256(); }
 B5_FN s16_iv s16_lo(s16_iv w) { return w; }
 B2_FN s8_iv s8_lo(s8_iv w) { return _mm256_and_si256(w, _mm256_set1_epi32(0xffff)); }   /* (packus saturates) */
 B5_FN s16_iv s16_hi(s16_iv w) { return _mm512_srli_epi32(w, 16); }
