@@ -75,7 +75,7 @@ static int cmd_list(int argc, char **argv)
         mma_catalogue_get(i, &e, &u);
         if (arch && strcmp(arch, e.arch)) continue;
         printf("%s:%s %s K=%d", e.arch, e.qualifier, mma_unit_algorithm(&u), u.k);
-        if (u.tree != MMA_TREE_FMA && u.tree != MMA_TREE_PAIRWISE && u.tree != MMA_TREE_EXACT) printf(" F=%d", u.f);
+        if (u.tree != MMA_TREE_FMA && u.tree != MMA_TREE_PAIRWISE && u.tree != MMA_TREE_EXACT && u.f) printf(" F=%d", u.f);
         if (e.ranges[0]) printf(" (%s)", e.ranges);
         printf("\n");
         shown++;
