@@ -38,7 +38,9 @@
  * the device machine's host; only the functions that run the instructions
  * are compiled for AVX512-BF16 and AMX, and they run only where CPUID and
  * the kernel say so. */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <cpuid.h>
 #include <immintrin.h>
 #include <stdint.h>

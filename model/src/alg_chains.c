@@ -12,10 +12,11 @@
  *   start=zero  every chain from +0, c added at the end: TDPBF16PS
  *   start=none  a chain's first operation rounds its products alone, c
  *               added at the end: Arm BFDOT, RISC-V RVBNA, AMX-FP8
- * An operation's sum is exact (f=0), or aligned to its largest term
- * keeping f fraction bits, each term cut by `align` (rz, rd, or rodd:
- * the bits cut are or-ed into the last one kept, RISC-V's bulk
- * normalization), then added exactly.  Every operation then rounds by
+ * An operation's sum is exact (f=0), or, for the operations with products,
+ * aligned to its largest term keeping f fraction bits, each term cut by
+ * `align` (rz, rd, or rodd: the bits cut are or-ed into the last one kept,
+ * RISC-V's bulk normalization), then added exactly; the additions that
+ * join chains and c are exact before their rounding.  Every operation then rounds by
  * `round` into d, with the unit's overflow and zero rules, and:
  *   ftz=in   an operand (a, b, c, an accumulator) whose value lies below
  *            d's smallest normal counts as a zero of its sign (x86 DAZ on
@@ -151,7 +152,7 @@ static uint64_t operation(const mma_unit *u, const mma_rspec *r, const opnd *add
     int neg;
     uint64_t mag;
     int32_t lsb;
-    if (u->f) aligned_sum(u, t, n, &neg, &mag, &lsb);
+    if (u->f && np) aligned_sum(u, t, n, &neg, &mag, &lsb);   /* (additions are exact: RVBNA adds c as vfredusum does) */
     else {
         mma_kacc acc;
         mma_kacc_init(&acc, -700, 600);

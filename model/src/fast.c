@@ -326,8 +326,11 @@ static const fast_family *family_of(const mma_unit *u)
 {
     if ((int)u->a <= 0 || u->a >= MMA_FMT_COUNT || (int)u->b <= 0 || u->b >= MMA_FMT_COUNT ||
         (int)u->c <= 0 || u->c >= MMA_FMT_COUNT || (int)u->d <= 0 || u->d >= MMA_FMT_COUNT ||
-        u->k < 1 || u->k > MMA_MAX_K || !fast_known(u))
+        u->k < 1 || u->k > MMA_MAX_K)
         return NULL;
+    /* (the chains family knows its own rules: rodd, IEEE zeros, x86 NaNs) */
+    if (u->tree == MMA_TREE_CHAINS) return fast_chains_family.ok(u) ? &fast_chains_family : NULL;
+    if (!fast_known(u) || u->lscale) return NULL;
     if (!semantics_ok(u)) return NULL;
     for (size_t i = 0; i < NFAMILIES; i++)
         if (families[i]->ok(u)) return families[i];
