@@ -15,18 +15,21 @@
 #   summary.txt    vectors and mismatches per instruction and distribution,
 #                  and the nearest wrong models on the samples
 #   mismatches.txt every mismatching vector (check --show), when there are any
-#   x86_<instr>.sample.vec.xz  the first SAMPLE vectors of each distribution,
+#   x86_<instr>.sample.vec.xz  the first vectors of each distribution,
 #                  with the hardware's d (the committed samples,
 #                  vectors/hw/xeon/)
 # environment: COUNT (1250000 vectors per distribution: 10,000,000 per
-# instruction), SHARDS (4 per distribution), SAMPLE (2500 per distribution:
-# 20,000 per instruction), SEED (20261129), JOBS (the cores), D (.x86work),
-# LIMIT (540 seconds for the judged run).  Exit 1 on any mismatch or
-# failure.
+# instruction), SHARDS (4 per distribution), SAMPLE_VDP (2500 per
+# distribution: 20,000 VDPBF16PS vectors, 250 kB) and SAMPLE_TDP (500:
+# 4,000 TDPBF16PS vectors of K = 32, 600 kB; the repository travels to the
+# device machine whole and must stay under its 64 MiB), SEED (20261129),
+# JOBS (the cores), D (.x86work), LIMIT (540 seconds for the judged run).
+# Exit 1 on any mismatch or failure.
 set -u
 D=${D:-.x86work}
 O=${OUT:?OUT: the folder that comes back}
-COUNT=${COUNT:-1250000} SHARDS=${SHARDS:-4} SAMPLE=${SAMPLE:-2500} SEED=${SEED:-20261129}
+COUNT=${COUNT:-1250000} SHARDS=${SHARDS:-4} SEED=${SEED:-20261129}
+SAMPLE_VDP=${SAMPLE_VDP:-2500} SAMPLE_TDP=${SAMPLE_TDP:-500}
 JOBS=${JOBS:-$(nproc)} LIMIT=${LIMIT:-540}
 C=$D/capture_x86 M=$D/mmaref
 W=${WORK:-/tmp/x86cap}
@@ -53,6 +56,8 @@ rm -rf "$W"
 mkdir -p "$W" "$O" || exit 2
 {
   grep -m1 'model name' /proc/cpuinfo
+  awk -F': ' '/^cpu family[[:space:]]*:/ { f = $2 } /^model[[:space:]]*:/ { m = $2 } /^stepping[[:space:]]*:/ { s = $2 }
+              END { print "cpu family " f ", model " m ", stepping " s }' /proc/cpuinfo
   grep -m1 '^flags' /proc/cpuinfo | tr ' ' '\n' | grep -E '^(amx|avx512_bf16|avx512_fp16|avx512f)' | tr '\n' ' '
   echo
   uname -sr
@@ -73,6 +78,7 @@ cat "$W"/*.mis > "$O/mismatches.txt" 2>/dev/null
 # judged vectors), one file an instruction
 for i in $INSTRS; do
   f=$W/x86_$i.sample.vec
+  [ "$i" = tdpbf16ps ] && SAMPLE=$SAMPLE_TDP || SAMPLE=$SAMPLE_VDP
   first=1
   for d in $DISTS; do
     if [ $first = 1 ]; then

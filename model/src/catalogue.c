@@ -219,7 +219,7 @@ static const cat_row rows[] = {
     {"x86", "tdpfp16ps", "", "f32", "f16", "=", 32, 0, "chains,ways=2,start=zero," X86_FMA, SKIP, SKIP, 0},
     {"x86", "tmmultf32ps", "", "f32", "f32", "=", 16, 0,
      "chains,ways=1,start=zero,via=tf32,round=rne,ovf=ieee,ftz=out,tiny=after,nan=x86,zero=ieee", SKIP, SKIP, 0},
-#define X86_FP8 "chains,ways=1,fuse=64,start=none,round=rne,ovf=ieee,ftz=in+out,tiny=after,nan=indef,zero=ieee"
+#define X86_FP8 "chains,ways=1,fuse=64,start=none,round=rne,ovf=ieee,ftz=in+out,tiny=after,nan=indef,zero=fixed"
     {"x86", "tdpbf8ps", "", "f32", "e5m2", "e5m2", 64, 0, X86_FP8, SKIP, SKIP, 0},
     {"x86", "tdpbhf8ps", "", "f32", "e5m2", "e4m3", 64, 0, X86_FP8, SKIP, SKIP, 0},
     {"x86", "tdphbf8ps", "", "f32", "e4m3", "e5m2", 64, 0, X86_FP8, SKIP, SKIP, 0},
