@@ -255,6 +255,12 @@ typedef struct {
 size_t mma_catalogue_size(void);
 /* Fills e and u for entry i (0-based); returns -1 past the end. */
 int mma_catalogue_get(size_t i, mma_catalogue_entry *e, mma_unit *u);
+/* The document an instruction's model follows, and whether it was checked
+ * on silicon, in words ("Intel SDM, VDPBF16PS (operation); checked on
+ * silicon: ..."), for a catalogue name ("x86:vdpbf16ps", with or without
+ * mode options); NULL for names without such a note.  mma_unit_explain
+ * ends with it. */
+const char *mma_catalogue_source(const char *name);
 
 #ifdef __cplusplus
 }

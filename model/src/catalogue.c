@@ -288,6 +288,40 @@ static const struct { const char *arch, *prefix, *key, *values; int lo, hi; } mo
     {"armv9", "bfmmla.ebf", "round", " rne ru rd rz ", 0, 0},
 };
 
+/* What each non-GPU entry follows (mma_catalogue_source), by name prefix */
+#define SPEC_ONLY "from the specification, not checked on silicon."
+static const struct { const char *prefix, *text; } sources[] = {
+    {"x86:tdpbf16ps", "Intel SDM vol. 2, TDPBF16PS (operation: two FP32 FMA chains, DAZ, FTZ, RNE); checked on silicon, "
+                      "Intel Xeon (AMX), docs/hardware.md \"x86\"."},
+    {"x86:vdpbf16ps", "Intel SDM vol. 2, VDPBF16PS (operation; Table 5-1, NaN propagation priorities); checked on silicon, "
+                      "AMD Zen 4 (10,000,000 vectors) and Intel Xeon, docs/hardware.md \"x86\"."},
+    {"x86:tdpfp16ps", "Intel Architecture Instruction Set Extensions Programming Reference (ISE, 319433), TDPFP16PS; " SPEC_ONLY},
+    {"x86:tmmultf32ps", "Intel ISE (319433), TMMULTF32PS (AMX-TF32); " SPEC_ONLY},
+    {"x86:tdp", "Intel ISE (319433), AMX-FP8 TDPBF8PS/TDPBHF8PS/TDPHBF8PS/TDPHF8PS, read through the Bochs emulator's "
+                "implementation (bochs/cpu/avx/amx.cc); " SPEC_ONLY},
+    {"armv9:bfdot.ebf", "Arm ARM (A-profile) C8.2.49 BFDOT and J1.3.3 BFDotAdd, FPDot, FPAdd (FPCR.EBF=1, FPCR.FZ=0, "
+                        "DN; round= is FPCR.RMode); " SPEC_ONLY},
+    {"armv9:bfmmla.ebf", "Arm ARM (A-profile) C8.2.67 BFMMLA and J1.3.3 BFMatMulAddH, BFDotAdd, FPDot, FPAdd (FPCR.EBF=1, "
+                         "FPCR.FZ=0, DN; round= is FPCR.RMode); " SPEC_ONLY},
+    {"armv9:bfdot", "Arm ARM (A-profile) C8.2.49 BFDOT and J1.3.3 BFDotAdd, BFMulH, FPAdd_BF16, BFRound (FPCR.EBF=0); " SPEC_ONLY},
+    {"armv9:bfmmla", "Arm ARM (A-profile) C8.2.67 BFMMLA and J1.3.3 BFMatMulAddH, BFDotAdd (FPCR.EBF=0); " SPEC_ONLY},
+    {"armv9:f", "Arm ARM (A-profile) FP8 FDOT/FMMLA and J1.3.3 FP8DotAddFP, FP8MatMulAddFP, FP8Unpack, FPRound_FP8 "
+                "(lscale= is FPMR.LSCALE, ovf=sat+inf is FPMR.OSM=1); " SPEC_ONLY},
+    {"riscv:", "Zvdota/Zvbdota dot-product proposal v0.2 (github.com/aswaterman/riscv-misc, isa/ldot-bdot/ldot-bdot.adoc), "
+               "\"RISC-V Bulk Normalization Algorithm\" and \"Bulk Normalization of Dot Products\", one set of n products "
+               "(.nN); " SPEC_ONLY},
+    {"cdna4:", "AMD Instinct CDNA4 ISA reference guide, matrix arithmetic instructions, V_MFMA_SCALE_F32_*_F8F6F4 "
+               "(D = C + (A x scaleA)(B x scaleB); the internal precision is not stated: modelled exact); "
+               "from the specification, not checked on silicon (unverified until silicon is available)."},
+};
+
+const char *mma_catalogue_source(const char *name)
+{
+    for (size_t i = 0; i < sizeof sources / sizeof sources[0]; i++)
+        if (!strncmp(name, sources[i].prefix, strlen(sources[i].prefix))) return sources[i].text;
+    return NULL;
+}
+
 /* The values mode key (of option o) takes on arch:qual, in words; 0 when
  * the key is no mode of it */
 static int mode_values(const char *arch, const char *qual, const char *o, char *buf, size_t len)

@@ -458,10 +458,19 @@ static size_t explain_results(const mma_unit *u, char *buf, size_t len, size_t n
     return n;
 }
 
+static int explain_body(const mma_unit *u, char *buf, size_t len);
+
 int mma_unit_explain(const mma_unit *u, char *buf, size_t len)
 {
+    size_t n = (size_t)(u->tree == MMA_TREE_CHAINS ? mma_chains_explain(u, buf, len) : explain_body(u, buf, len));
+    const char *src = u->name[0] ? mma_catalogue_source(u->name) : NULL;   /* (the documents: catalogue.c) */
+    if (src) APPEND(" Source: %s", src);
+    return (int)n;
+}
+
+static int explain_body(const mma_unit *u, char *buf, size_t len)
+{
     size_t n = 0;
-    if (u->tree == MMA_TREE_CHAINS) return mma_chains_explain(u, buf, len);
     const char *an = mma_format(u->a)->name, *bn = mma_format(u->b)->name;
     const char *cn = mma_format(u->c)->name, *dn = mma_format(u->d)->name;
     int steps = u->k / (u->lmax ? u->lmax : u->k);
