@@ -6,7 +6,9 @@
 #                         .a files), stripped, for machines without our
 #                         libraries (the device machine)
 #   make x86-static       the static tool and build/x86/capture_x86.static,
-#                         with scripts/device_x86_capture.sh, copied into
+#                         xz-compressed (1.3 MB: the working tree that
+#                         travels to the device machine is limited to 64
+#                         MiB), with scripts/device_x86_capture.sh, into
 #                         X86WORK (default .x86work, ignored): the folder a
 #                         device run carries
 #   make test-x86-live    (part of make test) a short capture on this
@@ -34,8 +36,9 @@ static: $(B)/static/mmaref
 
 x86-static: $(B)/static/mmaref $(B)/x86/capture_x86.static scripts/device_x86_capture.sh
 	@mkdir -p $(X86WORK)
-	cp $(B)/static/mmaref $(X86WORK)/mmaref
-	cp $(B)/x86/capture_x86.static $(X86WORK)/capture_x86
+	rm -f $(X86WORK)/mmaref $(X86WORK)/capture_x86
+	xz -9e -c $(B)/static/mmaref > $(X86WORK)/mmaref.xz
+	xz -9e -c $(B)/x86/capture_x86.static > $(X86WORK)/capture_x86.xz
 	cp scripts/device_x86_capture.sh $(X86WORK)/device_x86_capture.sh
 	@ls -l $(X86WORK)
 

@@ -588,6 +588,7 @@ static int parse_name_options(const char *text, size_t namelen, mma_unit *u, cha
     char own_name[sizeof u->name];
     snprintf(own_name, sizeof own_name, "%s", u->name);
     mma_name_split(own_name, arch, sizeof arch, qual, sizeof qual);
+    char seen[sizeof opts + 8] = "";                /* the modes set, as ",key=value" each */
     for (char *rest = opts, *o; (o = strsep(&rest, ",")) != NULL; ) {
         char with[1024], perr[400];
         if (!*o) {
@@ -610,6 +611,15 @@ static int parse_name_options(const char *text, size_t namelen, mma_unit *u, cha
             return -1;
         }
         if (mode_option(arch, qual, o)) {           /* a mode the program sets (FPMR, FPCR) */
+            const char *prev = strstr(seen, key);   /* ",lscale=" among the modes set already */
+            if (prev) {
+                prev += strlen(key);
+                if (err) snprintf(err, len, "%s: option '%.*s' given twice ('%.*s', then '%s')", name,
+                                  (int)strlen(key) - 2, key + 1, (int)strcspn(prev, ","), prev, o + strlen(key) - 1);
+                return -1;
+            }
+            size_t used = strlen(seen);
+            snprintf(seen + used, sizeof seen - used, ",%s", o);
             *u = v;
             mma_unit_config(u, cfg, sizeof cfg);
             continue;

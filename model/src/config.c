@@ -334,7 +334,7 @@ int mma_config_parse(const char *text, mma_unit *u, char *err, size_t len)
         !(u->tree == MMA_TREE_FUSED && (u->cadd == MMA_CADD_FUSED || u->cadd == MMA_CADD_AFTER)))
         return mma_errf(err, len, "configuration: field 'ftz' is supported by trees 'fused' and 'chains' (pairwise always flushes)");
     if ((u->flags & MMA_F_FTZ_SUM) && u->tree != MMA_TREE_PAIRWISE && u->tree != MMA_TREE_CHAINS)
-        return mma_errf(err, len, "configuration: flushing results (ftz=out, in+out) belongs to tree 'chains'");
+        return mma_errf(err, len, "configuration: ftz=in+sum belongs to tree 'pairwise', and flushing results (ftz=out, in+out) to tree 'chains'");
     if (u->tree == MMA_TREE_PAIRWISE) u->flags |= MMA_F_FTZ_IN | MMA_F_FTZ_SUM;
     int rc = mma_unit_finish(u, given, err, len);
     if (rc) return rc;
