@@ -917,6 +917,17 @@ int main(int argc, char **argv)
         "exact,a=e2m1,b=ue8m0,c=fp32,d=fp32,k=8,l=1,round=rne,p=13",
         "exact,a=bf16,b=bf16,c=fp32,d=fp16,k=256,l=256,round=rne,nan=canon+any,zero=fixed",
         "exact,a=fp16,b=fp16,c=fp32,d=fp32,k=16,l=8,round=rne,nan=default,zero=fixed",
+        /* (exact sums fast_exact.c leaves, fast_xsum.c: Arm FPMR's lscale and
+         * saturation, IEEE zeros, rodd and rmm, block scales over steps,
+         * scales that do not divide a step, chained steps) */
+        "exact,a=e4m3,b=e5m2,c=fp32,d=fp32,k=4,lscale=7,zero=ieee,nan=default",
+        "exact,a=e5m2,b=e5m2,c=fp16,d=fp16,k=2,lscale=15,ovf=sat+inf,zero=ieee",
+        "exact,a=e4m3,b=e4m3,c=fp16,d=fp16,k=8,l=4,lscale=3,ovf=sat,round=rne,zero=ieee",
+        "exact,a=e2m3,b=e3m2,c=fp32,d=fp32,k=64,round=rodd,zero=ieee,nan=prop",
+        "exact,a=e4m3,b=e2m1,c=fp32,d=fp32,k=128,round=rz,scale=ue8m0,block=32,nan=canon+any,zero=fixed",
+        "exact,a=e2m1,b=e2m1,c=bf16,d=bf16,k=64,l=16,round=rmm,scale=ue4m3,block=32",
+        "exact,a=e5m2,b=e4m3,c=fp32,d=fp16,k=48,l=24,round=rd,scale=ue8m0,block=16,lscale=2",
+        "exact,a=fp16,b=e5m2,c=fp32,d=fp32,k=16,l=8,round=ru,ovf=sat,zero=ieee",
         /* (chains, fast_chains.c: fma chains of every start, order and
          * flush, every rounding, the zero rules; one fused operation a
          * chain, exact or aligned; tf32; chained steps) */
@@ -934,7 +945,13 @@ int main(int argc, char **argv)
         "chains,a=e5m2,b=e4m3,k=16,ways=2,fuse=8,start=none,f=20,align=rz,round=rne",
         "chains,a=fp16,k=8,ways=1,fuse=8,start=none,f=30,align=rd,round=ru,ftz=out",
         "chains,a=fp32,b=fp32,k=16,ways=1,start=zero,via=tf32,ftz=out,nan=x86",
-        "chains,a=fp32,b=fp32,k=8,l=4,ways=2,start=zero,via=tf32,round=rz,ftz=in+out"};
+        "chains,a=fp32,b=fp32,k=8,l=4,ways=2,start=zero,via=tf32,round=rz,ftz=in+out",
+        /* (the host's fma, fast_chains.c: chains with no accumulator at first,
+         * whose first product is rounded alone, in every rounding) */
+        "chains,a=bf16,k=8,ways=2,start=none,round=rne,nan=x86",
+        "chains,a=fp16,k=6,l=3,ways=1,start=none,order=down,round=rd,ftz=out",
+        "chains,a=bf16,k=4,ways=4,start=none,round=ru,ftz=in+out,nan=x86",
+        "chains,a=fp32,b=fp32,k=4,ways=2,start=none,via=tf32,round=rz,ftz=in"};
     for (size_t i = 0; i < sizeof odd / sizeof odd[0]; i++)
         if (check_unit(odd[i], count, seed + 104729u * (unsigned)(i + 1)) == 0) {
             fprintf(stderr, "FAIL: '%s' is not on the fast path\n", odd[i]);
@@ -1127,6 +1144,39 @@ int main(int argc, char **argv)
                 }
             }
             check_set(units[ui], "directed chains additions", &u, v, n);
+            free(v);
+        }
+    }
+
+    /* 3f. directed: overflows in the chains (the host's fma kernel takes
+     * them: an Inf from an overflow, Inf - Inf between chains or with c,
+     * the x86 indefinite, another unit's NaN from the reference): bf16 and
+     * tf32 operands a third of them near the largest, random signs */
+    {
+        static const char *units[] = {"x86:tdpbf16ps", "x86:vdpbf16ps", "x86:tmmultf32ps",
+                                      "chains,a=bf16,k=8,ways=2,start=none,round=rne",
+                                      "chains,a=bf16,k=4,ways=2,start=zero,round=rz,ftz=in+out,nan=x86",
+                                      "chains,a=bf16,k=4,ways=1,start=c,order=down,round=rd,nan=prop",
+                                      "chains,a=fp32,b=fp32,k=4,ways=2,start=zero,via=tf32,round=ru,nan=default"};
+        for (size_t ui = 0; ui < sizeof units / sizeof units[0]; ui++) {
+            mma_unit u;
+            if (unit_of(units[ui], &u)) continue;
+            const long n = 50 * count + 3;
+            const int f32 = u.a == MMA_FMT_FP32;
+            mma_vec *v = calloc((size_t)n, sizeof *v);
+            for (long i = 0; i < n; i++) {
+                int ec = rnd() % 2 ? 250 + (int)(rnd() % 5) : 100 + (int)(rnd() % 50);
+                v[i].c = (uint64_t)(rnd() & 1) << 31 | (uint64_t)ec << 23 | (rnd() & 0x7fffff);
+                for (int k = 0; k < u.k; k++) {
+                    int ea = rnd() % 3 ? 120 + (int)(rnd() % 20) : 250 + (int)(rnd() % 5);
+                    int eb = rnd() % 3 ? 120 + (int)(rnd() % 20) : 250 + (int)(rnd() % 5);
+                    uint64_t x = (rnd() & 1) << 31 | (uint64_t)ea << 23 | (rnd() & 0x7fffff);
+                    uint64_t y = (rnd() & 1) << 31 | (uint64_t)eb << 23 | (rnd() & 0x7fffff);
+                    v[i].a[k] = f32 ? x : x >> 16;
+                    v[i].b[k] = f32 ? y : y >> 16;
+                }
+            }
+            check_set(units[ui], "directed chains overflows", &u, v, n);
             free(v);
         }
     }

@@ -27,6 +27,8 @@ typedef struct {
     int32_t lsb0;                    /* the wide sum's unit: the smallest product's last bit */
     const uint64_t *ta, *tb;
     uint64_t amask, bmask;
+    unsigned csr;                    /* the host's MXCSR for the hardware kernel */
+    int nan_x86, f16;                /* the hardware's NaN is the unit's; fp16 operands */
 } chains_plan;
 #define PLAN(h) ((const chains_plan *)(h))
 
@@ -264,6 +266,101 @@ static uint64_t chains_dot(const fast_hdr *h, uint64_t c, const uint64_t *a, con
     return cur.bits;
 }
 
+/* ---- the host's fma ---------------------------------------------------------- */
+
+/* fma chains of bf16, fp16 or tf32 operands with fp32 c and d, IEEE
+ * overflow and zeros, tininess after rounding, in RNE, RZ, RD or RU, are
+ * the host's own binary32 operations: fmaf for an fma (exact product and
+ * sum, one rounding), a product rounded alone for a chain's first
+ * operation with no accumulator, additions joining the chains and c, with
+ * MXCSR's rounding control set to the unit's rounding, DAZ for ftz=in and
+ * FTZ for ftz=out (x86 flushes tiny results after rounding and treats
+ * subnormal operands as zeros of their sign, as the unit says; a bf16 or
+ * tf32 subnormal is an fp32 one, an fp16 one is a normal fp32 value).  Inf
+ * or NaN operands take the integer kernel above (and the reference); an
+ * overflow is the host's Inf, as the unit's, and an Inf - Inf the host's
+ * indefinite 0xffc00000, the unit's under nan=x86 (its only NaN then:
+ * there is no NaN operand); under another NaN rule a NaN result goes to
+ * the reference.  MXCSR is set for the chain and restored; the barriers
+ * keep the compiler from moving the operations across either. */
+#ifdef FAST_HAVE_AVX2
+static inline float f_of_w(uint32_t w) { float f; memcpy(&f, &w, sizeof f); return f; }
+static inline uint32_t w_of_f(float f) { uint32_t w; memcpy(&w, &f, sizeof w); return w; }
+
+/* the operands as binary32 (0), or 1 where one is Inf or NaN */
+static __attribute__((target("f16c"))) int hw_operands(const chains_plan *P, const uint64_t *a, const uint64_t *b,
+                                                       float *x, float *y)
+{
+    uint32_t spec = 0;
+    for (int k = 0; k < P->k; k++) {
+        uint32_t wa, wb;
+        if (P->tf32) {
+            wa = (uint32_t)a[k] & ~(uint32_t)0x1fff;
+            wb = (uint32_t)b[k] & ~(uint32_t)0x1fff;
+        } else if (P->f16) {
+            uint32_t ha = (uint32_t)a[k] & 0xffff, hb = (uint32_t)b[k] & 0xffff;
+            spec |= ((ha & 0x7c00) == 0x7c00) | ((hb & 0x7c00) == 0x7c00);
+            x[k] = _cvtsh_ss((unsigned short)ha);
+            y[k] = _cvtsh_ss((unsigned short)hb);
+            continue;
+        } else {
+            wa = (uint32_t)a[k] << 16;
+            wb = (uint32_t)b[k] << 16;
+        }
+        spec |= ((wa & 0x7f800000u) == 0x7f800000u) | ((wb & 0x7f800000u) == 0x7f800000u);
+        x[k] = f_of_w(wa);
+        y[k] = f_of_w(wb);
+    }
+    return spec != 0;
+}
+
+/* a product rounded alone: kept from being contracted into a later addition */
+static inline __attribute__((always_inline)) float mul_rounded(float x, float y)
+{
+    float p = x * y;
+    __asm__("" : "+x"(p));
+    return p;
+}
+
+static __attribute__((target("fma"), noinline)) uint32_t hw_chains(const chains_plan *P, float c, const float *x,
+                                                                   const float *y)
+{
+    unsigned old = _mm_getcsr();
+    _mm_setcsr(P->csr);
+    __asm__ volatile("" : "+x"(c) : : "memory");
+    float cur = c;
+    for (int k0 = 0; k0 < P->k; k0 += P->l) {
+        float acc[8];
+        int has = P->start != MMA_START_NONE;
+        for (int w = 0; w < P->ways; w++) acc[w] = 0.0f;
+        if (P->start == MMA_START_C) acc[0] = cur;
+        for (int w = 0; w < P->ways; w++)
+            for (int j0 = 0; j0 < P->per; j0++) {
+                int k = k0 + w + P->ways * (P->down ? P->per - 1 - j0 : j0);
+                acc[w] = has || j0 ? __builtin_fmaf(x[k], y[k], acc[w]) : mul_rounded(x[k], y[k]);
+            }
+        float t = acc[0];
+        for (int w = 1; w < P->ways; w++) t = t + acc[w];
+        cur = P->start == MMA_START_C ? t : cur + t;
+    }
+    __asm__ volatile("" : "+x"(cur) : : "memory");
+    _mm_setcsr(old);
+    return w_of_f(cur);
+}
+
+static uint64_t chains_dot_hw(const fast_hdr *h, uint64_t c, const uint64_t *a, const uint64_t *b, const uint64_t *sa,
+                              const uint64_t *sb)
+{
+    const chains_plan *P = PLAN(h);
+    float x[MMA_MAX_K], y[MMA_MAX_K];
+    uint32_t cw = (uint32_t)c;
+    if ((cw & 0x7f800000u) == 0x7f800000u || hw_operands(P, a, b, x, y)) return chains_dot(h, c, a, b, sa, sb);
+    uint32_t d = hw_chains(P, f_of_w(cw), x, y);
+    if ((d & 0x7fffffffu) > 0x7f800000u && !P->nan_x86) return reference(h, c, a, b);
+    return d;
+}
+#endif
+
 /* ---- the family ------------------------------------------------------------ */
 
 /* the formats a table decodes, with their fraction bits */
@@ -298,7 +395,7 @@ static int chains_ok(const mma_unit *u)
 
 static fast_hdr *chains_build(const mma_unit *u, int mode)
 {
-    (void)mode;
+    (void)mode;                                            /* (used where the host has AVX2) */
     chains_plan *P = calloc(1, sizeof *P);
     if (!P) return NULL;
     P->k = u->k;
@@ -329,6 +426,20 @@ static fast_hdr *chains_build(const mma_unit *u, int mode)
     }
     P->h.fn = chains_dot;
     P->h.kernel = FAST_K_SCALAR;
+#ifdef FAST_HAVE_AVX2
+    /* the host's fma (above) where the unit's operations are IEEE binary32 ones */
+    __builtin_cpu_init();
+    static const unsigned rc[] = {[MMA_RNE] = 0, [MMA_RD] = 0x2000, [MMA_RU] = 0x4000, [MMA_RZ] = 0x6000};
+    P->f16 = u->a == MMA_FMT_FP16;
+    if (mode != FAST_MODE_SCALAR && __builtin_cpu_supports("fma") && P->fuse == 1 && !P->f && !P->tiny_before &&
+        P->zero == MMA_ZS_IEEE && mma_unit_ovf(u) == MMA_OVR_IEEE && P->rho <= MMA_RU &&
+        (P->tf32 || (u->a == u->b && (u->a == MMA_FMT_BF16 || (u->a == MMA_FMT_FP16 && fast_f16c_usable()))))) {
+        P->csr = 0x1f80u | rc[P->rho] | (P->ftzin ? 0x40u : 0) | (P->ftzout ? 0x8000u : 0);
+        P->nan_x86 = (u->flags & MMA_F_NAN_X86) != 0;
+        P->h.fn = chains_dot_hw;
+        P->h.kernel = FAST_K_SPECIAL;
+    }
+#endif
     return &P->h;
 }
 
