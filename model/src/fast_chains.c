@@ -348,6 +348,36 @@ static __attribute__((target("fma"), noinline)) uint32_t hw_chains(const chains_
     return w_of_f(cur);
 }
 
+/* x * y + z by the host under MXCSR csr */
+static __attribute__((target("fma"), noinline)) uint32_t hw_fma(unsigned csr, float x, float y, float z)
+{
+    unsigned old = _mm_getcsr();
+    _mm_setcsr(csr);
+    __asm__ volatile("" : "+x"(x), "+x"(y), "+x"(z) : : "memory");
+    float r = __builtin_fmaf(x, y, z);
+    __asm__ volatile("" : "+x"(r) : : "memory");
+    _mm_setcsr(old);
+    return w_of_f(r);
+}
+
+/* Whether the host's fma, rounding control, DAZ and FTZ work as x86
+ * defines them (an emulator may not: valgrind ignores DAZ and FTZ); the
+ * kernel is used only then. */
+static int hw_honoured;
+__attribute__((constructor)) static void hw_probe(void)
+{
+    __builtin_cpu_init();
+    if (!__builtin_cpu_supports("fma")) return;
+    const float one = 1.0f, eps = f_of_w(0x34000000u) /* 2^-23 */, tiny = f_of_w(0x00200000u) /* 2^-129 */;
+    hw_honoured = hw_fma(0x1f80u, one + eps, one + eps, -(one + 2 * eps)) == 0x28800000u /* 2^-46: one rounding */ &&
+                  hw_fma(0x1f80u | 0x40u, tiny, one, 0.0f) == 0 /* DAZ */ &&
+                  hw_fma(0x1f80u, tiny, one, 0.0f) == 0x00200000u &&
+                  hw_fma(0x1f80u | 0x8000u, f_of_w(0x0d800000u) /* 2^-100 */, f_of_w(0x30800000u) /* 2^-30 */, 0.0f) == 0 /* FTZ */ &&
+                  hw_fma(0x1f80u | 0x4000u, one, f_of_w(0x30800000u), one) == 0x3f800001u /* RU */ &&
+                  hw_fma(0x1f80u | 0x2000u, -one, f_of_w(0x30800000u), one) == 0x3f7fffffu /* RD */ &&
+                  hw_fma(0x1f80u | 0x6000u, one, f_of_w(0x30800000u), one) == 0x3f800000u /* RZ */;
+}
+
 static uint64_t chains_dot_hw(const fast_hdr *h, uint64_t c, const uint64_t *a, const uint64_t *b, const uint64_t *sa,
                               const uint64_t *sb)
 {
@@ -428,10 +458,9 @@ static fast_hdr *chains_build(const mma_unit *u, int mode)
     P->h.kernel = FAST_K_SCALAR;
 #ifdef FAST_HAVE_AVX2
     /* the host's fma (above) where the unit's operations are IEEE binary32 ones */
-    __builtin_cpu_init();
     static const unsigned rc[] = {[MMA_RNE] = 0, [MMA_RD] = 0x2000, [MMA_RU] = 0x4000, [MMA_RZ] = 0x6000};
     P->f16 = u->a == MMA_FMT_FP16;
-    if (mode != FAST_MODE_SCALAR && __builtin_cpu_supports("fma") && P->fuse == 1 && !P->f && !P->tiny_before &&
+    if (mode != FAST_MODE_SCALAR && hw_honoured && P->fuse == 1 && !P->f && !P->tiny_before &&
         P->zero == MMA_ZS_IEEE && mma_unit_ovf(u) == MMA_OVR_IEEE && P->rho <= MMA_RU &&
         (P->tf32 || (u->a == u->b && (u->a == MMA_FMT_BF16 || (u->a == MMA_FMT_FP16 && fast_f16c_usable()))))) {
         P->csr = 0x1f80u | rc[P->rho] | (P->ftzin ? 0x40u : 0) | (P->ftzout ? 0x8000u : 0);
