@@ -31,6 +31,10 @@
 # JOBS (the cores), D (.x86work), LIMIT (540 seconds for the judged run).
 # Exit 1 on any mismatch or failure.
 set -u
+# judged by the model's integer kernels, not the host's fma (the chains'
+# fast path may run on it: fast_chains.c), so that the CPU under test is
+# not also the judge
+export MMAREF_NO_HOST_FMA=1
 D=${D:-.x86work}
 O=${OUT:?OUT: the folder that comes back}
 COUNT=${COUNT:-1250000} SHARDS=${SHARDS:-4} SEED=${SEED:-20261129}
