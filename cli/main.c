@@ -12,7 +12,8 @@ static const char list_help[] =
     "  the instruction catalogue, one a line: <arch>:<qualifier> <algorithm> K=<k> F=<f>\n"
     "  (shape ranges in parentheses: any n of that range is the same unit)\n"
     "  --arch A         only A: volta turing ampere ada hopper blackwell rtx-blackwell\n"
-    "                   cdna1 cdna2 cdna3\n";
+    "                   cdna1 cdna2 cdna3 cdna4 x86 armv9 riscv (the last four rest on\n"
+    "                   their specifications; x86:vdpbf16ps also on Zen 4: docs/hardware.md)\n";
 static const char describe_help[] =
     "usage: mmaref describe <instr|config>\n"
     "  the unit's canonical configuration string and what it computes, in words\n";
@@ -75,7 +76,7 @@ static int cmd_list(int argc, char **argv)
         mma_catalogue_get(i, &e, &u);
         if (arch && strcmp(arch, e.arch)) continue;
         printf("%s:%s %s K=%d", e.arch, e.qualifier, mma_unit_algorithm(&u), u.k);
-        if (u.tree != MMA_TREE_FMA && u.tree != MMA_TREE_PAIRWISE && u.tree != MMA_TREE_EXACT) printf(" F=%d", u.f);
+        if (u.tree != MMA_TREE_FMA && u.tree != MMA_TREE_PAIRWISE && u.tree != MMA_TREE_EXACT && u.f) printf(" F=%d", u.f);
         if (e.ranges[0]) printf(" (%s)", e.ranges);
         printf("\n");
         shown++;

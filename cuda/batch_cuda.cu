@@ -45,6 +45,7 @@
 #include "alg_groups.c"
 #include "alg_ieee.c"
 #include "alg_exact.c"
+#include "alg_chains.c"
 
 /* ---- the kernel body: what one thread does for vector i ---------------- */
 
@@ -122,6 +123,7 @@ static kernel_fn kernel_of(mma_tree t)
     case MMA_TREE_FMA: return dot_kernel<MMA_TREE_FMA>;
     case MMA_TREE_EXACT: return dot_kernel<MMA_TREE_EXACT>;
     case MMA_TREE_IEEE: return dot_kernel<MMA_TREE_IEEE>;
+    case MMA_TREE_CHAINS: return dot_kernel<MMA_TREE_CHAINS>;
     }
     return NULL;
 }
@@ -174,7 +176,7 @@ void mma_cuda_launch(int block, int blocks_per_sm)
  * (the pairwise tree recurses, which ptxas cannot count: room for that).
  * The stack limit is a device-wide setting, raised, never lowered. */
 #define MAX_DEV 64
-static struct { int ready, block, fit, sms; } setup[MAX_DEV][MMA_TREE_IEEE + 1];
+static struct { int ready, block, fit, sms; } setup[MAX_DEV][MMA_TREE_CHAINS + 1];
 static pthread_mutex_t setup_mu = PTHREAD_MUTEX_INITIALIZER;
 
 static int kernel_setup(mma_tree t, int *fit, int *sms, char *err, size_t errlen)
@@ -182,7 +184,7 @@ static int kernel_setup(mma_tree t, int *fit, int *sms, char *err, size_t errlen
     int dev = 0;
     cudaError_t e = cudaGetDevice(&dev);
     if (e != cudaSuccess) return cuda_err(e, "CUDA device", err, errlen);
-    if (dev < 0 || dev >= MAX_DEV || (int)t < 0 || t > MMA_TREE_IEEE) return errf(err, errlen, "CUDA device %d", dev);
+    if (dev < 0 || dev >= MAX_DEV || (int)t < 0 || t > MMA_TREE_CHAINS) return errf(err, errlen, "CUDA device %d", dev);
     pthread_mutex_lock(&setup_mu);
     int rc = 0;
     if (!setup[dev][t].ready || setup[dev][t].block != launch_block) {

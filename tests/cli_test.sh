@@ -148,6 +148,22 @@ IE="ieee,a=fp16,c=fp32,k=2,round=rd"
 [ "$($M eval --flags "ieee,a=bf16,c=fp32,d=fp32,k=2,round=rd" 80000000 8ab5,0ab5 0add,0add)" = "80000000 00 (none)" ] && ok || bad "eval --flags: bf16 RD cancellation"
 expect 2 "defines no exception flags" $M eval --flags $Q 0 $A1 $A1
 expect 2 "option 'round=rmm' refused" $M describe "$Q,round=rmm"
+# issue 27: x86, Arm, RISC-V and CDNA4 names; an option of the instruction's own arithmetic is refused naming its value,
+# the modes an instruction has (Arm FPMR, FPCR) are options with their ranges; describe names the source
+expect 2 "nearest: x86:tdpbf16ps" $M describe x86:tdpbf17ps
+expect 2 "nearest: riscv:vfwdota.vv.n8" $M describe riscv:vfwdota.vv.n9
+expect 2 "(its own: ways=2)" $M describe "x86:tdpbf16ps,ways=1"
+expect 2 "(its own: round=rodd)" $M describe "armv9:bfdot,round=rz"
+expect 2 "this mode takes lscale=0..63" $M describe "armv9:fdot.f32.e4m3.e4m3,lscale=99"
+[ "$($M describe "armv9:fdot.f32.e4m3.e4m3,lscale=3" | head -1)" = "armv9:fdot.f32.e4m3.e4m3,lscale=3" ] && ok || bad "describe an Arm FP8 mode"
+[ "$($M describe "armv9:bfdot.ebf,round=rz" | sed -n 2p | grep -c ',round=rz,')" = 1 ] && ok || bad "describe an FPCR.RMode"
+expect 0 "not checked on silicon" $M describe cdna4:v_mfma_scale_f32_16x16x128_f8f6f4.e2m1.e2m1
+expect 0 "Source: Intel" $M describe x86:vdpbf16ps
+for I in x86:tdpbf16ps x86:vdpbf16ps armv9:bfdot "armv9:fdot.f16.e5m2.e4m3,lscale=5,ovf=sat+inf" riscv:vfqwdota.vv.e4m3.n16; do
+  $M gen "$I" --suite random --count 300 --seed 9 -o "$T/g27.vec" 2> "$T/err" || { bad "gen $I: $(cat "$T/err")"; continue; }
+  r=$($M check "$T/g27.vec" | tail -1)
+  [ "$r" = "300 vectors, 0 mismatches" ] && ok || bad "check $I: $r"
+done
 expect 0 "" $M describe "$Q,round=rz,zero=pos"
 expect 2 "defines no exception flags" $M describe "hopper:wgmma.m64n8k16.f32.bf16.bf16,tiny=before"
 expect 2 "defines no exception flags" $M describe "fused,a=e4m3,k=32,f=13,tiny=before"

@@ -83,6 +83,13 @@ static const char *configs[] = {
     "ieee,a=fp64,c=fp64,d=fp64,k=4,l=2,round=ru,nan=prop",
     "ieee,a=e2m1,b=e5m2,c=bf16,d=bf16,k=8,round=rmm",
     "ieee,a=e4m3,b=e4m3,c=fp32,d=fp32,k=32,scale=ue8m0,block=32,round=rodd",
+    "exact,a=e4m3,b=e5m2,c=fp16,d=fp16,k=4,lscale=9,ovf=sat+inf",
+    "chains,a=bf16,k=32,ways=2,start=zero,ftz=in+out,nan=x86",
+    "chains,a=fp16,b=bf16,k=6,l=3,ways=1,start=c,order=down,round=ru,ftz=in+out,tiny=before",
+    "chains,a=e5m2,b=e4m3,k=64,ways=1,fuse=64,start=none,ftz=in+out,nan=indef",
+    "chains,a=bf16,k=8,ways=1,fuse=8,start=none,f=26,align=rodd,round=rodd,ovf=inf,zero=pos",
+    "chains,a=e4m3,b=e5m2,c=fp16,d=fp16,k=16,ways=2,fuse=4,start=none,f=12,align=rd,round=rd,nan=prop",
+    "chains,a=fp32,b=fp32,k=16,ways=1,start=zero,via=tf32,ftz=out,nan=x86",
 };
 #define NCONFIGS (sizeof configs / sizeof configs[0])
 

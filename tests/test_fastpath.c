@@ -916,7 +916,42 @@ int main(int argc, char **argv)
         "exact,a=fp16,b=bf16,c=fp32,d=fp32,k=64,l=64,round=ru,zero=pos",
         "exact,a=e2m1,b=ue8m0,c=fp32,d=fp32,k=8,l=1,round=rne,p=13",
         "exact,a=bf16,b=bf16,c=fp32,d=fp16,k=256,l=256,round=rne,nan=canon+any,zero=fixed",
-        "exact,a=fp16,b=fp16,c=fp32,d=fp32,k=16,l=8,round=rne,nan=default,zero=fixed"};
+        "exact,a=fp16,b=fp16,c=fp32,d=fp32,k=16,l=8,round=rne,nan=default,zero=fixed",
+        /* (exact sums fast_exact.c leaves, fast_xsum.c: Arm FPMR's lscale and
+         * saturation, IEEE zeros, rodd and rmm, block scales over steps,
+         * scales that do not divide a step, chained steps) */
+        "exact,a=e4m3,b=e5m2,c=fp32,d=fp32,k=4,lscale=7,zero=ieee,nan=default",
+        "exact,a=e5m2,b=e5m2,c=fp16,d=fp16,k=2,lscale=15,ovf=sat+inf,zero=ieee",
+        "exact,a=e4m3,b=e4m3,c=fp16,d=fp16,k=8,l=4,lscale=3,ovf=sat,round=rne,zero=ieee",
+        "exact,a=e2m3,b=e3m2,c=fp32,d=fp32,k=64,round=rodd,zero=ieee,nan=prop",
+        "exact,a=e4m3,b=e2m1,c=fp32,d=fp32,k=128,round=rz,scale=ue8m0,block=32,nan=canon+any,zero=fixed",
+        "exact,a=e2m1,b=e2m1,c=bf16,d=bf16,k=64,l=16,round=rmm,scale=ue4m3,block=32",
+        "exact,a=e5m2,b=e4m3,c=fp32,d=fp16,k=48,l=24,round=rd,scale=ue8m0,block=16,lscale=2",
+        "exact,a=fp16,b=e5m2,c=fp32,d=fp32,k=16,l=8,round=ru,ovf=sat,zero=ieee",
+        /* (chains, fast_chains.c: fma chains of every start, order and
+         * flush, every rounding, the zero rules; one fused operation a
+         * chain, exact or aligned; tf32; chained steps) */
+        "chains,a=bf16,k=32,ways=2,start=zero,ftz=in+out,nan=x86",
+        "chains,a=bf16,k=8,ways=4,start=zero,round=rz,ftz=out,zero=fixed",
+        "chains,a=fp16,k=16,ways=2,start=none,round=rd,ftz=in,tiny=before",
+        "chains,a=fp16,b=bf16,k=6,l=3,ways=1,start=c,order=down,round=ru,ftz=in+out",
+        "chains,a=e4m3,b=e5m2,k=16,ways=4,start=none,round=rodd,ovf=inf,ftz=in+out,tiny=before,zero=pos",
+        "chains,a=bf16,k=4,l=2,ways=2,start=none,round=rodd,ovf=inf,ftz=in+out,tiny=before",
+        "chains,a=bf16,k=4,l=2,ways=1,fuse=2,start=none,round=rne,nan=prop",
+        "chains,a=fp16,k=2,ways=1,fuse=2,start=none,round=rd,ftz=out",
+        "chains,a=e5m2,b=e4m3,k=64,ways=1,fuse=64,start=none,ftz=in+out,nan=indef",
+        "chains,a=e4m3,k=32,ways=2,fuse=16,start=none,round=rz,zero=fixed",
+        "chains,a=bf16,k=8,ways=1,fuse=8,start=none,f=26,align=rodd,round=rodd,ovf=inf,zero=pos",
+        "chains,a=e5m2,b=e4m3,k=16,ways=2,fuse=8,start=none,f=20,align=rz,round=rne",
+        "chains,a=fp16,k=8,ways=1,fuse=8,start=none,f=30,align=rd,round=ru,ftz=out",
+        "chains,a=fp32,b=fp32,k=16,ways=1,start=zero,via=tf32,ftz=out,nan=x86",
+        "chains,a=fp32,b=fp32,k=8,l=4,ways=2,start=zero,via=tf32,round=rz,ftz=in+out",
+        /* (the host's fma, fast_chains.c: chains with no accumulator at first,
+         * whose first product is rounded alone, in every rounding) */
+        "chains,a=bf16,k=8,ways=2,start=none,round=rne,nan=x86",
+        "chains,a=fp16,k=6,l=3,ways=1,start=none,order=down,round=rd,ftz=out",
+        "chains,a=bf16,k=4,ways=4,start=none,round=ru,ftz=in+out,nan=x86",
+        "chains,a=fp32,b=fp32,k=4,ways=2,start=none,via=tf32,round=rz,ftz=in"};
     for (size_t i = 0; i < sizeof odd / sizeof odd[0]; i++)
         if (check_unit(odd[i], count, seed + 104729u * (unsigned)(i + 1)) == 0) {
             fprintf(stderr, "FAIL: '%s' is not on the fast path\n", odd[i]);
@@ -1061,6 +1096,87 @@ int main(int argc, char **argv)
                 check_set(units[ui], what[m], &u, v, n);
                 fesetround(FE_TONEAREST);
             }
+            free(v);
+        }
+    }
+
+    /* 3e. directed: the chains family's two-term additions (fast_chains.c,
+     * add2): c of any fp32 exponent beside products from far above it to
+     * far below its last bit, where a far term is replaced by one bit 27
+     * places below the larger's leading bit; sums on a tie and a quarter
+     * ulp beside it; c near 2^-126 with products of a half ulp (the flush
+     * by tininess after or before rounding); exact cancellation */
+    {
+        static const char *units[] = {"x86:vdpbf16ps", "x86:tdpbf16ps", "armv9:bfdot",
+                                      "chains,a=bf16,k=2,ways=1,start=c,round=rz,ftz=out",
+                                      "chains,a=bf16,k=2,ways=1,start=c,round=rd,ftz=in+out,tiny=before",
+                                      "chains,a=bf16,k=2,ways=2,start=zero,round=ru,ftz=in+out",
+                                      "chains,a=fp16,k=2,ways=1,start=c,round=rodd,ftz=out,zero=fixed"};
+        for (size_t ui = 0; ui < sizeof units / sizeof units[0]; ui++) {
+            mma_unit u;
+            if (unit_of(units[ui], &u)) continue;
+            const long n = 200 * count + 3;
+            const int bf = u.a == MMA_FMT_BF16;
+            mma_vec *v = calloc((size_t)n, sizeof *v);
+            for (long i = 0; i < n; i++) {
+                int ec = (int)(rnd() % 254) + 1, kind = (int)(i % 4);
+                if (kind == 3) ec = 1 + (int)(rnd() % 3);                     /* near 2^-126 */
+                v[i].c = (uint64_t)(rnd() & 1) << 31 | (uint64_t)ec << 23 | (kind == 1 ? rnd() % 4 : rnd() & 0x7fffff);
+                for (int k = 0; k < u.k; k++) {
+                    /* a product 2^(ec - 127 + off): off from +8 down to -60 */
+                    int off = kind == 3 ? -24 - (int)(rnd() % 4) : 8 - (int)(rnd() % 69);
+                    int ep = ec - 127 + off, ea = ep / 2, eb = ep - ea;
+                    if (bf) {
+                        if (ea < -126) ea = -126;
+                        if (eb < -126) eb = -126;
+                        v[i].a[k] = (rnd() & 0x8000) | (uint64_t)(ea + 127) << 7 | (kind == 1 ? 0 : rnd() & 0x7f);
+                        v[i].b[k] = (uint64_t)(eb + 127) << 7 | (kind == 1 ? 0 : rnd() & 0x7f);
+                    } else {                                                   /* fp16: exponents -14..15 */
+                        ea = ea < -14 ? -14 : ea > 15 ? 15 : ea;
+                        eb = eb < -14 ? -14 : eb > 15 ? 15 : eb;
+                        v[i].a[k] = (rnd() & 0x8000) | (uint64_t)(ea + 15) << 10 | (rnd() & 0x3ff);
+                        v[i].b[k] = (uint64_t)(eb + 15) << 10 | (rnd() & 0x3ff);
+                    }
+                }
+                if (kind == 2 && u.k >= 2) {                                  /* cancellation */
+                    v[i].a[1] = v[i].a[0] ^ 0x8000;
+                    v[i].b[1] = v[i].b[0];
+                }
+            }
+            check_set(units[ui], "directed chains additions", &u, v, n);
+            free(v);
+        }
+    }
+
+    /* 3f. directed: overflows in the chains (the host's fma kernel takes
+     * them: an Inf from an overflow, Inf - Inf between chains or with c,
+     * the x86 indefinite, another unit's NaN from the reference): bf16 and
+     * tf32 operands a third of them near the largest, random signs */
+    {
+        static const char *units[] = {"x86:tdpbf16ps", "x86:vdpbf16ps", "x86:tmmultf32ps",
+                                      "chains,a=bf16,k=8,ways=2,start=none,round=rne",
+                                      "chains,a=bf16,k=4,ways=2,start=zero,round=rz,ftz=in+out,nan=x86",
+                                      "chains,a=bf16,k=4,ways=1,start=c,order=down,round=rd,nan=prop",
+                                      "chains,a=fp32,b=fp32,k=4,ways=2,start=zero,via=tf32,round=ru,nan=default"};
+        for (size_t ui = 0; ui < sizeof units / sizeof units[0]; ui++) {
+            mma_unit u;
+            if (unit_of(units[ui], &u)) continue;
+            const long n = 50 * count + 3;
+            const int f32 = u.a == MMA_FMT_FP32;
+            mma_vec *v = calloc((size_t)n, sizeof *v);
+            for (long i = 0; i < n; i++) {
+                int ec = rnd() % 2 ? 250 + (int)(rnd() % 5) : 100 + (int)(rnd() % 50);
+                v[i].c = (uint64_t)(rnd() & 1) << 31 | (uint64_t)ec << 23 | (rnd() & 0x7fffff);
+                for (int k = 0; k < u.k; k++) {
+                    int ea = rnd() % 3 ? 120 + (int)(rnd() % 20) : 250 + (int)(rnd() % 5);
+                    int eb = rnd() % 3 ? 120 + (int)(rnd() % 20) : 250 + (int)(rnd() % 5);
+                    uint64_t x = (rnd() & 1) << 31 | (uint64_t)ea << 23 | (rnd() & 0x7fffff);
+                    uint64_t y = (rnd() & 1) << 31 | (uint64_t)eb << 23 | (rnd() & 0x7fffff);
+                    v[i].a[k] = f32 ? x : x >> 16;
+                    v[i].b[k] = f32 ? y : y >> 16;
+                }
+            }
+            check_set(units[ui], "directed chains overflows", &u, v, n);
             free(v);
         }
     }

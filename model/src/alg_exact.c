@@ -61,7 +61,7 @@ static MMA_HD uint64_t step(const mma_unit *u, const mma_rspec *r, mma_fmt cf, u
             sig *= ts[j].sig;
             lsb += ts[j].e - ts[j].fb;
         }
-        mma_kacc_add(&acc, ta[j].neg ^ tb[j].neg, sig, lsb);
+        mma_kacc_add(&acc, ta[j].neg ^ tb[j].neg, sig, lsb - u->lscale);   /* (Arm FP8: 2^-LSCALE) */
     }
     return mma_kacc_round_to(&acc, r, mma_zero_sign(allzero, anypos, anyneg, r->rho), flags);
 }

@@ -13,11 +13,12 @@
 
 #define EZ_NONE INT_MIN
 
-static const char *tree_names[] = {"fused", "evenodd", "groups", "pairwise", "fma", "exact", "ieee"};
-#define NTREES 7
+static const char *tree_names[] = {"fused", "evenodd", "groups", "pairwise", "fma", "exact", "ieee", "chains"};
+#define NTREES 8
 static const char *rnd_names[] = {"rz", "rne", "rd", "ru", "rmm", "rodd"};
 static const char *ovf_names[] = {"", "ieee", "inf", "sat"};
 static const char *cadd_names[] = {"fused", "rd", "rdz", "after"};
+static const char *start_names[] = {"", "c", "zero", "none"};
 
 int mma_errf(char *err, size_t len, const char *fmt, ...)
 {
@@ -62,7 +63,8 @@ int mma_unit_finish(mma_unit *u, unsigned given, char *err, size_t len)
 {
     const char *tn = tree_names[u->tree];
     int exactish = u->tree == MMA_TREE_EXACT || u->tree == MMA_TREE_IEEE;
-    int free_out = exactish || (u->tree == MMA_TREE_FUSED && (u->cadd == MMA_CADD_FUSED || u->cadd == MMA_CADD_AFTER)
+    int chains = u->tree == MMA_TREE_CHAINS;       /* (alg_chains.c: IEEE defaults, its own checks) */
+    int free_out = exactish || chains || (u->tree == MMA_TREE_FUSED && (u->cadd == MMA_CADD_FUSED || u->cadd == MMA_CADD_AFTER)
                                 && u->scale == MMA_FMT_NONE);
     if (!(given & G_B)) u->b = u->a;
     if (!(given & G_C)) u->c = MMA_FMT_FP32;
@@ -87,16 +89,16 @@ int mma_unit_finish(mma_unit *u, unsigned given, char *err, size_t len)
     const mma_format_info *di = mma_format(d);
     int ieee = u->tree == MMA_TREE_FMA || u->tree == MMA_TREE_PAIRWISE;   /* host IEEE arithmetic */
     if (!(given & G_ROUND)) u->rho = d == MMA_FMT_FP32 && u->tree != MMA_TREE_FMA &&
-                                     u->tree != MMA_TREE_PAIRWISE && !exactish
+                                     u->tree != MMA_TREE_PAIRWISE && !exactish && !chains
                                      && (u->cadd == MMA_CADD_FUSED || u->cadd == MMA_CADD_AFTER) ? MMA_RZ : MMA_RNE;
     if (!(given & G_P)) u->p = di->mbits;
     if (u->p < 1 || u->p > di->mbits)
         return mma_errf(err, len, "configuration: field 'p' must be 1..%d for d=%s", di->mbits, di->name);
-    if ((ieee || u->tree == MMA_TREE_IEEE) && u->p != di->mbits)
+    if ((ieee || u->tree == MMA_TREE_IEEE || chains) && u->p != di->mbits)
         return mma_errf(err, len, "configuration: tree '%s' rounds to the full output format (p=%d)", tn, di->mbits);
     /* the semantics of results: IEEE 754 on the ieee tree, NVIDIA's
      * conventions on the others unless given */
-    if (u->tree == MMA_TREE_IEEE) {
+    if (u->tree == MMA_TREE_IEEE || chains) {
         if (!(given & G_ZERO)) u->flags |= MMA_F_ZERO_IEEE;
     } else {
         if ((given & G_TINY))
@@ -129,6 +131,12 @@ int mma_unit_finish(mma_unit *u, unsigned given, char *err, size_t len)
         if (u->cadd != MMA_CADD_FUSED || u->interleave)
             return mma_errf(err, len, "configuration: tree '%s' adds in k order (fields 'cadd', 'interleave' do not apply)", tn);
     }
+    if ((u->flags & (MMA_F_NAN_X86 | MMA_F_NAN_INDEF | MMA_F_VIA_TF32 | MMA_F_ORDER_DOWN)) || u->ways || u->fuse || u->start) {
+        if (!chains) return mma_errf(err, len, "configuration: fields 'ways', 'fuse', 'start', 'order', nan=x86|indef and via=tf32 belong to tree 'chains'");
+    }
+    if (u->align == MMA_RODD && !chains) return mma_errf(err, len, "configuration: align=rodd belongs to tree 'chains'");
+    if (u->lscale && !exactish) return mma_errf(err, len, "configuration: field 'lscale' belongs to trees 'exact' and 'ieee'");
+    if (chains) return mma_chains_finish(u, err, len);
     if (u->tree == MMA_TREE_FMA) {
         if (!(u->a == d && u->b == d && u->c == d && (d == MMA_FMT_FP64 || d == MMA_FMT_FP32)))
             return mma_errf(err, len, "configuration: tree 'fma' needs a=b=c=d=fp32 or fp64");
@@ -239,12 +247,22 @@ int mma_config_parse(const char *text, mma_unit *u, char *err, size_t len)
         else if (!strcmp(k, "interleave")) bad = parse_int(v, &u->interleave) || u->interleave < 0;
         else if (!strcmp(k, "block")) bad = parse_int(v, &u->block);
         else if (!strcmp(k, "p")) { bad = parse_int(v, &u->p); given |= G_P; }
-        else if (!strcmp(k, "align")) { iv = lookup(v, rnd_names, 4); bad = iv != MMA_RZ && iv != MMA_RD; if (!bad) u->align = (mma_rounding)iv; }
+        else if (!strcmp(k, "align")) { iv = lookup(v, rnd_names, 6); bad = iv != MMA_RZ && iv != MMA_RD && iv != MMA_RODD; if (!bad) u->align = (mma_rounding)iv; }
+        else if (!strcmp(k, "ways")) bad = parse_int(v, &u->ways) || u->ways < 1;
+        else if (!strcmp(k, "fuse")) bad = parse_int(v, &u->fuse) || u->fuse < 1;
+        else if (!strcmp(k, "start")) { iv = lookup(v, start_names, 4); bad = iv < 1; if (!bad) u->start = iv; }
+        else if (!strcmp(k, "order")) {
+            u->flags &= ~MMA_F_ORDER_DOWN;
+            if (!strcmp(v, "down")) u->flags |= MMA_F_ORDER_DOWN; else bad = strcmp(v, "up") != 0;
+        }
+        else if (!strcmp(k, "lscale")) bad = parse_int(v, &u->lscale) || u->lscale < 0 || u->lscale > 127;
         else if (!strcmp(k, "round")) { iv = lookup(v, rnd_names, 6); bad = iv < 0; if (!bad) u->rho = (mma_rounding)iv; given |= G_ROUND; }
         else if (!strcmp(k, "ovf")) {
-            iv = lookup(v, ovf_names, 4);
+            int satinf = !strcmp(v, "sat+inf");      /* (Arm FPMR.OSM: only a finite result saturates) */
+            iv = satinf ? MMA_OVR_SAT : lookup(v, ovf_names, 4);
             bad = iv < 1;
-            u->flags &= ~MMA_F_OVF_MASK;
+            u->flags &= ~(MMA_F_OVF_MASK | MMA_F_SAT_INF);
+            if (satinf) u->flags |= MMA_F_SAT_INF;
             if (!bad) u->flags |= (unsigned)iv << 10;
             given |= G_OVF;
         }
@@ -262,10 +280,16 @@ int mma_config_parse(const char *text, mma_unit *u, char *err, size_t len)
             u->flags &= ~(MMA_F_FTZ_IN | MMA_F_FTZ_SUM);
             if (!strcmp(v, "none")) {}
             else if (!strcmp(v, "in")) u->flags |= MMA_F_FTZ_IN;
-            else if (!strcmp(v, "in+sum")) u->flags |= MMA_F_FTZ_IN | MMA_F_FTZ_SUM;
+            else if (!strcmp(v, "in+sum") || !strcmp(v, "in+out")) u->flags |= MMA_F_FTZ_IN | MMA_F_FTZ_SUM;
+            else if (!strcmp(v, "out")) u->flags |= MMA_F_FTZ_SUM;
             else bad = 1;
         }
-        else if (!strcmp(k, "via")) { bad = strcmp(v, "fp16") != 0; if (!bad) u->flags |= MMA_F_VIA_FP16; }
+        else if (!strcmp(k, "via")) {
+            u->flags &= ~(MMA_F_VIA_FP16 | MMA_F_VIA_TF32);
+            if (!strcmp(v, "fp16")) u->flags |= MMA_F_VIA_FP16;
+            else if (!strcmp(v, "tf32")) u->flags |= MMA_F_VIA_TF32;
+            else bad = 1;
+        }
         else if (!strcmp(k, "povf")) {
             bad = parse_int(v, &iv) || iv < 0 || iv > 1;
             u->flags &= ~MMA_F_PROD_OVF;
@@ -278,13 +302,15 @@ int mma_config_parse(const char *text, mma_unit *u, char *err, size_t len)
             size_t rl = strcspn(v, "+");
             int any = !strcmp(v + rl, "+any") || !strcmp(v, "any");
             given |= G_NAN;
-            u->flags &= ~(MMA_F_NAN_CANON | MMA_F_NAN_PROP | MMA_F_NAN_ANY);
+            u->flags &= ~(MMA_F_NAN_CANON | MMA_F_NAN_PROP | MMA_F_NAN_ANY | MMA_F_NAN_X86 | MMA_F_NAN_INDEF);
             snprintf(rule, sizeof rule, "%.*s", rl < sizeof rule ? (int)rl : 0, v);
             if (any) u->flags |= MMA_F_NAN_ANY;
             if (!strcmp(v, "any")) {}
             else if (v[rl] && !any) bad = 1;
             else if (!strcmp(rule, "canon")) u->flags |= MMA_F_NAN_CANON;
             else if (!strcmp(rule, "prop")) u->flags |= MMA_F_NAN_PROP;
+            else if (!strcmp(rule, "x86")) u->flags |= MMA_F_NAN_X86;
+            else if (!strcmp(rule, "indef")) u->flags |= MMA_F_NAN_INDEF;
             else if (strcmp(rule, "default") && strcmp(rule, "ieee")) bad = 1;
             if (strcmp(v, "any")) given |= G_NAN_NOTANY;
         }
@@ -295,7 +321,7 @@ int mma_config_parse(const char *text, mma_unit *u, char *err, size_t len)
             else if (!strcmp(v, "ieee")) u->flags |= MMA_F_ZERO_IEEE;
             else bad = strcmp(v, "fixed") != 0;
         }
-        else return mma_errf(err, len, "configuration: unknown field '%s' (fields: a b c d k l f f2 g scale block align round p cadd ezero ftz via povf nan zero ovf tiny)", k);
+        else return mma_errf(err, len, "configuration: unknown field '%s' (fields: a b c d k l f f2 g scale block align round p cadd ezero ftz via povf nan zero ovf tiny ways fuse start order lscale)", k);
         if (bad) return mma_errf(err, len, "configuration: field '%s' has a bad value '%s'", k, v);
     }
     if (u->ezero == EZ_NONE) u->flags |= MMA_F_NO_EZERO;
@@ -304,10 +330,11 @@ int mma_config_parse(const char *text, mma_unit *u, char *err, size_t len)
      * a negative shift) */
     else if (u->ezero < -1000 || u->ezero > 1000)
         return mma_errf(err, len, "configuration: field 'ezero' must be -1000..1000 or none (got %d)", u->ezero);
-    if ((u->flags & MMA_F_FTZ_IN) && !(u->tree == MMA_TREE_FUSED && (u->cadd == MMA_CADD_FUSED || u->cadd == MMA_CADD_AFTER)))
-        return mma_errf(err, len, "configuration: field 'ftz' is supported by tree 'fused' (pairwise always flushes)");
-    if ((u->flags & MMA_F_FTZ_SUM) && u->tree != MMA_TREE_PAIRWISE)
-        return mma_errf(err, len, "configuration: ftz=in+sum belongs to tree 'pairwise'");
+    if ((u->flags & MMA_F_FTZ_IN) && u->tree != MMA_TREE_CHAINS &&
+        !(u->tree == MMA_TREE_FUSED && (u->cadd == MMA_CADD_FUSED || u->cadd == MMA_CADD_AFTER)))
+        return mma_errf(err, len, "configuration: field 'ftz' is supported by trees 'fused' and 'chains' (pairwise always flushes)");
+    if ((u->flags & MMA_F_FTZ_SUM) && u->tree != MMA_TREE_PAIRWISE && u->tree != MMA_TREE_CHAINS)
+        return mma_errf(err, len, "configuration: ftz=in+sum belongs to tree 'pairwise', and flushing results (ftz=out, in+out) to tree 'chains'");
     if (u->tree == MMA_TREE_PAIRWISE) u->flags |= MMA_F_FTZ_IN | MMA_F_FTZ_SUM;
     int rc = mma_unit_finish(u, given, err, len);
     if (rc) return rc;
@@ -347,6 +374,7 @@ static const char *zero_name(unsigned fl)
 int mma_unit_config(const mma_unit *u, char *buf, size_t len)
 {
     size_t n = 0;
+    if (u->tree == MMA_TREE_CHAINS) return mma_chains_config(u, buf, len);
     APPEND("%s,a=%s,b=%s,c=%s,d=%s,k=%d", tree_names[u->tree], mma_format(u->a)->name,
            mma_format(u->b)->name, mma_format(u->c)->name, mma_format(u->d)->name, u->k);
     if (u->tree == MMA_TREE_FMA || u->tree == MMA_TREE_PAIRWISE) {
@@ -368,7 +396,9 @@ int mma_unit_config(const mma_unit *u, char *buf, size_t len)
     APPEND(",round=%s", rnd_names[u->rho]);
     if (u->tree != MMA_TREE_IEEE) APPEND(",p=%d", u->p);
     /* overflow: always on the ieee tree, elsewhere where not the default */
-    if (u->tree == MMA_TREE_IEEE || mma_unit_ovf(u) != mma_default_ovf(u->tree, u->rho)) APPEND(",ovf=%s", ovf_names[mma_unit_ovf(u)]);
+    if (u->tree == MMA_TREE_IEEE || mma_unit_ovf(u) != mma_default_ovf(u->tree, u->rho))
+        APPEND(",ovf=%s%s", ovf_names[mma_unit_ovf(u)], (u->flags & MMA_F_SAT_INF) ? "+inf" : "");
+    if (u->lscale) APPEND(",lscale=%d", u->lscale);
     if (!exactish && (u->cadd == MMA_CADD_FUSED || u->cadd == MMA_CADD_AFTER)) {
         if (u->flags & MMA_F_NO_EZERO) APPEND(",ezero=none");
         else APPEND(",ezero=%d", u->ezero);
@@ -398,7 +428,10 @@ static size_t explain_results(const mma_unit *u, char *buf, size_t len, size_t n
     const char *inf = di->has_inf ? "Inf" : nan_only ? "NaN" : "the largest finite";
     switch (mma_unit_ovf(u)) {
     case MMA_OVR_INF: APPEND(" Overflow gives %s, whatever the rounding (ovf=inf).", inf); break;
-    case MMA_OVR_SAT: APPEND(" Overflow, and an infinite result, give the largest finite %s (ovf=sat).", dn); break;
+    case MMA_OVR_SAT:
+        if (u->flags & MMA_F_SAT_INF) APPEND(" Overflow gives the largest finite %s; an Inf operand still gives Inf (ovf=sat+inf).", dn);
+        else APPEND(" Overflow, and an infinite result, give the largest finite %s (ovf=sat).", dn);
+        break;
     default:
         switch (u->rho) {
         case MMA_RNE: case MMA_RMM: APPEND(" Overflow gives %s (IEEE 754, ovf=ieee).", inf); break;
@@ -425,7 +458,17 @@ static size_t explain_results(const mma_unit *u, char *buf, size_t len, size_t n
     return n;
 }
 
+static int explain_body(const mma_unit *u, char *buf, size_t len);
+
 int mma_unit_explain(const mma_unit *u, char *buf, size_t len)
+{
+    size_t n = (size_t)(u->tree == MMA_TREE_CHAINS ? mma_chains_explain(u, buf, len) : explain_body(u, buf, len));
+    const char *src = u->name[0] ? mma_catalogue_source(u->name) : NULL;   /* (the documents: catalogue.c) */
+    if (src) APPEND(" Source: %s", src);
+    return (int)n;
+}
+
+static int explain_body(const mma_unit *u, char *buf, size_t len)
 {
     size_t n = 0;
     const char *an = mma_format(u->a)->name, *bn = mma_format(u->b)->name;
@@ -446,6 +489,7 @@ int mma_unit_explain(const mma_unit *u, char *buf, size_t len)
                u->scale != MMA_FMT_NONE ? " (each product times its block's two scales)" : "", rounding_words(u->rho), dn,
                steps > 1 ? "; the steps are chained, each result being the next step's c" : "");
         if (u->tree == MMA_TREE_EXACT && u->p != mma_format(u->d)->mbits) APPEND(" It keeps %d fraction bits.", u->p);
+        if (u->lscale) APPEND(" The products' sum is scaled by 2^-%d before c is added (lscale, Arm FPMR.LSCALE).", u->lscale);
         break;
     case MMA_TREE_GROUPS:
         APPEND("Products are summed exactly in groups of %d; each group sum is multiplied by its block's two %s scales (block of %d) and aligned by the scale exponent alone; the group terms and c are aligned to the largest exponent keeping %d fraction bits (cut %s), summed exactly, and rounded %s to %d fraction bits.",

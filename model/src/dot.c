@@ -106,6 +106,7 @@ const char *mma_unit_algorithm(const mma_unit *u)
     case MMA_TREE_FMA:      return "SFMA";
     case MMA_TREE_EXACT:    return chained ? "CoE-FDPA" : "E-FDPA";
     case MMA_TREE_IEEE:     return chained ? "IEEE CoE-FDPA" : "IEEE E-FDPA";
+    case MMA_TREE_CHAINS:   return chained ? "CoCHAINS" : "CHAINS";
     }
     return "?";
 }

@@ -52,7 +52,8 @@ MMA_HD int64_t mma_fixed_realign(int64_t s, int32_t from_lsb, int32_t to_lsb,
  * mma_unit_rspec). */
 enum { MMA_ZS_POS, MMA_ZS_FIXED, MMA_ZS_IEEE };   /* zero=pos, fixed, ieee */
 /* the overflow rule (ovf=), as MMA_F_OVF_* >> 10 */
-typedef enum { MMA_OVR_IEEE = 1, MMA_OVR_INF, MMA_OVR_SAT } mma_ovr;
+typedef enum { MMA_OVR_IEEE = 1, MMA_OVR_INF, MMA_OVR_SAT,
+               MMA_OVR_SATOVF   /* in an rspec only: ovf=sat+inf (MMA_F_SAT_INF) */ } mma_ovr;
 typedef struct {
     mma_fmt d;
     int p;
@@ -71,6 +72,10 @@ MMA_HD mma_ovr mma_unit_ovf(const mma_unit *u);   /* the unit's, or the default 
  * (may be NULL). */
 MMA_HD uint64_t mma_round_to(const mma_rspec *r, int neg, uint64_t mag, int32_t lsb, int zneg,
                              unsigned *flags);
+/* Whether (-1)^neg * mag * 2^lsb (mag > 0) is tiny in r's format: below
+ * 2^emin before rounding (r->tiny_before), or after rounding to p+1 bits
+ * with an unbounded exponent range; what a flush to zero decides on. */
+MMA_HD int mma_round_tiny(const mma_rspec *r, int neg, uint64_t mag, int32_t lsb);
 /* Round to p bits but keep the result as (mag, lsb) for a second rounding. */
 MMA_HD void mma_round_keep(mma_fmt d, int p, mma_rounding rho, int neg,
                            uint64_t *mag, int32_t *lsb);
@@ -97,6 +102,9 @@ typedef struct {
     int n;
 } mma_nansrc;
 MMA_HD uint64_t mma_nan_out(const mma_unit *u, mma_fmt d, const mma_nansrc *s);
+/* A NaN operand of format f written in d: sign kept, payload aligned to
+ * the top of d's fraction, quieted (IEEE 754 6.2.3). */
+MMA_HD uint64_t mma_nan_convert(mma_fmt f, uint64_t bits, mma_fmt d);
 
 /* Special values (paper, FDA step 1): any NaN term (0*Inf products are NaN
  * terms already), or +Inf and -Inf both present, gives NaN; otherwise one
@@ -131,6 +139,10 @@ MMA_HD uint64_t mma_kacc_round(const mma_kacc *k, mma_fmt d, int p, mma_rounding
 /* The same by r, with the sign zneg for an exact zero and the flags. */
 MMA_HD uint64_t mma_kacc_round_to(const mma_kacc *k, const mma_rspec *r, int zneg, unsigned *flags);
 MMA_HD int mma_kacc_sign(const mma_kacc *k);   /* -1, 0, 1 */
+/* The content as (-1)^neg * mag * 2^lsb: its leading 63 bits and a sticky
+ * bit below them (enough for any rounding to 53 bits or fewer); mag 0 for
+ * an exact zero. */
+MMA_HD void mma_kacc_mag(const mma_kacc *k, int *neg, uint64_t *mag, int32_t *lsb);
 
 /* The algorithms (one file each). */
 MMA_HD uint64_t mma_alg_fused(const mma_unit *u, uint64_t c, const uint64_t *a,
@@ -159,6 +171,13 @@ MMA_HD uint64_t mma_alg_fma(const mma_unit *u, uint64_t c, const uint64_t *a,
 MMA_HD uint64_t mma_alg_exact(const mma_unit *u, uint64_t c, const uint64_t *a,
                               const uint64_t *b, const uint64_t *sa, const uint64_t *sb,
                               unsigned *flags);
+MMA_HD uint64_t mma_alg_chains(const mma_unit *u, uint64_t c, const uint64_t *a,
+                               const uint64_t *b);
+/* the chains tree's configuration string and explanation (alg_chains.c),
+ * and its checks and defaults (mma_unit_finish calls it) */
+int mma_chains_config(const mma_unit *u, char *buf, size_t len);
+int mma_chains_explain(const mma_unit *u, char *buf, size_t len);
+int mma_chains_finish(mma_unit *u, char *err, size_t len);
 
 /* The reference path: the algorithm of tree t (the unit's own, u->tree),
  * with the flags it raises or-ed into *flags (may be NULL).  What mma_dot
@@ -184,6 +203,7 @@ static inline MMA_HD uint64_t mma_dot_tree(mma_tree t, const mma_unit *u, uint64
         if (flags && t == MMA_TREE_IEEE) *flags |= fl;
         return d;
     }
+    case MMA_TREE_CHAINS:   return mma_alg_chains(u, c, a, b);
     }
     return mma_canonical_nan(u->d);
 }

@@ -84,7 +84,7 @@ MMA_HD uint64_t mma_out_inf(const mma_rspec *r, int neg)
 {
     const mma_format_info *fi = mma_format(r->d);
     if (r->ovf == MMA_OVR_SAT) return mma_out_max(r->d, r->p, neg);
-    if (fi->has_inf) return mma_inf(r->d, neg);
+    if (fi->has_inf) return mma_inf(r->d, neg);   /* (MMA_OVR_SATOVF too: an Inf operand stays Inf) */
     if (r->d == MMA_FMT_E4M3) return 0x7f | sign_bit(r->d, neg);
     if (unsigned_zero(r->d)) return 0x80;
     return mma_out_max(r->d, r->p, neg);
@@ -123,6 +123,15 @@ static MMA_HD uint64_t round_core(int32_t emin, int p, mma_rounding rho, int neg
     return q + (uint64_t)up;
 }
 
+MMA_HD int mma_round_tiny(const mma_rspec *r, int neg, uint64_t mag, int32_t lsb)
+{
+    int32_t emin = mma_format(r->d)->emin, ulsb;
+    int ui;
+    if (r->tiny_before) return 63 - mma_clz64(mag) + lsb < emin;
+    uint64_t uq = round_core(INT32_MIN / 2, r->p, r->rho, neg, mag, lsb, &ulsb, &ui);
+    return 63 - mma_clz64(uq) + ulsb < emin;
+}
+
 MMA_HD void mma_round_keep(mma_fmt d, int p, mma_rounding rho, int neg,
                            uint64_t *mag, int32_t *lsb)
 {
@@ -140,7 +149,7 @@ static MMA_HD int overflow_to_inf(const mma_rspec *r, int neg)
 {
     switch (r->ovf) {
     case MMA_OVR_INF: return 1;
-    case MMA_OVR_SAT: return 0;
+    case MMA_OVR_SAT: case MMA_OVR_SATOVF: return 0;
     default: break;
     }
     switch (r->rho) {
@@ -208,6 +217,7 @@ MMA_HD mma_rspec mma_unit_rspec(const mma_unit *u)
     r.p = u->p;
     r.rho = u->rho;
     r.ovf = mma_unit_ovf(u);
+    if (r.ovf == MMA_OVR_SAT && (u->flags & MMA_F_SAT_INF)) r.ovf = MMA_OVR_SATOVF;
     r.zero = (u->flags & MMA_F_ZERO_POS) ? MMA_ZS_POS : (u->flags & MMA_F_ZERO_IEEE) ? MMA_ZS_IEEE : MMA_ZS_FIXED;
     r.tiny_before = (u->flags & MMA_F_TINY_BEFORE) != 0;
     return r;

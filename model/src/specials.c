@@ -87,6 +87,8 @@ static MMA_HD uint64_t nan_convert(mma_fmt f, uint64_t bits, mma_fmt d)
     return mma_inf(d, neg) | pay | ((uint64_t)1 << (di->mbits - 1));
 }
 
+MMA_HD uint64_t mma_nan_convert(mma_fmt f, uint64_t bits, mma_fmt d) { return nan_convert(f, bits, d); }
+
 MMA_HD uint64_t mma_nan_out(const mma_unit *u, mma_fmt d, const mma_nansrc *s)
 {
     if (u->flags & MMA_F_NAN_CANON) return mma_canonical_nan(d);

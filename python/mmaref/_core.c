@@ -47,7 +47,7 @@ static PyObject *fmt_name(mma_fmt f)
     return PyUnicode_FromString(mma_format(f)->name);
 }
 
-static const char *tree_names[] = {"fused", "evenodd", "groups", "pairwise", "fma", "exact", "ieee"};
+static const char *tree_names[] = {"fused", "evenodd", "groups", "pairwise", "fma", "exact", "ieee", "chains"};
 static const char *rnd_names[] = {"rz", "rne", "rd", "ru", "rmm", "rodd"};
 
 static PyObject *unit_info(UnitObject *self, PyObject *noargs)
