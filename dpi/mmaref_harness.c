@@ -20,6 +20,7 @@
 #include "mmaref_tbkit.h"
 #include "mmaref_results.h"
 #include "mmaref_bits.h"
+#include "mmaref_timing.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -103,6 +104,11 @@ typedef struct {
     int *tag_slot;                  /* per tag: its entry, or -1 */
     unsigned ntags, next_tag;
     mmaref_results *res;
+    /* the timing watch (mmaref_timing.h): the description's latency (-1:
+     * out_valid), the largest the testbench waits for, and whether this
+     * run measures it (--latency auto) */
+    mmaref_tw *watch;
+    int latency, lmax, measure;
     int status;
     struct timespec c0, cpu0;
 } harness;
@@ -289,6 +295,9 @@ static int read_plan(harness *h, const char *path)
             ok = parse_tlay(L, rest, key[0] == 'a' ? m->M * K : key[0] == 'b' ? K * m->N : m->M * m->N,
                             mma_format(ef)->width, key[0] == 'a' ? h->aw : key[0] == 'b' ? h->bw : key[0] == 'c' ? h->cw : h->dw,
                             key[0] == 'a' || key[0] == 'b' || key[0] == 'c' ? m->bi : m->bo) == 0;
+        } else if (!strcmp(key, "timing")) {
+            ok = sscanf(rest, "%d %d %d", &h->latency, &h->lmax, &h->measure) == 3 && h->lmax >= 0;
+            if (ok) h->watch = mmaref_tw_create(h->latency, h->lmax);
         } else if (!strcmp(key, "sample")) {
             h->sample_keep = strtol(rest, NULL, 0);
         } else if (m && (!strcmp(key, "a") || !strcmp(key, "b"))) {
@@ -345,6 +354,8 @@ void *mmaref_vfy_open(const char *plan)
     }
     for (int i = 0; i < h->nitems; i++)
         h->items[i].res = mmaref_res_item_get(h->res, h->modes[h->items[i].mode].name, h->items[i].label);
+    /* the watch shifts one result stream: none for tags or tiles */
+    if (h->watch && (h->tw || h->modes[0].tile)) { mmaref_tw_free(h->watch); h->watch = NULL; }
     return h;
 }
 
@@ -585,6 +596,7 @@ int mmaref_vfy_push(void *hp, svBitVecVal *a, svBitVecVal *b, svBitVecVal *c, sv
     e->live = 1;
     e->tag = t;
     model(m, e);
+    if (h->watch) mmaref_tw_push(h->watch, e->d, it->mode);
     if (h->tw) h->tag_slot[t] = (h->head + h->n) % h->cap;
     h->n++;
     put_operand(&m->a, a, h->aw, m->u.k, e->a, &h->rng);
@@ -789,6 +801,7 @@ int mmaref_vfy_pop(void *hp, const svBitVecVal *d, const svBitVecVal *flags, con
         f_ok = fgot == (e->fl & h->flagmask);
     }
     mmaref_tbk_sb_record(m->sb, e->c, e->a, e->b, e->d, got, 0, 0, -1);
+    if (h->watch) mmaref_tw_pop(h->watch, got);
     mmaref_res_item *r = h->items[e->item].res;
     r->n++;
     int bad = !(d_ok && f_ok);
@@ -801,6 +814,40 @@ int mmaref_vfy_pop(void *hp, const svBitVecVal *d, const svBitVecVal *flags, con
     }
     release(h, e);
     return bad;
+}
+
+/* ---- timing ------------------------------------------------------------------------- */
+int mmaref_vfy_watch(void *hp, int taken, const svBitVecVal *d)
+{
+    harness *h = (harness *)hp;
+    return h->watch ? mmaref_tw_edge(h->watch, taken, mmaref_get_bits(d, 0, h->dw)) : 0;
+}
+
+static int tw_equal(void *ctx, int mode, uint64_t want, uint64_t got)
+{
+    const vmode *m = &((harness *)ctx)->modes[mode];
+    return mma_result_equal(&m->u, want, got & ones(m->wd));
+}
+
+/* Most vectors wrong (or the latency to measure): which timing explains
+ * them?  The finding goes into the report, and into <out>/timing for the
+ * command: "<best> <vectors it explains> <compared> <explained as given>
+ * <1 when it is the report's finding and explains every vector, 2 most>". */
+static void timing(harness *h)
+{
+    long n, mism, cls[MMAREF_CLS_COUNT];
+    mmaref_res_totals(h->res, &n, &mism, cls);
+    mmaref_tw_fit fit;
+    if (!h->watch || (!h->measure && 2 * mism <= n) || mmaref_tw_best(h->watch, h->measure, tw_equal, h, &fit)) return;
+    char note[512], path[1100];
+    int found = !h->measure && mmaref_tw_note(h->watch, &fit, note, sizeof note);
+    if (found) mmaref_res_note(h->res, note);
+    if (found && fit.match < fit.compared) found = 2;     /* the unit has other faults too */
+    fmt(path, sizeof path, "%s/timing", h->out);
+    FILE *f = fopen(path, "w");
+    if (!f) return;
+    fprintf(f, "%d %ld %ld %ld %d\n", fit.shift, fit.match, fit.compared, fit.match_given, found);
+    fclose(f);
 }
 
 /* ---- the end ---------------------------------------------------------------------- */
@@ -830,6 +877,7 @@ static int finish(harness *h, long long cycles)
     h->res->cycles = cycles;
     h->res->seconds = (double)(c1.tv_sec - h->c0.tv_sec) + 1e-9 * (double)(c1.tv_nsec - h->c0.tv_nsec);
     h->res->cpu = (double)(cpu1.tv_sec - h->cpu0.tv_sec) + 1e-9 * (double)(cpu1.tv_nsec - h->cpu0.tv_nsec);
+    timing(h);
     char path[1100];
     fmt(path, sizeof path, "%s/results", h->out);
     if (mmaref_res_write(h->res, path)) fail(h, "%s: cannot write", path);

@@ -13,7 +13,7 @@
 KIT_VLTSTD := $(shell verilator --getenv VERILATOR_ROOT 2>/dev/null)/include/vltstd
 SVDPI_INCLUDE ?= $(if $(wildcard $(KIT_VLTSTD)/svdpi.h),$(KIT_VLTSTD))
 KIT_CFLAGS ?= -O3 -march=native
-KIT_SRC := dpi/mmaref_dpi.c dpi/mmaref_tbkit.c dpi/mmaref_harness.c dpi/mmaref_results.c
+KIT_SRC := dpi/mmaref_dpi.c dpi/mmaref_tbkit.c dpi/mmaref_harness.c dpi/mmaref_results.c dpi/mmaref_timing.c
 KIT_OBJ := $(patsubst dpi/%.c,$(B)/dpi/%.o,$(KIT_SRC))
 KIT_HDR := $(wildcard dpi/*.h)
 

@@ -240,14 +240,15 @@ int vfy_design_make(const dut_desc *d, const vfy_ports *ps, vfy_design *g, char 
     if (d->in_ready.line) { NEED(p, d->in_ready, "in_ready", VP_OUT, 1); bprintf(&inst, "    .%s(i_ready),\n", p->name); }
     else bprintf(&decl, "  assign i_ready = 1'b1;\n");
     if (d->out_valid.line) { NEED(p, d->out_valid, "out_valid", VP_OUT, 1); bprintf(&inst, "    .%s(o_valid),\n", p->name); }
-    else if (d->latency == 0) {
-        bprintf(&decl, "  // no out_valid: the result in the cycle the unit takes its input\n  assign o_valid = v_r && i_ready;\n");
-    } else {
-        bprintf(&decl, "  // no out_valid: results %d cycle%s after the unit took their input\n", d->latency, d->latency > 1 ? "s" : "");
-        bprintf(&decl, "  logic [%d:0] lat_v = '0;\n", d->latency - 1);
-        if (d->latency == 1) bprintf(&decl, "  always_ff @(posedge clk) lat_v <= v_r && i_ready;\n");
-        else bprintf(&decl, "  always_ff @(posedge clk) lat_v <= {lat_v[%d:0], v_r && i_ready};\n", d->latency - 2);
-        bprintf(&decl, "  assign o_valid = lat_v[%d];\n", d->latency - 1);
+    else {
+        /* no out_valid: results `lat` edges after the unit took their input;
+         * lat is a plusarg (the description's latency, or the one measured),
+         * so that a new latency needs no new build */
+        g->lmax = d->latency + 8 > 64 ? d->latency + 8 : 64;
+        bprintf(&decl, "  // no out_valid: results +latency edges after the unit took their input\n");
+        bprintf(&decl, "  logic [%d:0] lat_v = '0;\n", g->lmax - 1);
+        bprintf(&decl, "  always_ff @(posedge clk) lat_v <= {lat_v[%d:0], v_r && i_ready};\n", g->lmax - 2);
+        bprintf(&decl, "  assign o_valid = lat == 0 ? v_r && i_ready : lat_v[lat - 1];\n");
     }
     if (d->out_ready.line) { NEED(p, d->out_ready, "out_ready", VP_IN, 1); bprintf(&inst, "    .%s(o_ready),\n", p->name); }
     oper oa, ob;

@@ -341,8 +341,10 @@ static int ports_line(ctx *c, dut_desc *d)
     if (!strcmp(k, "latency")) {
         if (d->latency_line) FAIL("given twice (first on line %d)", d->latency_line);
         char *e;
-        long n = c->n == 1 ? strtol(c->tok[0], &e, 10) : -1;
-        if (c->n != 1 || *e || n < 0 || n > 4096) FAIL("takes the cycles from input to result, 0 to 4096");
+        d->latency_auto = c->n == 1 && !strcmp(c->tok[0], "auto");
+        long n = c->n == 1 ? d->latency_auto ? 0 : strtol(c->tok[0], &e, 10) : -1;
+        if (c->n != 1 || (!d->latency_auto && (*e || n < 0 || n > DUT_MAX_LATENCY)))
+            FAIL("takes the cycles from input to result, 0 to %d, or auto (measured before the campaign)", DUT_MAX_LATENCY);
         d->latency = (int)n;
         d->latency_line = c->line;
         return 0;
@@ -535,7 +537,7 @@ int dut_read_stream(FILE *f, const char *path, dut_desc *d, char *err, size_t le
     if (d->out_ready.line && !d->out_valid.line) { dut_err(d, d->out_ready.line, "out_ready", err, len, "needs out_valid"); return -1; }
     if (d->in_ready.line && !d->in_valid.line) { dut_err(d, d->in_ready.line, "in_ready", err, len, "needs in_valid"); return -1; }
     if (d->tag_in.line && !d->out_valid.line) { dut_err(d, d->tag_in.line, "tag", err, len, "results matched by tag need out_valid"); return -1; }
-    if (!d->clock.line && (d->in_valid.line || d->out_valid.line || d->latency > 0 || d->reset.line)) {
+    if (!d->clock.line && (d->in_valid.line || d->out_valid.line || d->latency > 0 || d->latency_auto || d->reset.line)) {
         dut_err(d, d->ports_line ? d->ports_line : ln, "clock", err, len, "missing: a unit with valid, reset or latency has a clock");
         return -1;
     }

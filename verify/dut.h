@@ -16,6 +16,7 @@
 #define DUT_MAX_MODES 32
 #define DUT_MAX_MODE_PORTS 4
 #define DUT_MAX_SETS 32
+#define DUT_MAX_LATENCY 4096
 #define DUT_NAME 128
 #define DUT_PATH 1024
 
@@ -84,6 +85,7 @@ typedef struct {
     dut_port clock, reset, in_valid, in_ready, out_valid, out_ready, tag_in, tag_out, flags;
     int reset_low, reset_cycles;
     int latency, latency_line;      /* -1: not given */
+    int latency_auto;               /* latency auto: measured before the campaign */
     dut_operand a, b;
     dut_operand cop, dop;           /* the c and d lines (one port each) */
     dut_port c, d;

@@ -275,28 +275,31 @@ static int plan_items(const dut_desc *d, const mma_verify_opts *o, const char *w
 /* Runs the testbench exe on plan; its stdout (the item lines) passes
  * through.  The simulation's exit status, or -1. */
 static int simulate(const char *exe, const char *plan, const mma_verify_opts *o, const dut_desc *d,
-                    const char *fst, const char *log, char *err, size_t len)
+                    int latency, const char *fst, const char *log, char *err, size_t len)
 {
-    char a_plan[PATHLEN], a_bp[32], a_seed[64], a_wait[32], a_to[32], a_fst[PATHLEN];
+    char a_plan[PATHLEN], a_bp[32], a_seed[64], a_wait[32], a_to[32], a_fst[PATHLEN], a_lat[32];
     int bp = o->backpressure >= 0 ? o->backpressure : d->backpressure;
     vfy_path(a_plan, sizeof a_plan, "+plan=%s", plan);
     vfy_path(a_bp, sizeof a_bp, "+bp=%d", d->out_ready.line ? bp * 256 / 100 : 0);
     vfy_path(a_seed, sizeof a_seed, "+seed=%llu", (unsigned long long)((o->have_seed ? o->seed : d->seed) + (uint64_t)o->shard_i));
     vfy_path(a_wait, sizeof a_wait, "+maxwait=%ld", o->max_wait > 0 ? o->max_wait : d->max_wait);
     vfy_path(a_to, sizeof a_to, "+timeout=%g", o->timeout);
-    char *argv[8] = {(char *)exe, a_plan, a_bp, a_seed, a_wait, NULL, NULL, NULL};
-    int na = 5;
+    vfy_path(a_lat, sizeof a_lat, "+latency=%d", latency > 0 ? latency : 0);
+    char *argv[9] = {(char *)exe, a_plan, a_bp, a_seed, a_wait, a_lat, NULL, NULL, NULL};
+    int na = 6;
     if (o->timeout > 0) argv[na++] = a_to;
     if (fst) { vfy_path(a_fst, sizeof a_fst, "+fst=%s", fst); argv[na++] = a_fst; }
     return vfy_run(argv, NULL, log, err, len);
 }
 
+/* latency: the unit's (-1: it has out_valid); measure: this run measures it */
 static int write_plan(const char *path, const vfy_design *g, const char *rundir, const mma_verify_opts *o,
-                      const dut_desc *d, const char *items)
+                      const dut_desc *d, int latency, int measure, const char *items)
 {
     text t = {0};
     int gaps = o->gaps >= 0 ? o->gaps : d->gaps;
     tprintf(&t, "mmaref-plan 1\nbus %d %d %d %d %d %d %d\n", g->aw, g->bw, g->cw, g->dw, g->fw, g->mw, g->tw);
+    if (!d->shape_line && !d->tag_in.line) tprintf(&t, "timing %d %d %d\n", latency, g->lmax, measure);
     if (g->fw) {
         tprintf(&t, "flagbits");
         for (int i = 0; i < g->fw; i++) tprintf(&t, " %d", g->flagbits[i]);
@@ -314,7 +317,7 @@ static int write_plan(const char *path, const vfy_design *g, const char *rundir,
 /* The first mismatch, replayed alone into an FST waveform by a testbench
  * built with tracing (built on the first need, cached like the other). */
 static void replay_first(const dut_desc *d, const mma_verify_kit *kit, const mma_verify_opts *o,
-                         const vfy_design *g, const char *workdir, const char *rundir, mmaref_results *res)
+                         const vfy_design *g, int latency, const char *workdir, const char *rundir, mmaref_results *res)
 {
     char err[8000], dir[PATHLEN], plan[PATHLEN], fst[PATHLEN], exe[PATHLEN], results[PATHLEN];
     vfy_path(dir, sizeof dir, "%s/replay", rundir);
@@ -335,7 +338,7 @@ static void replay_first(const dut_desc *d, const mma_verify_kit *kit, const mma
     mma_verify_opts ro = *o;
     ro.gaps = 0;
     ro.timeout = 60;
-    int rc = write_plan(plan, g, dir, &ro, d, items.s);
+    int rc = write_plan(plan, g, dir, &ro, d, latency, 0, items.s);
     free(items.s);
     if (rc) return;
     char log[PATHLEN];
@@ -343,7 +346,9 @@ static void replay_first(const dut_desc *d, const mma_verify_kit *kit, const mma
     char a_plan[PATHLEN], a_fst[PATHLEN];
     vfy_path(a_plan, sizeof a_plan, "+plan=%s", plan);
     vfy_path(a_fst, sizeof a_fst, "+fst=%s", fst);
-    char *argv[] = {exe, a_plan, a_fst, "+maxwait=100000", NULL};
+    char a_lat[32];
+    vfy_path(a_lat, sizeof a_lat, "+latency=%d", latency > 0 ? latency : 0);
+    char *argv[] = {exe, a_plan, a_fst, "+maxwait=100000", a_lat, NULL};
     rc = vfy_run(argv, NULL, log, err, sizeof err);
     mmaref_results *rr = calloc(1, sizeof *rr);
     char note[PATHLEN + 200];
@@ -357,6 +362,76 @@ static void replay_first(const dut_desc *d, const mma_verify_kit *kit, const mma
         fprintf(stderr, "mmaref verify: the replay of the first mismatch failed (log %s)\n", log);
     }
     free(rr);
+}
+
+/* <dir>/timing of a run (the harness's timing finding): 0, or -1 when
+ * there is none */
+static int read_timing(const char *dir, int *best, long *match, long *compared, int *found)
+{
+    char path[PATHLEN];
+    vfy_path(path, sizeof path, "%s/timing", dir);
+    FILE *f = fopen(path, "r");
+    if (!f) return -1;
+    long given;
+    int rc = fscanf(f, "%d %ld %ld %ld %d", best, match, compared, &given, found) == 5 ? 0 : -1;
+    fclose(f);
+    return rc;
+}
+
+static const char *grouped(long n, char *buf, size_t len)
+{
+    char dg[32];
+    int l = snprintf(dg, sizeof dg, "%ld", n), o = 0;
+    for (int i = 0; i < l && (size_t)o + 2 < len; i++) {
+        if (i && dg[0] != '-' && (l - i) % 3 == 0) buf[o++] = ',';
+        buf[o++] = dg[i];
+    }
+    buf[o] = 0;
+    return buf;
+}
+
+/* latency auto: a short run of the first mode's random stimulus, the
+ * results of every latency 0..lmax tried against the unit's output bus at
+ * each clock edge.  The latency, or -1 after a message (none explains the
+ * results). */
+#define MEASURE_VECTORS 2000
+static int measure_latency(const dut_desc *d, const mma_verify_opts *o, const vfy_design *g, const char *exe,
+                           const char *rundir)
+{
+    char dir[PATHLEN], plan[PATHLEN], log[PATHLEN], err[2048], m[32], c[32];
+    vfy_path(dir, sizeof dir, "%s/latency", rundir);
+    vfy_path(plan, sizeof plan, "%s/plan", dir);
+    vfy_path(log, sizeof log, "%s/simulation.log", dir);
+    vfy_mkdirs(dir);
+    vfy_path(err, sizeof err, "%s/timing", dir);
+    remove(err);
+    remove(log);
+    text items = {0};
+    tprintf(&items, "item 0 random latency 0 %d %llu\n", MEASURE_VECTORS,
+            (unsigned long long)mix64(o->have_seed ? o->seed : d->seed));
+    mma_verify_opts mo = *o;
+    mo.sample = 0;
+    int rc = write_plan(plan, g, dir, &mo, d, 0, 1, items.s);
+    free(items.s);
+    if (rc) { fprintf(stderr, "mmaref verify: cannot write %s\n", plan); return -1; }
+    rc = simulate(exe, plan, &mo, d, 0, NULL, log, err, sizeof err);
+    int best, found;
+    long match, compared;
+    if (rc < 0 || rc > 1 || read_timing(dir, &best, &match, &compared, &found) || !compared) {
+        fprintf(stderr, "mmaref verify: latency auto: the measuring run gave no timing (log %s)\n", log);
+        return -1;
+    }
+    grouped(match, m, sizeof m);
+    grouped(compared, c, sizeof c);
+    /* a unit with faults of its own still answers at its latency on most vectors */
+    if (2 * match <= compared) {
+        fprintf(stderr, "mmaref verify: latency auto: no latency of 0 to %d cycles explains the unit's results "
+                "(at best %s of %s vectors, at %d); give latency <cycles> under [ports]\n", g->lmax, m, c, best);
+        return -1;
+    }
+    printf("latency measured: the unit answers after %d cycle%s (%s of %s vectors match at %d)\n", best,
+           best == 1 ? "" : "s", m, c, best);
+    return best;
 }
 
 /* o's work directory, or <name><suffix> in the current directory */
@@ -455,7 +530,7 @@ int mma_verify(const mma_verify_opts *o)
     else vfy_path(rundir, sizeof rundir, "%s/%s", workdir, run);
     if (vfy_mkdirs(rundir)) { fprintf(stderr, "mmaref verify: cannot create %s\n", rundir); goto out; }
     /* a fresh run directory: no results or mismatch files of an earlier run */
-    const char *stale[] = {"results", "first_mismatch.vec", "first_mismatch.fst", NULL};
+    const char *stale[] = {"results", "first_mismatch.vec", "first_mismatch.fst", "timing", NULL};
     for (int i = 0; stale[i]; i++) { vfy_path(path, sizeof path, "%s/%s", rundir, stale[i]); remove(path); }
     for (int m = 0; m < d.nmodes; m++) {
         const char *const old[] = {"mismatches.%s.vec", "mismatches.%s.elems", "sample.%s.vec", "sample.%s.elems"};
@@ -467,6 +542,27 @@ int mma_verify(const mma_verify_opts *o)
         }
     }
 
+    /* the latency: the unit's (a fixed one without out_valid), the
+     * command line's, or measured first */
+    int latency = d.latency;
+    if (d.out_valid.line) {
+        latency = -1;
+        if (o->latency != MMA_VERIFY_LATENCY_DUT) {
+            fprintf(stderr, "mmaref verify: --latency: %s:%d: the unit has out_valid: its results come when it says\n", d.path, d.out_valid.line);
+            goto out;
+        }
+    } else if (o->latency >= 0) {
+        latency = d.latency = o->latency;
+        d.latency_auto = 0;
+    } else if (o->latency == MMA_VERIFY_LATENCY_AUTO) {
+        latency = d.latency = 0;
+        d.latency_auto = 1;
+    }
+    int measure = d.latency_auto;
+    if (measure && (d.shape_line || d.tag_in.line)) {
+        fprintf(stderr, "mmaref verify: latency auto: not for %s units\n", d.shape_line ? "matrix" : "tagged");
+        goto out;
+    }
     if (vfy_ports_read(&d, &kit, workdir, &ps, err, sizeof err)) { fprintf(stderr, "mmaref verify: %s\n", err); goto out; }
     if (vfy_design_make(&d, &ps, &g, err, sizeof err)) { fprintf(stderr, "mmaref verify: %s\n", err); goto out; }
 
@@ -499,14 +595,15 @@ int mma_verify(const mma_verify_opts *o)
         goto out;
     }
     char plan[PATHLEN];
-    vfy_path(plan, sizeof plan, "%s/plan", rundir);
-    if (write_plan(plan, &g, rundir, o, &d, items.s ? items.s : "")) { fprintf(stderr, "mmaref verify: cannot write %s\n", plan); goto out; }
     char exe[PATHLEN];
     vfy_path(exe, sizeof exe, "%s/obj/Vmmaref_verify_tb", workdir);
+    if (measure && (latency = measure_latency(&d, o, &g, exe, rundir)) < 0) { status = 1; goto out; }
+    vfy_path(plan, sizeof plan, "%s/plan", rundir);
+    if (write_plan(plan, &g, rundir, o, &d, latency, 0, items.s ? items.s : "")) { fprintf(stderr, "mmaref verify: cannot write %s\n", plan); goto out; }
     char simlog[PATHLEN];
     vfy_path(simlog, sizeof simlog, "%s/simulation.log", rundir);
     if (o->quiet) remove(simlog);
-    int rc = simulate(exe, plan, o, &d, NULL, o->quiet ? simlog : NULL, err, sizeof err);
+    int rc = simulate(exe, plan, o, &d, latency, NULL, o->quiet ? simlog : NULL, err, sizeof err);
     if (rc < 0 || rc > 1) {
         if (rc < 0) fprintf(stderr, "mmaref verify: %s\n", err);
         else if (rc != 2) fprintf(stderr, "mmaref verify: the testbench ended with status %d (crashed?)\n", rc);
@@ -520,8 +617,16 @@ int mma_verify(const mma_verify_opts *o)
     /* a campaign that checked nothing passes nothing (a shard may be empty) */
     int nothing = n == 0 && o->shard_n <= 1;
     if (nothing) mmaref_res_note(res, "no vector was checked (give suites, --count or --random)");
-    if (mism && res->has_first && !o->no_fst) replay_first(&d, &kit, o, &g, workdir, rundir, res);
-    if (mism && !o->no_triage && !o->quiet) triage(&d, rundir);
+    /* a wrong timing explains the mismatches: no triage of them */
+    int tb_, tf_ = 0;
+    long tm_, tc_;
+    int timing_fault = read_timing(rundir, &tb_, &tm_, &tc_, &tf_) ? 0 : tf_;
+    if (mism && res->has_first && !o->no_fst && !timing_fault) replay_first(&d, &kit, o, &g, latency, workdir, rundir, res);
+    if (mism && !o->no_triage && !o->quiet) {
+        if (timing_fault == 1) printf("no triage: the timing below explains the mismatches\n");
+        else if (timing_fault) printf("no triage: a timing fault (below) hides what else is wrong; give the latency it names and run again\n");
+        else triage(&d, rundir);
+    }
     if (!o->quiet) mmaref_res_print_summary(stdout, res, o->dut);
     status = mism || nothing ? 1 : 0;
 out:

@@ -49,6 +49,8 @@ const vfy_port *vfy_port_find(const vfy_ports *ps, const char *name);
 typedef struct {
     int aw, bw, cw, dw, fw, mw, tw;
     int flagbits[64];
+    int lmax;                       /* the largest latency the testbench waits for
+                                       (0: the unit has out_valid) */
     char *instance;                 /* the SystemVerilog that instantiates the unit */
     char *modes;                    /* the plan's mode and layout lines */
 } vfy_design;

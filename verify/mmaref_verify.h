@@ -26,6 +26,9 @@ int mma_verify_find_kit(mma_verify_kit *kit, char *err, size_t len);
 typedef int (*mma_verify_suite_fn)(const char *unit, const char *suite, long count,
                                    uint64_t seed, const char *out);
 
+#define MMA_VERIFY_LATENCY_DUT (-1)
+#define MMA_VERIFY_LATENCY_AUTO (-2)
+
 typedef struct {
     const char *dut;                /* the description */
     const char *workdir;            /* NULL: <name>.verify in the current directory */
@@ -39,6 +42,8 @@ typedef struct {
     double timeout;                 /* seconds of wall clock for the simulation; 0 none */
     long max_wait;                  /* -1: the description's */
     int gaps, backpressure;         /* percent; -1: the description's */
+    int latency;                    /* cycles; MMA_VERIFY_LATENCY_DUT: the
+                                       description's; _AUTO: measured first */
     const char **vec;               /* replay these vector files instead (nvec of them) */
     int nvec;
     int no_fst;                     /* no waveform of the first mismatch */
