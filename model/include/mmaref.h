@@ -123,10 +123,13 @@ enum {
     MMA_F_OVF_INF    = 2u << 10, /* always Inf (NVIDIA, even under RZ)      */
     MMA_F_OVF_SAT    = 3u << 10, /* always the largest finite (OCP
                                     "satfinite"), an Inf result too         */
-    MMA_F_VIA_FP16   = 1u << 16  /* a and b are converted to fp16 before
+    MMA_F_VIA_FP16   = 1u << 16, /* a and b are converted to fp16 before
                                     the products (Hopper's emulated fp8
                                     mma.sync: an e4m3 subnormal becomes a
                                     normal fp16, which moves emax)          */
+    MMA_F_NEG        = 1u << 17  /* negated products: d = c - sum a_k*b_k,
+                                    each product's sign flipped before the
+                                    sum (RISC-V SDOTPN-like forms; neg=1)   */
 };
 #define MMA_F_OVF_MASK (3u << 10)
 

@@ -329,6 +329,8 @@ static const fast_family *family_of(const mma_unit *u)
         u->k < 1 || u->k > MMA_MAX_K || !fast_known(u))
         return NULL;
     if (!semantics_ok(u)) return NULL;
+    /* negated products (neg=1): the reference algorithms compute them */
+    if (u->flags & MMA_F_NEG) return NULL;
     for (size_t i = 0; i < NFAMILIES; i++)
         if (families[i]->ok(u)) return families[i];
     return NULL;
