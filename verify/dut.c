@@ -272,6 +272,23 @@ static int operand_line(ctx *c, dut_operand *o)
             i++;
             continue;
         }
+        if (!strcmp(t, "skew") || !strcmp(t, "delay")) {
+            if (o->delay_line) FAIL("give one skew or delay");
+            o->delay_line = c->line;
+            int many = t[0] == 'd';
+            while (i + 1 < c->n && (o->ndelay == 0 || many)) {
+                char *e;
+                long v = strtol(c->tok[i + 1], &e, 10);
+                if (*e) break;
+                if (v < 0 || v > DUT_MAX_LATENCY) FAIL("%s '%s': give cycles, 0 to %d", t, c->tok[i + 1], DUT_MAX_LATENCY);
+                if (o->ndelay == MMA_MAX_K) FAIL("delay: more than %d elements", MMA_MAX_K);
+                o->delay[o->ndelay++] = (int)v;
+                i++;
+            }
+            if (!o->ndelay) FAIL("'%s' needs %s", t, many ? "the cycles each element enters after element 0 (delay 0 1 2 3)" : "the cycles between one element and the next (skew 1)");
+            if (!many) { o->skew = o->delay[0]; o->ndelay = 0; }
+            continue;
+        }
         if (!strcmp(t, "order") || !strcmp(t, "slot") || !strcmp(t, "box")) {
             if (i + 1 >= c->n) FAIL("'%s' needs a value", t);
             const char *v = c->tok[++i];
@@ -334,6 +351,8 @@ static int ports_line(ctx *c, dut_desc *d)
         if (operand_line(c, o)) return -1;
         if (o->nports != 1 || o->pattern) FAIL("takes one port (%d given)", o->pattern ? 2 : o->nports);
         if ((o->slot || o->msb_first) && !o->tile_line) FAIL("order and slot are for the elements of a matrix: give them with row|col in a unit with a 'shape'");
+        if (o->delay_line && (k[0] == 'd' || o->skew || o->ndelay != 1))
+            FAIL("%s", k[0] == 'd' ? "d takes no delay (a unit without out_valid: latency; flags of a chain: early)" : "c takes one delay (delay <cycles>): the cycles it enters after element 0");
         *(k[0] == 'c' ? &d->c : &d->d) = o->ports[0];
         *(k[0] == 'c' ? &d->c_box : &d->d_box) = o->box;
         return 0;
@@ -360,26 +379,60 @@ static int ports_line(ctx *c, dut_desc *d)
     }
     if (!strcmp(k, "flags")) {
         if (d->flags.line) FAIL("given twice (first on line %d)", d->flags.line);
-        if (c->n < 1 || !ident_ok(c->tok[0], 0)) FAIL("takes a port, then optionally: order <flag names from the most significant bit down>");
-        snprintf(d->flags.name, DUT_NAME, "%s", c->tok[0]);
-        d->flags.line = c->line;
-        if (c->n == 1) return 0;
-        if (strcmp(c->tok[1], "order") || c->n < 3) FAIL("after the port: order <flag names from the most significant bit down>");
-        static const char *const names[] = {"nx", "uf", "of", "dz", "nv"};
-        int nb = c->n - 2, seen = 0;
-        if (nb > 64) FAIL("more than 64 flag bits");
-        for (int i = 0; i < nb; i++) {
-            const char *t = c->tok[2 + i];
-            int f = -2;
-            if (!strcmp(t, "-")) f = -1;
-            for (int j = 0; j < 5; j++) if (!strcmp(t, names[j])) f = j;
-            if (f == -2) FAIL("flag '%s': give nv (invalid), dz (divide by zero), of (overflow), uf (underflow), nx (inexact) or - (a bit to ignore)", t);
-            if (f >= 0 && (seen >> f) & 1) FAIL("flag '%s' named twice", t);
-            if (f >= 0) seen |= 1 << f;
-            d->flag_order[nb - 1 - i] = f;
+        static const char *const usage = "takes the port (or one port per element of a chain, or a pattern with {k}), then optionally: "
+                                         "order <flag names from the most significant bit down>, skew <cycles> or early <cycles>...";
+        int i = 0;
+        d->flag_ports = (dut_port *)calloc((size_t)c->n + 1, sizeof *d->flag_ports);
+        for (; i < c->n && strcmp(c->tok[i], "order") && strcmp(c->tok[i], "skew") && strcmp(c->tok[i], "early"); i++) {
+            int pat = strstr(c->tok[i], "{k}") != NULL;
+            if (!ident_ok(c->tok[i], pat)) FAIL("'%s' is not a port name", c->tok[i]);
+            if ((pat || d->flag_pattern) && d->nflag_ports) FAIL("a pattern with {k} stands for all the flag ports alone");
+            d->flag_pattern |= pat;
+            d->flag_ports[d->nflag_ports].line = c->line;
+            snprintf(d->flag_ports[d->nflag_ports++].name, DUT_NAME, "%s", c->tok[i]);
         }
-        d->nflag_order = nb;
-        d->flag_order_line = c->line;
+        if (!d->nflag_ports) FAIL("%s", usage);
+        d->flags = d->flag_ports[0];
+        static const char *const names[] = {"nx", "uf", "of", "dz", "nv"};
+        while (i < c->n) {
+            const char *kw = c->tok[i++];
+            if (!strcmp(kw, "order")) {
+                if (d->nflag_order) FAIL("order given twice");
+                int nb = 0, seen = 0, f0 = i;
+                while (i < c->n && strcmp(c->tok[i], "skew") && strcmp(c->tok[i], "early")) i++, nb++;
+                if (!nb) FAIL("after the port: order <flag names from the most significant bit down>");
+                if (nb > 64) FAIL("more than 64 flag bits");
+                for (int j = 0; j < nb; j++) {
+                    const char *t = c->tok[f0 + j];
+                    int f = -2;
+                    if (!strcmp(t, "-")) f = -1;
+                    for (int q = 0; q < 5; q++) if (!strcmp(t, names[q])) f = q;
+                    if (f == -2) FAIL("flag '%s': give nv (invalid), dz (divide by zero), of (overflow), uf (underflow), nx (inexact) or - (a bit to ignore)", t);
+                    if (f >= 0 && (seen >> f) & 1) FAIL("flag '%s' named twice", t);
+                    if (f >= 0) seen |= 1 << f;
+                    d->flag_order[nb - 1 - j] = f;
+                }
+                d->nflag_order = nb;
+                d->flag_order_line = c->line;
+            } else if (!strcmp(kw, "skew") || !strcmp(kw, "early")) {
+                if (d->flag_timing_line) FAIL("give one skew or early");
+                d->flag_timing_line = c->line;
+                int many = kw[0] == 'e';
+                while (i < c->n && (many || !d->nflag_early)) {
+                    char *e;
+                    long v = strtol(c->tok[i], &e, 10);
+                    if (*e) break;
+                    if (v < 0 || v > DUT_MAX_LATENCY) FAIL("%s '%s': give cycles, 0 to %d", kw, c->tok[i], DUT_MAX_LATENCY);
+                    if (d->nflag_early == MMA_MAX_K) FAIL("early: more than %d ports", MMA_MAX_K);
+                    d->flag_early[d->nflag_early++] = (int)v;
+                    i++;
+                }
+                if (!d->nflag_early) FAIL("'%s' needs %s", kw, many ? "the cycles before d at which each port is read (early 3 2 1 0)" : "the cycles between one port's flags and the next's (skew 1)");
+                if (!many) { d->flag_skew = d->flag_early[0]; d->nflag_early = 0; }
+            } else {
+                FAIL("%s", usage);
+            }
+        }
         return 0;
     }
     if (!strcmp(k, "set")) {
@@ -541,6 +594,21 @@ int dut_read_stream(FILE *f, const char *path, dut_desc *d, char *err, size_t le
         dut_err(d, d->ports_line ? d->ports_line : ln, "clock", err, len, "missing: a unit with valid, reset or latency has a clock");
         return -1;
     }
+    {
+        /* elements entering late and flags read early: a chain that never
+         * stalls (no in_ready, no out_ready) */
+        const dut_operand *ops[3] = {&d->a, &d->b, &d->cop};
+        static const char *const keys[3] = {"a", "b", "c"};
+        int at = d->flag_timing_line;
+        const char *key = at ? "flags" : NULL;
+        for (int i = 0; i < 3; i++) if (ops[i]->delay_line && !at) { at = ops[i]->delay_line; key = keys[i]; }
+        if (at && (d->in_ready.line || d->out_ready.line)) {
+            dut_err(d, at, key, err, len, "skew, delay and early describe a chain that never stalls: not with %s (line %d)",
+                    d->in_ready.line ? "in_ready" : "out_ready", d->in_ready.line ? d->in_ready.line : d->out_ready.line);
+            return -1;
+        }
+        if (at && d->shape_line) { dut_err(d, at, key, err, len, "skew, delay and early are for dot-product units (no shape)"); return -1; }
+    }
     if (d->shape_line) {
         const dut_operand *ops[4] = {&d->a, &d->b, &d->cop, &d->dop};
         static const char *const keys[4] = {"a", "b", "c", "d"};
@@ -591,5 +659,7 @@ void dut_free(dut_desc *d)
     free(d->b.ports);
     free(d->cop.ports);
     free(d->dop.ports);
+    free(d->flag_ports);
     d->a.ports = d->b.ports = d->cop.ports = d->dop.ports = NULL;
+    d->flag_ports = NULL;
 }

@@ -42,6 +42,11 @@ typedef struct {
      * (0) or column-major (1) order, cut into `beats` consecutive beats of
      * equal size, each beat's elements in the port per order and slot */
     int col_major, beats, tile_line;
+    /* elements entering a chain late (systolic rows, chained FMAs): element
+     * k's bits reach the unit delay[k] edges after element 0's (skew n:
+     * delay k*n); the c line's delay[0] is c's */
+    int delay_line, skew, ndelay;
+    int delay[MMA_MAX_K];
 } dut_operand;
 
 typedef struct {
@@ -92,6 +97,13 @@ typedef struct {
     int c_box, d_box;
     int flag_order[64];             /* from the port's bit 0 up: TestFloat bit or -1 */
     int nflag_order, flag_order_line;
+    /* flags of a chain: one port per element (a list, or a pattern with
+     * {k}; flags above is the first), or-ed; port i read early[i] edges
+     * before d (skew n: the last with d, each one n before the next) */
+    int nflag_ports, flag_pattern;
+    dut_port *flag_ports;
+    int flag_timing_line, flag_skew, nflag_early;
+    int flag_early[MMA_MAX_K];
     int nsets;
     dut_set sets[DUT_MAX_SETS];
     int ports_line;
