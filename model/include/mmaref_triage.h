@@ -148,6 +148,9 @@ typedef struct {
     int have_nearest;
     mma_probe_result nearest;
     size_t nearest_fit_mismatching, nearest_fit_matching;
+    size_t nearest_of;                   /* the mismatching observations it is
+                                            judged on (those with d wrong; with
+                                            flags, every one)               */
     char diff[256];                      /* mma_unit_diff(nearest, reference)*/
     /* tiles (observations tagged by output element, tags < tile_elems):
      * the elements that mismatch, grouped by the configuration nearest to
@@ -175,7 +178,9 @@ int mma_triage(const mma_unit *u, const mma_obs *o, const mma_triage_opts *opt,
                mma_triage_report *r, char *err, size_t len);
 
 /* Prints the classes with counts and one example each, then the nearest
- * configuration ("the unit behaves as f=12 on 99.8% of them"). */
+ * configuration ("the unit behaves as f=12 on 99.8% of them").  tile_cols:
+ * the columns of a tile whose tags are output elements, -1 when the tags
+ * are lanes, 0 file lines. */
 void mma_triage_write(FILE *f, const mma_unit *u, const mma_obs *o, const mma_triage_report *r,
                       long tile_cols);
 
