@@ -45,6 +45,7 @@ typedef struct {
     char name[64];
     mma_unit u;
     int tile, M, N, bi, bo;         /* a matrix unit: D is M x N, in bi beats, out bo */
+    int lanes;                      /* a unit of M lanes: D's diagonal only (the lanes) */
     tlay ta, tb, tc, td;
     FILE *sample, *mism_el, *sample_el;   /* matching results kept for the triage; elements of tiles */
     long nsample;
@@ -221,7 +222,8 @@ static int parse_tlay(tlay *L, char *rest, int n, int w, int bits, int beats)
         if (!u || !v) return -1;
         L->beat[i] = atoi(u);
         L->off[i] = atoi(v);
-        if (L->beat[i] < 0 || L->beat[i] >= beats || L->off[i] < 0 || L->off[i] + L->slot > bits) return -1;
+        /* offset -1: an element the unit has not (a unit of lanes: C and D off the diagonal) */
+        if (L->beat[i] < 0 || L->beat[i] >= beats || L->off[i] < -1 || L->off[i] + L->slot > bits) return -1;
     }
     return strtok_r(NULL, " ", &save) || L->slot < w || L->slot > 64 ? -1 : 0;
 }
@@ -283,8 +285,10 @@ static int read_plan(harness *h, const char *path)
                 m->sb = mmaref_tbk_sb_create(&m->u, m->name);
             }
         } else if (m && !strcmp(key, "tile")) {
-            ok = sscanf(rest, "%d %d %d %d", &m->M, &m->N, &m->bi, &m->bo) == 4 && m->M > 0 && m->N > 0 &&
+            int o3 = 0;
+            ok = sscanf(rest, "%d %d %d %d %n", &m->M, &m->N, &m->bi, &m->bo, &o3) == 4 && m->M > 0 && m->N > 0 &&
                  m->M <= 64 && m->N <= 64 && m->bi > 0 && m->bo > 0;
+            m->lanes = ok && o3 && !strcmp(rest + o3, "lanes");
             m->tile = ok;
             size_t tw = (size_t)m->M * (size_t)m->u.k + (size_t)m->u.k * (size_t)m->N + 3 * (size_t)m->M * (size_t)m->N;
             if (tw > h->tile_words) h->tile_words = tw;
@@ -450,7 +454,7 @@ static int tile_next(harness *h, vitem *it, const vmode *m, ventry *e)
         for (int k = 0; k < K; k++) col[k] = v[j].b[k];
         for (int i = 0; i < M; i++) {
             C[i * N + j] = v[j].c;
-            D[i * N + j] = mma_dot(&m->u, v[j].c, A + i * K, col, NULL, NULL);
+            if (m->td.off[i * N + j] >= 0) D[i * N + j] = mma_dot(&m->u, v[j].c, A + i * K, col, NULL, NULL);
         }
     }
     e->index = v[0].index;
@@ -462,7 +466,7 @@ static void put_tile(const tlay *L, svBitVecVal *v, int bits, int beat, const ui
 {
     memset(v, 0, (size_t)words(bits) * sizeof *v);
     for (int i = 0; i < L->n; i++)
-        if (L->beat[i] == beat) mmaref_put_bits(v, L->off[i], L->slot, box(x[i], L->w, L->slot, L->box, rng));
+        if (L->beat[i] == beat && L->off[i] >= 0) mmaref_put_bits(v, L->off[i], L->slot, box(x[i], L->w, L->slot, L->box, rng));
 }
 
 /* beat e->bin of the tile e into the input buses */
@@ -664,8 +668,11 @@ static void record(harness *h, vmode *m, const ventry *e, uint64_t got, unsigned
             m->mism_el = fopen(p, "w");
         }
         if (m->mism_el) fprintf(m->mism_el, "%d\n", e->elem);
-        fprintf(m->mism, "# %s tile of vectors %ld.., element (%d,%d): model d=%0*llx", it->label, e->index,
-                e->elem / m->N, e->elem % m->N, dd, (unsigned long long)e->d);
+        if (m->lanes)
+            fprintf(m->mism, "# %s vectors %ld.., lane %d: model d=%0*llx", it->label, e->index, e->elem, dd, (unsigned long long)e->d);
+        else
+            fprintf(m->mism, "# %s tile of vectors %ld.., element (%d,%d): model d=%0*llx", it->label, e->index,
+                    e->elem / m->N, e->elem % m->N, dd, (unsigned long long)e->d);
     } else {
         fprintf(m->mism, "# %s vector %ld: model d=%0*llx", it->label, e->index, dd, (unsigned long long)e->d);
     }
@@ -743,7 +750,7 @@ static int tile_pop(harness *h, const svBitVecVal *d)
     int M = m->M, N = m->N, K = m->u.k;
     uint64_t *A = e->t, *B = A + M * K, *C = B + K * N, *D = C + M * N, *G = D + M * N;
     for (int i = 0; i < M * N; i++)
-        if (m->td.beat[i] == e->bout) G[i] = mmaref_get_bits(d, m->td.off[i], m->td.slot);
+        if (m->td.beat[i] == e->bout && m->td.off[i] >= 0) G[i] = mmaref_get_bits(d, m->td.off[i], m->td.slot);
     if (++e->bout < m->bo) return 2;
     mmaref_res_item *r = h->items[e->item].res;
     static ventry x;
@@ -751,16 +758,19 @@ static int tile_pop(harness *h, const svBitVecVal *d)
     x.mode = e->mode;
     x.item = e->item;
     x.index = e->index;
-    x.fl = 0;
     for (int i = 0; i < M; i++)
         for (int j = 0; j < N; j++) {
             int el = i * N + j;
+            if (m->td.off[el] < 0) continue;
             uint64_t got = G[el] & ones(m->wd);
-            x.elem = el;
+            x.elem = m->lanes ? i : el;
+            x.fl = 0;
             x.c = C[el];
             x.d = D[el];
             memcpy(x.a, A + i * K, (size_t)K * sizeof x.a[0]);
             for (int k = 0; k < K; k++) x.b[k] = B[k * N + j];
+            /* the model's flags go into the files (no flags port here) */
+            if (m->has_flags) mma_dot_flags(&m->u, x.c, x.a, x.b, NULL, NULL, &x.fl);
             int ok = box_ok(G[el], m->wd, m->td.slot, m->td.box) && mma_result_equal(&m->u, x.d, got);
             mmaref_tbk_sb_record(m->sb, x.c, x.a, x.b, x.d, got, 0, 0, -1);
             r->n++;
@@ -865,7 +875,7 @@ static int finish(harness *h, long long cycles)
         m->mism_el = m->sample = m->sample_el = NULL;
         int hit, bins;
         mmaref_tbk_sb_coverage(m->sb, &hit, &bins);
-        if (h->res->ncov < 64) {
+        if (h->res->ncov < MMAREF_RES_MAX_COV) {
             snprintf(h->res->cov[h->res->ncov].mode, sizeof h->res->cov[0].mode, "%s", m->name);
             h->res->cov[h->res->ncov].hit = hit;
             h->res->cov[h->res->ncov++].bins = bins;

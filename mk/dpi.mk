@@ -10,7 +10,7 @@
 #                       docs/dpi.md example from another directory (in tb-test)
 
 # svdpi.h: the simulator's; Verilator's where it is installed
-KIT_VLTSTD := $(shell verilator --getenv VERILATOR_ROOT 2>/dev/null)/include/vltstd
+KIT_VLTSTD := $(shell $(or $(VERILATOR),verilator) --getenv VERILATOR_ROOT 2>/dev/null)/include/vltstd
 SVDPI_INCLUDE ?= $(if $(wildcard $(KIT_VLTSTD)/svdpi.h),$(KIT_VLTSTD))
 KIT_CFLAGS ?= -O3 -march=native
 KIT_SRC := dpi/mmaref_dpi.c dpi/mmaref_tbkit.c dpi/mmaref_harness.c dpi/mmaref_results.c dpi/mmaref_timing.c

@@ -312,6 +312,34 @@ static int flag_chain(ctx *c, const vfy_port *const *fp, int n, buf *inst, buf *
     return 0;
 }
 
+/* a unit of lanes: the plan line of matrix key as tile_layout writes it,
+ * A's row i and B's column j lane i's and j's elements, C and D their
+ * diagonal (the other elements absent: offset -1); each port's lanes
+ * side by side from bit 0, a lane's elements in it per order and slot */
+static int lane_layout(ctx *c, const char *key, const dut_operand *o, int bits, int lanes, const mma_format_info *f,
+                       const dut_mode *m, buf *plan)
+{
+    int K = m->u.k, vec = key[0] == 'a' || key[0] == 'b', per = vec ? K : 1;
+    if (bits % lanes) FAIL(o->line, key, "port %s has %d bits, not a multiple of the %d lanes", o->ports[0].name, bits, lanes);
+    int lw = bits / lanes, slot = vec && o->slot ? o->slot : lw / per;
+    if (vec && !o->slot && lw % K)
+        FAIL(o->line, key, "a lane of port %s has %d bits, not a multiple of K=%d (mode %s); give the bits per element with 'slot'", o->ports[0].name, lw, K, m->name);
+    if (per * slot > lw) FAIL(o->line, key, "a lane of port %s has %d bits, fewer than K=%d elements of %d bits (mode %s)", o->ports[0].name, lw, K, slot, m->name);
+    if (slot < f->width) FAIL(o->line, key, "elements of %d bits cannot hold %s (%d bits; mode %s)", slot, f->name, f->width, m->name);
+    if (slot > 64) FAIL(o->line, key, "elements of %d bits: at most 64", slot);
+    int box = key[0] == 'c' ? c->d->c_box : key[0] == 'd' ? c->d->d_box : o->box;
+    bprintf(plan, "%s %d %s", key, slot, dut_box_names[box]);
+    int rows = key[0] == 'b' ? K : lanes, cols = key[0] == 'a' ? K : lanes;
+    for (int r = 0; r < rows; r++)
+        for (int q = 0; q < cols; q++) {
+            int lane = key[0] == 'a' ? r : q, e = key[0] == 'a' ? q : r;
+            if (!vec) { bprintf(plan, r == q ? " 0 %d" : " 0 -1", lane * lw); continue; }
+            bprintf(plan, " 0 %d", lane * lw + (o->msb_first ? lw - (e + 1) * slot : e * slot));
+        }
+    bprintf(plan, "\n");
+    return 0;
+}
+
 static int value_fits(uint64_t v, int w) { return w >= 64 || (v >> w) == 0; }
 
 int vfy_design_make(const dut_desc *d, const vfy_ports *ps, vfy_design *g, char *err, size_t len)
@@ -447,6 +475,11 @@ int vfy_design_make(const dut_desc *d, const vfy_ports *ps, vfy_design *g, char 
         dut_port sp = {d->sets[i].line, ""};
         snprintf(sp.name, sizeof sp.name, "%s", d->sets[i].port);
         NEED(p, sp, "set", VP_IN, 0);
+        if (d->sets[i].fill >= 0) {
+            if (p->unpacked) bprintf(&inst, "    .%s('{default: '%d}),\n", p->name, d->sets[i].fill);
+            else bprintf(&inst, "    .%s('%d),\n", p->name, d->sets[i].fill);
+            continue;
+        }
         if (!value_fits(d->sets[i].v, p->width)) {
             dut_err(d, d->sets[i].line, "set", err, len, "value %s does not fit port %s (%d bits)", d->sets[i].value, p->name, p->width);
             goto out;
@@ -481,8 +514,15 @@ int vfy_design_make(const dut_desc *d, const vfy_ports *ps, vfy_design *g, char 
         int wc = mma_format(md->u.c)->width, wd = mma_format(md->u.d)->width;
         if (d->shape_line) {
             int M = d->tile_m, N = d->tile_n, K = md->u.k;
-            bprintf(&plan, "mode %s %llx %s\ntile %d %d %d %d\n", md->name, (unsigned long long)v, md->spec, M, N,
-                    d->a.beats ? d->a.beats : 1, d->dop.beats ? d->dop.beats : 1);
+            bprintf(&plan, "mode %s %llx %s\ntile %d %d %d %d%s\n", md->name, (unsigned long long)v, md->spec, M, N,
+                    d->a.beats ? d->a.beats : 1, d->dop.beats ? d->dop.beats : 1, d->lanes ? " lanes" : "");
+            if (d->lanes) {
+                if (lane_layout(c, "a", &d->a, g->aw, M, mma_format(md->u.a), md, &plan) ||
+                    lane_layout(c, "b", &d->b, g->bw, M, mma_format(md->u.b), md, &plan) ||
+                    lane_layout(c, "c", &d->cop, g->cw, M, mma_format(md->u.c), md, &plan) ||
+                    lane_layout(c, "d", &d->dop, g->dw, M, mma_format(md->u.d), md, &plan)) goto out;
+                continue;
+            }
             if (tile_layout(c, "a", &d->a, g->aw, M, K, mma_format(md->u.a), md, &plan) ||
                 tile_layout(c, "b", &d->b, g->bw, K, N, mma_format(md->u.b), md, &plan) ||
                 tile_layout(c, "c", &d->cop, g->cw, M, N, mma_format(md->u.c), md, &plan) ||

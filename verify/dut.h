@@ -13,7 +13,7 @@
 #include "mmaref.h"
 
 #define DUT_MAX_SOURCES 128
-#define DUT_MAX_MODES 32
+#define DUT_MAX_MODES 256
 #define DUT_MAX_MODE_PORTS 4
 #define DUT_MAX_SETS 32
 #define DUT_MAX_LATENCY 4096
@@ -62,6 +62,7 @@ typedef struct {
     char port[DUT_NAME];
     char value[80];                 /* as written */
     uint64_t v;
+    int fill;                       /* '0 or '1: every bit of the port (-1: v) */
 } dut_set;
 
 typedef struct {
@@ -86,6 +87,10 @@ typedef struct {
     /* a matrix unit: D (m x n) = A (m x k) B (k x n) + C, element by
      * element a dot product of the mode's unit (k its K); 0: a dot product */
     int tile_m, tile_n, tile_k, shape_line;
+    /* a unit of independent lanes (SIMD): each port holds `lanes` dot
+     * products side by side, lane 0 in the low bits (a matrix unit whose
+     * A rows and B columns are the lanes' a and b, D its diagonal) */
+    int lanes, lanes_line;
     /* [ports] */
     dut_port clock, reset, in_valid, in_ready, out_valid, out_ready, tag_in, tag_out, flags;
     int reset_low, reset_cycles;
@@ -107,6 +112,10 @@ typedef struct {
     int nsets;
     dut_set sets[DUT_MAX_SETS];
     int ports_line;
+    /* [build] */
+    int nvargs, vargs_line;
+    char **vargs;                   /* verilator-args: passed to Verilator as they are */
+    int timing;                     /* --timing among them */
     /* [run] */
     char suites[512];
     int suites_line;

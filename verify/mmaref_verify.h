@@ -16,6 +16,8 @@ typedef struct {
     char include[2][1024];          /* headers: mmaref_harness.h, mmaref.h */
     char dpilib[1024];              /* libmmaref_dpi.a */
     char verilator[256], cxx[256];
+    char version[128];              /* `verilator --version`, for the build key */
+    int json;                       /* elaborate with --json-only (5.024 and later; 5.036 dropped --xml-only) */
 } mma_verify_kit;
 
 /* 0, or -1 with a message saying what is missing */

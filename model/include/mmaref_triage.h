@@ -183,6 +183,13 @@ int mma_triage(const mma_unit *u, const mma_obs *o, const mma_triage_opts *opt,
  * are lanes, 0 file lines. */
 void mma_triage_write(FILE *f, const mma_unit *u, const mma_obs *o, const mma_triage_report *r,
                       long tile_cols);
+/* Its two halves: the classes (first line "triage: ..."), and the nearest
+ * configuration with the groups of elements (nothing without them), so
+ * that the classes can be shown before the nearest one is searched. */
+void mma_triage_write_classes(FILE *f, const mma_unit *u, const mma_obs *o, const mma_triage_report *r,
+                              long tile_cols);
+void mma_triage_write_nearest(FILE *f, const mma_unit *u, const mma_obs *o, const mma_triage_report *r,
+                              long tile_cols);
 
 #ifdef __cplusplus
 }

@@ -14,6 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* the nearest configuration is searched on at most this many
+ * observations (a probe's cost grows with them; its answer is counted on
+ * all) */
+#define TRIAGE_SEARCH 40000
+
 static const char *class_names[MMA_MM_COUNT] = {
     "NaN payload", "sign of zero", "overflow: Inf against the largest finite",
     "1 ulp toward zero", "1 ulp away from zero", "subnormal inputs flushed to zero",
@@ -282,10 +287,26 @@ int mma_triage(const mma_unit *u, const mma_obs *o, const mma_triage_opts *opt,
      * probe compares them) */
     int flagged = o->has_flags && mma_unit_has_flags(u);
     if ((numeric || (flagged && r->mismatches)) && opt->nearest) {
-        mma_probe_opts po = {opt->threads, u, NULL, 0};
+        /* the search on at most TRIAGE_SEARCH observations (the mismatches
+         * and the matches taken evenly), its answer then counted on all */
+        size_t *ss = NULL, nss = 0;
+        if (o->n > TRIAGE_SEARCH) {
+            size_t nbad = r->mismatches, ngood = o->n - nbad;
+            size_t wb = nbad < TRIAGE_SEARCH * 3 / 4 ? nbad : TRIAGE_SEARCH * 3 / 4;
+            size_t wg = TRIAGE_SEARCH - wb < ngood ? TRIAGE_SEARCH - wb : ngood;
+            ss = malloc(sizeof(size_t) * TRIAGE_SEARCH);
+            if (!ss) abort();
+            size_t ib = 0, ig = 0;
+            /* the i-th of n kept where i*w/n steps: w of them, evenly */
+            for (size_t v = 0; v < o->n; v++) {
+                if (bad[v]) { if (ib * wb / nbad != (ib + 1) * wb / nbad) ss[nss++] = v; ib++; }
+                else { if (ig * wg / ngood != (ig + 1) * wg / ngood) ss[nss++] = v; ig++; }
+            }
+        }
+        mma_probe_opts po = {opt->threads, u, ss, nss};
         if (mma_probe(o, &po, &r->nearest, NULL, 0) == 0) {
             r->have_nearest = 1;
-            fewest_differences(&r->nearest.unit, u, o, NULL, 0, opt->threads);
+            fewest_differences(&r->nearest.unit, u, o, ss, nss, opt->threads);
             size_t *mis = malloc(sizeof(size_t) * (r->mismatches + 1)), *ok = malloc(sizeof(size_t) * (o->n - r->mismatches + 1));
             size_t nm = 0, nok = 0;
             if (!mis || !ok) abort();
@@ -300,6 +321,7 @@ int mma_triage(const mma_unit *u, const mma_obs *o, const mma_triage_opts *opt,
             free(mis);
             free(ok);
         }
+        free(ss);
     }
     if (numeric && opt->tile_elems > 0) {
         r->tile_elems = opt->tile_elems;
@@ -334,6 +356,13 @@ static void flags_example(FILE *f, const mma_unit *u, const mma_obs *o, size_t v
 void mma_triage_write(FILE *f, const mma_unit *u, const mma_obs *o, const mma_triage_report *r,
                       long tile_cols)
 {
+    mma_triage_write_classes(f, u, o, r, tile_cols);
+    mma_triage_write_nearest(f, u, o, r, tile_cols);
+}
+
+void mma_triage_write_classes(FILE *f, const mma_unit *u, const mma_obs *o, const mma_triage_report *r,
+                              long tile_cols)
+{
     int hd = mma_format(u->d)->hexdigits;
     fprintf(f, "triage: %zu of %zu vectors mismatch\n", r->mismatches, r->n);
     for (int c = 0; c < MMA_MM_COUNT; c++) {
@@ -348,6 +377,13 @@ void mma_triage_write(FILE *f, const mma_unit *u, const mma_obs *o, const mma_tr
         fprintf(f, ": unit d=%0*llx, model d=%0*llx\n", hd, (unsigned long long)o->d[v], hd,
                 (unsigned long long)r->example_want[c]);
     }
+}
+
+void mma_triage_write_nearest(FILE *f, const mma_unit *u, const mma_obs *o, const mma_triage_report *r,
+                              long tile_cols)
+{
+    (void)u;
+    (void)o;
     if (r->have_nearest) {
         char cfg[512];
         mma_unit_config(&r->nearest.unit, cfg, sizeof cfg);
