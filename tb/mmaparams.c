@@ -28,6 +28,19 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--sv")) style = 2;
         else if (!strcmp(argv[i], "--config")) style = 3;
         else if (!strcmp(argv[i], "--f-delta") && i + 1 < argc) fdelta = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            fputs("usage: mmaparams [--verilator|--yosys|--sv|--config] [--f-delta N] <instr|config>\n"
+                  "  the parameters of mma_dpa (rtl/mma_dpa.sv, installed in $(pkg-config\n"
+                  "  --variable=rtldir mmaref)) that make it compute the unit, an instruction\n"
+                  "  name (mmaref list) or a configuration string (docs/algorithms.md):\n"
+                  "  --verilator  -GNAME=value options for verilator (the default)\n"
+                  "  --yosys      a chparam command for yosys\n"
+                  "  --sv         #(.NAME(value), ...) for an instance\n"
+                  "  --config     the model's canonical configuration string\n"
+                  "  --f-delta N  F + N: a deliberately broken unit (-1: one bit short)\n"
+                  "  exit status 2 with a message for units mma_dpa does not realize\n", stdout);
+            return 0;
+        }
         else if (argv[i][0] == '-' && argv[i][1] == '-') {
             fprintf(stderr, "mmaparams: unknown option %s\n", argv[i]);
             return 2;

@@ -580,7 +580,26 @@ static int run_line(ctx *c, dut_desc *d)
         return 0;
     }
     if (!strcmp(k, "count")) { if (run_number(c, 0, 1000000000L, &v)) return -1; d->count = v; return 0; }
-    if (!strcmp(k, "random")) { if (run_number(c, 0, 1000000000000L, &v)) return -1; d->random = v; return 0; }
+    if (!strcmp(k, "random")) {
+        /* random [<n>] [<distribution>]: a generator of docs/dpi.md's stimulus */
+        static const char *const dists[] = {"uniform", "finite", "cluster", "cancel", "tiny", "huge", "special", "carry", "mix", NULL};
+        int i = 0;
+        char *e;
+        if (c->n >= 1 && (v = strtol(c->tok[0], &e, 10), !*e)) {
+            if (v < 0 || v > 1000000000000L) FAIL("'%s': give a number from 0 to 1000000000000", c->tok[0]);
+            d->random = v;
+            i = 1;
+        }
+        if (i < c->n) {
+            int hit = 0;
+            for (int j = 0; dists[j]; j++) hit |= !strcmp(c->tok[i], dists[j]);
+            if (!hit || i + 1 < c->n) FAIL("takes [<vectors>] [<distribution>]: uniform finite cluster cancel tiny huge special carry mix");
+            snprintf(d->distribution, sizeof d->distribution, "%s", c->tok[i]);
+        } else if (!i) {
+            FAIL("takes [<vectors>] [<distribution>]");
+        }
+        return 0;
+    }
     if (!strcmp(k, "gaps")) { if (run_number(c, 0, 90, &v)) return -1; d->gaps = (int)v; return 0; }
     if (!strcmp(k, "backpressure")) { if (run_number(c, 0, 90, &v)) return -1; d->backpressure = (int)v; return 0; }
     if (!strcmp(k, "max_wait")) { if (run_number(c, 1, 100000000L, &v)) return -1; d->max_wait = v; return 0; }
@@ -603,6 +622,7 @@ static void defaults(dut_desc *d)
     d->gaps = 10;
     d->backpressure = 10;
     d->max_wait = 10000;
+    snprintf(d->distribution, sizeof d->distribution, "mix");
     d->suites[0] = 0;
 }
 

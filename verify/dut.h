@@ -120,6 +120,7 @@ typedef struct {
     char suites[512];
     int suites_line;
     long count, random;             /* vectors per suite, constrained-random vectors per mode */
+    char distribution[16];          /* of the constrained-random stimulus (mix) */
     uint64_t seed;
     int gaps, backpressure;         /* percent of cycles */
     long max_wait;                  /* cycles without progress */

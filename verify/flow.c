@@ -191,17 +191,15 @@ static int build(const dut_desc *d, const mma_verify_kit *kit, const char *workd
     for (int i = 0; i < d->nincludes; i++) h = vfy_hash_stat(h, d->includes[i].path);
     char key[64];
     vfy_path(key, sizeof key, "%016llx\n", (unsigned long long)h);
-    /* the content key of the cache: the options but the work directory's
-     * paths, and the content of the files */
-    uint64_t ck = vfy_hash(0, "mmaref-verify-build 1", 21);
-    for (int i = 0; i < na; i++)
-        if (strncmp(argv[i], workdir, strlen(workdir))) {
-            int src = 0;
-            for (int j = 0; j < d->nsources; j++) src |= argv[i] == d->sources[j].path;
-            if (!src) ck = vfy_hash(ck, argv[i], strlen(argv[i]) + 1);
-        }
-    ck = vfy_hash(ck, kit->version, strlen(kit->version));
-    if (vroot) ck = vfy_hash(ck, vroot, strlen(vroot));
+    /* the content key of the cache: what goes into the executable, by
+     * content, whatever the paths (a work directory, a copy of the
+     * sources, an installed kit or the build tree's) */
+    uint64_t ck = vfy_hash(0, "mmaref-verify-build 2", 21);
+    const char *parts[] = {kit->version, vroot ? vroot : "", cxx, trace ? "trace" : "", d->timing ? "timing" : "",
+                           uc ? uc : "", ul ? ul : ""};
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) ck = vfy_hash(ck, parts[i], strlen(parts[i]) + 1);
+    for (int i = 0; i < d->nvargs; i++) ck = vfy_hash(ck, d->vargs[i], strlen(d->vargs[i]) + 1);
+    for (int i = 0; i < d->ndefines; i++) ck = vfy_hash(ck, d->defines[i].text, strlen(d->defines[i].text) + 1);
     for (int i = 0; i < d->nsources; i++) ck = hash_content(ck, d->sources[i].path);
     for (int i = 0; i < d->nincludes; i++) {
         DIR *dp = opendir(d->includes[i].path);
@@ -218,7 +216,10 @@ static int build(const dut_desc *d, const mma_verify_kit *kit, const char *workd
     }
     ck = hash_content(ck, tb);
     ck = hash_content(ck, mainf);
-    ck = vfy_hash_stat(ck, kit->dpilib);
+    ck = hash_content(ck, kit->dpilib);
+    char hdr[PATHLEN];
+    vfy_path(hdr, sizeof hdr, "%s/mmaref_harness.h", kit->include[0]);
+    ck = hash_content(ck, hdr);
     char cdir[PATHLEN], cexe[PATHLEN + 64];
     int cached = !cache_dir(cdir, sizeof cdir);
     if (cached) vfy_path(cexe, sizeof cexe, "%s/%016llx.exe", cdir, (unsigned long long)ck);
@@ -396,7 +397,10 @@ static int plan_items(const dut_desc *d, const mma_verify_opts *o, const char *w
         }
         if (random > 0) {
             shard_range(random, si, sn, &lo, &hi);
-            tprintf(plan, "item %d random constrained-random %ld %ld %llu\n", m, lo, hi, (unsigned long long)mix64(seed ^ mix64((uint64_t)m)));
+            /* the mix is "constrained-random"; another distribution names itself */
+            int mix = !strcmp(d->distribution, "mix");
+            tprintf(plan, "item %d random %s%s %ld %ld %llu %s\n", m, mix ? "constrained-random" : "random-", mix ? "" : d->distribution,
+                    lo, hi, (unsigned long long)mix64(seed ^ mix64((uint64_t)m)), d->distribution);
             *total += hi - lo;
         }
     }

@@ -61,7 +61,12 @@ int mma_verify_find_kit(mma_verify_kit *kit, char *err, size_t len)
             }
         }
         if (!kit->templates[0]) {
-            vfy_fmt(err, len, "the testbench templates are neither in %s/../share/mmaref/verify (an installation) nor in a build tree around %s", dir, dir);
+            snprintf(probe, sizeof probe, "%s/../share/mmaref", dir);
+            if (exists(probe))
+                vfy_fmt(err, len, "the DPI kit is not installed in %s/..: make install installs it where it finds Verilator's svdpi.h "
+                        "(Debian: apt-get install verilator, then make install again)", dir);
+            else
+                vfy_fmt(err, len, "the testbench templates are neither in %s/../share/mmaref/verify (an installation) nor in a build tree around %s", dir, dir);
             return -1;
         }
     }
