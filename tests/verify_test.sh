@@ -88,6 +88,8 @@ grep -q "^no triage: the timing below explains the mismatches" "$W/out" && ok ||
 expect 0 "latency measured: the unit answers after 2 cycles" "$W/lat3.dut" --workdir "$W/lat3" --count 200 --random 2000 --latency auto
 expect 0 "3600 vectors, 0 mismatches" "$W/lat3.dut" --workdir "$W/lat3" --count 200 --random 2000 --latency 2
 grep -q "^timing -1 " "$W/s4/run/plan" 2>/dev/null && bad "a matrix unit's plan has a timing watch" || ok
+# a handshake unit one transaction late
+expect 1 "the results are one transaction late: result i is vector i-1's (3,599 of 3,599 results match so)" "$R/tests/verify/late.dut" --workdir "$W/late" --no-fst
 
 # ---- a unit whose own flow needs --timing: [build] verilator-args ------------
 expect 0 "vectors, 0 mismatches" "$R/tests/verify/timing.dut" --workdir "$W/timing"
