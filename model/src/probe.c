@@ -398,13 +398,7 @@ static void add_structures(const probe *P, clist *L, const spec *base)
             cl_add(P, L, &s);
         }
     s.cadd = MMA_CADD_FUSED;
-    /* IEEE 754 units (with their semantics of NaN and zeros); a step of
-     * one product is a fused multiply-add, l=1 a chain of them */
     spec e = s;
-    e.tree = MMA_TREE_IEEE;
-    if (e.nan == NAN_CANON || e.nan == NAN_CANON_ANY) e.nan = NAN_IEEE;
-    if (e.zero_pos == Z_POS) e.zero_pos = Z_IEEE;
-    for (int i = 0; i < nd; i++) { e.l = div[i]; cl_add(P, L, &e); }
     s.tree = MMA_TREE_EXACT;
     s.tiny = 0;
     for (int i = 0; i < nd; i++) { s.l = div[i]; cl_add(P, L, &s); }
@@ -416,6 +410,13 @@ static void add_structures(const probe *P, clist *L, const spec *base)
     for (int g = 1; g <= sh->k; g *= 2) { s.g = g; cl_add(P, L, &s); }
     s.tree = MMA_TREE_FMA;
     cl_add(P, L, &s);
+    /* IEEE 754 units (with their semantics of NaN and zeros); a step of
+     * one product is a fused multiply-add, l=1 a chain of them.  Last:
+     * where a hardware family (DMMA's fma) does as well, it is named */
+    e.tree = MMA_TREE_IEEE;
+    if (e.nan == NAN_CANON || e.nan == NAN_CANON_ANY) e.nan = NAN_IEEE;
+    if (e.zero_pos == Z_POS) e.zero_pos = Z_IEEE;
+    for (int i = 0; i < nd; i++) { e.l = div[i]; cl_add(P, L, &e); }
 }
 
 /* The dimensions in the order the descent takes them: those that only
