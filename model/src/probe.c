@@ -790,6 +790,8 @@ static void findings(probe *P, const spec *best, const mma_unit *bu, long best_t
         size_t nsub;
         dim_list(P, best, dim, &L, &sub, &nsub, 1);
         if (L.n <= 1 && !(dim == D_EZERO && has_ezero(best)) && !(dim == D_P && !ieee_tree(best->tree))) continue;
+        /* products added are the rule: said only when they are negated */
+        if (dim == D_NEG && !best->neg) continue;
         long best_sub = mismatches(P, bu, sub, nsub);
         ev[0] = 0;
         switch (dim) {
@@ -1172,11 +1174,11 @@ int mma_unit_diff(const mma_unit *a, const mma_unit *b, char *buf, size_t len)
 static void write_family(FILE *f, const mma_unit *u)
 {
     static const char *words[] = {
-        "NVIDIA's fused dot-product-add (products aligned to the largest exponent, F fraction bits, one rounding per step)",
-        "AMD's even/odd fused sums with round-down addition of c", "block-scaled groups summed exactly, then one fused sum",
-        "pairwise fp32 sums flushing subnormals (AMD CDNA2)", "sequential IEEE fused multiply-adds in fp32/fp64",
-        "exact sums rounded once per step (AMD CDNA1)",
-        "IEEE 754 arithmetic: each step sums c and its products exactly and rounds once, with exception flags"};
+        "NVIDIA's fused dot-product-add: products aligned to the largest exponent, F fraction bits, one rounding a step",
+        "AMD's even and odd fused sums, c added rounding down", "block-scaled groups summed exactly, then one fused sum",
+        "AMD CDNA2's pairwise fp32 sums, subnormals flushed", "sequential IEEE fused multiply-adds in fp32 or fp64",
+        "AMD CDNA1's exact sums, rounded once a step",
+        "IEEE 754 arithmetic: each step's exact sum of c and its products rounded once, with exception flags"};
     char buf[600] = "";
     size_t n = family_fields(u, buf, sizeof buf, 0, 0);
     fprintf(f, "family: %s (%s)\n", tree_name[u->tree], words[u->tree]);
