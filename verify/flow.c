@@ -191,43 +191,43 @@ static int build(const dut_desc *d, const mma_verify_kit *kit, const char *workd
     for (int i = 0; i < d->nincludes; i++) h = vfy_hash_stat(h, d->includes[i].path);
     char key[64];
     vfy_path(key, sizeof key, "%016llx\n", (unsigned long long)h);
-    /* the content key of the cache: what goes into the executable, by
-     * content, whatever the paths (a work directory, a copy of the
-     * sources, an installed kit or the build tree's) */
-    uint64_t ck = vfy_hash(0, "mmaref-verify-build 2", 21);
-    const char *parts[] = {kit->version, vroot ? vroot : "", cxx, trace ? "trace" : "", d->timing ? "timing" : "",
-                           uc ? uc : "", ul ? ul : ""};
-    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) ck = vfy_hash(ck, parts[i], strlen(parts[i]) + 1);
-    for (int i = 0; i < d->nvargs; i++) ck = vfy_hash(ck, d->vargs[i], strlen(d->vargs[i]) + 1);
-    for (int i = 0; i < d->ndefines; i++) ck = vfy_hash(ck, d->defines[i].text, strlen(d->defines[i].text) + 1);
-    for (int i = 0; i < d->nsources; i++) ck = hash_content(ck, d->sources[i].path);
-    for (int i = 0; i < d->nincludes; i++) {
-        DIR *dp = opendir(d->includes[i].path);
-        struct dirent *de;
-        char p[PATHLEN];
-        /* (in readdir's order: a directory read in another order only
-         * misses the cache) */
-        while (dp && (de = readdir(dp))) {
-            if (de->d_name[0] == '.') continue;
-            vfy_path(p, sizeof p, "%s/%s", d->includes[i].path, de->d_name);
-            ck = hash_content(ck, p);
-        }
-        if (dp) closedir(dp);
-    }
-    ck = hash_content(ck, tb);
-    ck = hash_content(ck, mainf);
-    ck = hash_content(ck, kit->dpilib);
-    char hdr[PATHLEN];
-    vfy_path(hdr, sizeof hdr, "%s/mmaref_harness.h", kit->include[0]);
-    ck = hash_content(ck, hdr);
     char cdir[PATHLEN], cexe[PATHLEN + 64];
-    int cached = !cache_dir(cdir, sizeof cdir);
-    if (cached) vfy_path(cexe, sizeof cexe, "%s/%016llx.exe", cdir, (unsigned long long)ck);
     int rc = 0;
     size_t kl;
     char *old = vfy_read_file(keyf, &kl);
     struct stat st;
     if (!(old && !strcmp(old, key) && !stat(exe, &st))) {
+        /* the content key of the cache: what goes into the executable, by
+         * content, whatever the paths (a work directory, a copy of the
+         * sources, an installed kit or the build tree's) */
+        uint64_t ck = vfy_hash(0, "mmaref-verify-build 2", 21);
+        const char *parts[] = {kit->version, vroot ? vroot : "", cxx, trace ? "trace" : "", d->timing ? "timing" : "",
+                               uc ? uc : "", ul ? ul : ""};
+        for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) ck = vfy_hash(ck, parts[i], strlen(parts[i]) + 1);
+        for (int i = 0; i < d->nvargs; i++) ck = vfy_hash(ck, d->vargs[i], strlen(d->vargs[i]) + 1);
+        for (int i = 0; i < d->ndefines; i++) ck = vfy_hash(ck, d->defines[i].text, strlen(d->defines[i].text) + 1);
+        for (int i = 0; i < d->nsources; i++) ck = hash_content(ck, d->sources[i].path);
+        for (int i = 0; i < d->nincludes; i++) {
+            DIR *dp = opendir(d->includes[i].path);
+            struct dirent *de;
+            char p[PATHLEN];
+            /* (in readdir's order: a directory read in another order only
+             * misses the cache) */
+            while (dp && (de = readdir(dp))) {
+                if (de->d_name[0] == '.') continue;
+                vfy_path(p, sizeof p, "%s/%s", d->includes[i].path, de->d_name);
+                ck = hash_content(ck, p);
+            }
+            if (dp) closedir(dp);
+        }
+        ck = hash_content(ck, tb);
+        ck = hash_content(ck, mainf);
+        ck = hash_content(ck, kit->dpilib);
+        char hdr[PATHLEN];
+        vfy_path(hdr, sizeof hdr, "%s/mmaref_harness.h", kit->include[0]);
+        ck = hash_content(ck, hdr);
+        int cached = !cache_dir(cdir, sizeof cdir);
+        if (cached) vfy_path(cexe, sizeof cexe, "%s/%016llx.exe", cdir, (unsigned long long)ck);
         remove(keyf);
         remove(log);
         remove(exe);            /* Verilator's make does not relink for a new kit library */

@@ -169,7 +169,8 @@ typedef struct {
 typedef struct {
     int threads;             /* <= 0: all cores                              */
     int nearest;             /* 1: search the nearest configuration          */
-    long tile_elems;         /* > 0: tags are output elements 0..tile_elems-1 */
+    long tile_elems;         /* > 0: tags are output elements 0..tile_elems-1,
+                                grouped by configuration (with nearest)      */
 } mma_triage_opts;
 
 /* Sorts the observations that u does not reproduce.  Returns 0, or -1 with

@@ -323,7 +323,7 @@ int mma_triage(const mma_unit *u, const mma_obs *o, const mma_triage_opts *opt,
         }
         free(ss);
     }
-    if (numeric && opt->tile_elems > 0) {
+    if (numeric && opt->nearest && opt->tile_elems > 0) {
         r->tile_elems = opt->tile_elems;
         tile_groups(u, o, opt, bad, r);
     }
