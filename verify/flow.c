@@ -114,7 +114,7 @@ static void cache_prune(const char *dir)
         if (strlen(de->d_name) < 5 || strcmp(de->d_name + strlen(de->d_name) - 4, ".exe")) continue;
         vfy_path(p, sizeof p, "%s/%s", dir, de->d_name);
         if (stat(p, &st) || strlen(de->d_name) >= sizeof e[0].name) continue;
-        snprintf(e[n].name, sizeof e[0].name, "%s", de->d_name);
+        memcpy(e[n].name, de->d_name, strlen(de->d_name) + 1);
         e[n++].t = st.st_mtime;
     }
     closedir(dp);
