@@ -43,7 +43,7 @@ static long xml_const(const char *name)
 /* the tag of type id in the type table, or NULL */
 static const char *dtype(const char *table, const char *id)
 {
-    char pat[64];
+    char pat[80];
     snprintf(pat, sizeof pat, " id=\"%s\"", id);
     const char *p = strstr(table, pat);
     if (!p) return NULL;
