@@ -47,7 +47,9 @@ static const char check_help[] =
     "  --device D       where the model's d is computed: cpu (default) or cuda (the GPU;\n"
     "                   mmaref built with MMAREF_CUDA=1); the same results\n"
     "  --explain        sort the mismatches into classes (one example each) and name the\n"
-    "                   configuration nearest to what the unit computes (docs/triage.md)\n";
+    "                   configuration nearest to what the unit computes (docs/triage.md)\n"
+    "  --mismatches F   write the mismatching vectors (their d the file's, the model's in a\n"
+    "                   comment above each) to F, to replay them (mmaref verify --vec F)\n";
 static const char version_help[] =
     "usage: mmaref version      (or mmaref --version)\n"
     "  the tool's version\n";
@@ -190,9 +192,49 @@ static int explain_mismatches(const char *in, const char *instr, int threads, lo
     return 0;
 }
 
+/* The mismatching vectors of in, written whole to out: its headers (but
+ * the source), each vector with the file's d and the model's in a comment
+ * above it.  0, or the exit status of a failure. */
+static int write_mismatches(const char *in, const char *instr, const char *out)
+{
+    char err[1024];
+    mma_vec_reader *r = mma_vec_open(in, instr, err, sizeof err);
+    if (!r) { fprintf(stderr, "mmaref: %s\n", err); return 2; }
+    const mma_unit *u = mma_vec_unit(r);
+    int flags = mma_unit_has_flags(u) && mma_vec_has_flags(r), ns = mma_unit_nscales(u), hd = mma_format(u->d)->hexdigits;
+    cli_out o;
+    if (cli_out_open(&o, out)) { mma_vec_close(r); return 2; }
+    mma_vec_write_header(o.f, u);
+    const char **extra;
+    int ne = mma_vec_extra_headers(r, &extra);
+    /* the headers ("# key: value", a key of one word), not the comments */
+    for (int i = 0; i < ne; i++) {
+        size_t kl = strcspn(extra[i] + 2, ":");
+        if (strncmp(extra[i], "# source:", 9) && extra[i][2 + kl] == ':' && !memchr(extra[i] + 2, ' ', kl))
+            fprintf(o.f, "%s\n", extra[i]);
+    }
+    fprintf(o.f, "# source: mmaref check %s: its mismatching vectors (d is the file's; the model's in the comment above each)\n", in);
+    static mma_vec v;
+    int rc;
+    while ((rc = mma_vec_next(r, &v, err, sizeof err)) == 1) {
+        unsigned fl = 0;
+        uint64_t d = mma_dot_flags(u, v.c, v.a, v.b, ns ? v.sa : NULL, ns ? v.sb : NULL, &fl);
+        if (mma_result_equal(u, d, v.d) && (!flags || fl == v.flags)) continue;
+        fprintf(o.f, "# line %ld: model d=%0*llx", v.line, hd, (unsigned long long)d);
+        if (flags) fprintf(o.f, ", flags %02x", fl);
+        fprintf(o.f, "\n");
+        if (!flags) v.flags = fl;
+        mma_vec_write(o.f, u, &v);
+    }
+    mma_vec_close(r);
+    if (rc < 0) { fprintf(stderr, "mmaref: %s\n", err); cli_out_abort(&o); return 2; }
+    if (cli_out_commit(&o)) return CLI_OUT_STATUS(&o);
+    return 0;
+}
+
 static int cmd_run_check(int argc, char **argv, int check)
 {
-    const char *in = NULL, *out = NULL, *instr = NULL;
+    const char *in = NULL, *out = NULL, *instr = NULL, *mis_out = NULL;
     long show = 10;
     int threads = 0, explain = 0, allow_empty = 0, device = CLI_DEV_CPU;
     for (int i = 0; i < argc; i++) {
@@ -206,6 +248,7 @@ static int cmd_run_check(int argc, char **argv, int check)
             if ((show = cli_count_arg("check", "--show", argv[++i], 1L << 40)) < 0) return 2;
         }
         else if (!strcmp(argv[i], "--explain") && check) explain = 1;
+        else if (!strcmp(argv[i], "--mismatches") && i + 1 < argc && check) mis_out = argv[++i];
         else if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
             if ((threads = cli_threads(argv[++i])) < 0) return 2;
         }
@@ -251,6 +294,7 @@ static int cmd_run_check(int argc, char **argv, int check)
         return 2;
     }
     if (check && explain && bad && explain_mismatches(in, instr, threads, n, bad)) return 2;
+    if (check && mis_out && bad && (rc = write_mismatches(in, instr, mis_out))) return rc;
     if (check) {
         printf("%ld vectors, %ld mismatches\n", n, bad);
         /* an empty DUT dump must not turn a CI gate green (the DPI

@@ -22,6 +22,8 @@ const char cli_verify_help[] =
     "  --timeout S         stop the simulation after S seconds (reported as a failure)\n"
     "  --max-wait N        cycles without progress before the unit counts as not answering\n"
     "  --gaps P            input gaps, percent of cycles  --backpressure P  output not ready, percent\n"
+    "  --latency N|auto    a unit without out_valid answers N clock edges after it took a vector\n"
+    "                      (default: the description's); auto: measured by a short run first\n"
     "  --workdir DIR       where the testbench is built and run (default <name>.verify)\n"
     "  --no-fst            no waveform of the first mismatch   --jobs N  parallel compile jobs\n"
     "  --build-only        build the testbench and the suites, run nothing (before shards)\n"
@@ -53,7 +55,7 @@ static int number(const char *opt, const char *s, long lo, long hi, long *out)
 static int takes_value(const char *opt)
 {
     static const char *const opts[] = {"--suites", "--count", "--random", "--max-wait", "--gaps", "--backpressure",
-                                       "--jobs", "--seed", "--shard", "--timeout", "--vec", "--workdir", "--threads", NULL};
+                                       "--jobs", "--seed", "--shard", "--timeout", "--vec", "--workdir", "--threads", "--latency", NULL};
     for (int i = 0; opts[i]; i++) if (!strcmp(opt, opts[i])) return 1;
     return 0;
 }
@@ -66,6 +68,7 @@ static int verify_main(int argc, char **argv, int probe)
     memset(&o, 0, sizeof o);
     o.count = o.random = o.max_wait = -1;
     o.gaps = o.backpressure = -1;
+    o.latency = MMA_VERIFY_LATENCY_DUT;
     o.shard_n = 1;
     o.default_suites = DEFAULT_SUITES;
     o.ieee_suites = IEEE_SUITES;
@@ -103,6 +106,12 @@ static int verify_main(int argc, char **argv, int probe)
         else if (!strcmp(a, "--max-wait")) { if (number(a, v, 1, 100000000L, &o.max_wait)) goto out; i++; }
         else if (!strcmp(a, "--gaps")) { if (number(a, v, 0, 90, &n)) goto out; o.gaps = (int)n; i++; }
         else if (!strcmp(a, "--backpressure")) { if (number(a, v, 0, 90, &n)) goto out; o.backpressure = (int)n; i++; }
+        else if (!strcmp(a, "--latency")) {
+            if (!strcmp(v, "auto")) o.latency = MMA_VERIFY_LATENCY_AUTO;
+            else if (number(a, v, 0, 4096, &n)) goto out;
+            else o.latency = (int)n;
+            i++;
+        }
         else if (!strcmp(a, "--jobs")) { if (number(a, v, 1, 256, &n)) goto out; o.jobs = (int)n; i++; }
         else if (!strcmp(a, "--seed")) {
             char *e;

@@ -257,3 +257,13 @@ EXTRA_TESTS += tb-test
 
 rtl-check: $(MMAPARAMS)
 	@VERILATOR=$(VERILATOR) YOSYS=$(YOSYS) sh tb/rtl_check.sh $(MMAPARAMS) $(call PAIRS,$(RTL_PRESETS) $(RTL_CONFIGS))
+
+# our RTL (docs/rtl.md) and mmaparams, which gives its parameters for a unit:
+# docs/dpi.md's example from an installation alone
+.PHONY: install-rtl
+install: install-rtl
+install-rtl: $(MMAPARAMS)
+	install -d $(DESTDIR)$(PREFIX)/bin $(KIT_DATA)/rtl
+	install -m 755 $(MMAPARAMS) $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 $(wildcard rtl/*.sv) $(KIT_DATA)/rtl/
+	printf '$(PREFIX)/share/mmaref/rtl/%s\n' $(notdir $(wildcard rtl/*.sv)) > $(KIT_DATA)/rtl/mma_dpa.f

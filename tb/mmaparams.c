@@ -81,7 +81,29 @@ int main(int argc, char **argv)
                 fprintf(stderr, "mmaparams: %s takes 0..%ld\n", xopt[x], xmax[x]);
                 return 2;
             }
-        } else if (argv[i][0] == '-' && argv[i][1] == '-') {
+        }
+        else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            fputs("usage: mmaparams [--verilator|--yosys|--sv|--config|--top|--dut [--rtl DIR]]\n"
+                  "                 [--f-delta N] [--sum N] [--stages N] [--pipe N] <instr|config>\n"
+                  "  the parameters of mma_dpa (rtl/mma_dpa.sv; rtl/mma_dpa_bs.sv for a\n"
+                  "  block-scaled unit; installed in $(pkg-config --variable=rtldir mmaref))\n"
+                  "  that make it compute the unit, an instruction name (mmaref list) or a\n"
+                  "  configuration string (docs/algorithms.md):\n"
+                  "  --verilator  -GNAME=value options for verilator (the default)\n"
+                  "  --yosys      a chparam command for yosys\n"
+                  "  --sv         #(.NAME(value), ...) for an instance\n"
+                  "  --config     the model's canonical configuration string\n"
+                  "  --top        the top module: mma_dpa or mma_dpa_bs\n"
+                  "  --dut        a description for mmaref verify of the unit with these\n"
+                  "               parameters (the .sv files of DIR, --rtl, default rtl)\n"
+                  "  --f-delta N  F + N: a deliberately broken unit (-1: one bit short)\n"
+                  "  --sum N      the multi-operand sum: 0 carry-propagate adder tree,\n"
+                  "               1 3:2 carry-save tree, 2 4:2 carry-save tree\n"
+                  "  --stages N   pipeline cuts in the sum (0..4); --pipe N registers (0..2)\n"
+                  "  exit status 2 with a message for units the RTL does not realize\n", stdout);
+            return 0;
+        }
+        else if (argv[i][0] == '-' && argv[i][1] == '-') {
             fprintf(stderr, "mmaparams: unknown option %s\n", argv[i]);
             return 2;
         } else spec = argv[i];

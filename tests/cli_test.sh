@@ -118,6 +118,16 @@ expect 1 "mismatch" $M check "$T/z.vec"
 [ "$($M check "$T/z.vec" | tail -1 | sed 's/.*, //')" != "0 mismatches" ] && ok || bad "check counts mismatches"
 expect 0 "" $M check "$T/r.vec" --instr "fused,a=e4m3,b=e4m3,k=32,f=13,d=e8m13,ezero=-133"
 expect 1 "mismatch" $M check "$T/r.vec" --instr "fused,a=e4m3,b=e4m3,k=32,f=12,d=e8m13,ezero=-133"
+# check --mismatches: exactly the mismatching vectors, whole, replayable
+nbad=$($M check "$T/z.vec" --show 0 --mismatches "$T/mm.vec" | tail -1 | sed 's/.*, \([0-9]*\) mismatches/\1/')
+[ "$(grep -vc '^#' "$T/mm.vec")" = "$nbad" ] && [ "$($M check "$T/mm.vec" | tail -1)" = "$nbad vectors, $nbad mismatches" ] \
+    && ok || bad "check --mismatches wrote $(grep -vc '^#' "$T/mm.vec") of $nbad mismatching vectors"
+expect 0 "" $M check "$T/r.vec" --mismatches "$T/none.vec"
+[ -e "$T/none.vec" ] && bad "check --mismatches wrote a file without mismatches" || ok
+expect 2 "no/such/dir/mm.vec: no such folder" $M check "$T/z.vec" --show 0 --mismatches "$T/no/such/dir/mm.vec"
+# a file of an IEEE unit, with its flags field, checked as another unit
+$M gen "ieee,a=fp16,c=fp32,k=2,round=rz" --suite ieee-sticky --count 300 --seed 4 -o "$T/fl.vec"
+expect 0 "300 vectors, 0 mismatches" $M check "$T/fl.vec" --instr "exact,a=fp16,c=fp32,k=2,round=rz,zero=ieee,nan=default,ovf=ieee"
 
 # bad input: file, line, field; exit 2; nothing written
 head -7 "$T/a.vec" > "$T/bad.vec"; sed -n '20p' "$T/a.vec" | sed 's/ [0-9a-f][0-9a-f] / 1 /' >> "$T/bad.vec"

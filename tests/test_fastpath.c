@@ -1292,6 +1292,51 @@ int main(int argc, char **argv)
         free(v);
     }
 
+    /* 4f. negated products (neg=1): the fast path leaves them to the
+     * reference, whose results must be those of the plain unit (on the fast
+     * path) with every a negated, on every suite: c - a*b = c + (-a)*b,
+     * zeros and Inf included.  (Vectors with a NaN a: its sign is the
+     * payload; formats whose sign flip is an encoding of its own: fp16, bf16,
+     * e4m3, e5m2, e2m1, tf32.) */
+    static const char *negu[][2] = {
+        {"fused,a=e4m3,b=e4m3,c=fp32,d=fp32,k=32,f=13,p=13,ezero=-133", "0x80"},
+        {"fused,a=fp16,b=fp16,c=fp32,d=fp32,k=16,l=8,f=24,ezero=-132", "0x8000"},
+        {"fused,a=bf16,b=bf16,c=bf16,d=bf16,k=8,l=1,f=25,round=rne,nan=default,zero=ieee", "0x8000"},
+        {"fused,a=e5m2,b=e4m3,c=fp16,d=fp16,k=16,l=8,interleave=2,cadd=after,f=25,ezero=-21", "0x80"},
+        {"exact,a=fp16,b=fp16,c=fp32,d=fp32,k=8,l=4,round=rd,zero=ieee", "0x8000"},
+        {"ieee,a=fp16,b=fp16,c=fp32,d=fp32,k=4,l=1,round=rmm", "0x8000"},
+        {"ieee,a=e2m1,b=e2m1,c=fp16,d=fp16,k=4,round=ru", "0x8"},
+        {"ieee,a=tf32,b=tf32,c=fp32,d=fp32,k=2,round=rodd", "0x80000000"}};
+    long neg_vecs = 0, neg_bad0 = n_bad;
+    for (size_t i = 0; i < sizeof negu / sizeof negu[0]; i++) {
+        mma_unit plain, neg;
+        char cfg[600];
+        snprintf(cfg, sizeof cfg, "%s,neg=1", negu[i][0]);
+        if (unit_of(negu[i][0], &plain) || unit_of(cfg, &neg)) continue;
+        uint64_t sign = strtoull(negu[i][1], NULL, 0);
+        if (mma_fast_kernel(&neg)) { fprintf(stderr, "FAIL: %s takes the fast path\n", cfg); n_bad++; }
+        for (size_t s = 0; s < NSUITES; s++) {
+            long n = 0;
+            mma_vec *v = gen_suite(negu[i][0], suites[s], count, seed + 31u * (unsigned)(i * NSUITES + s), &n);
+            if (!v) { n_bad++; continue; }
+            for (long j = 0; j < n; j++) {
+                int nan_a = 0;
+                for (int k = 0; k < plain.k; k++) nan_a |= mma_decode(plain.a, v[j].a[k]).cls == MMA_NAN;
+                if (nan_a) continue;
+                mma_vec w = v[j];
+                for (int k = 0; k < plain.k; k++) w.a[k] ^= sign;
+                uint64_t r = dot(&neg, &v[j]), want = dot(&plain, &w);
+                neg_vecs++;
+                if (!mma_result_equal(&plain, r, want) && n_bad++ < 20)
+                    fprintf(stderr, "MISMATCH %s (%s) vector %ld: neg=1 %llx, the plain unit with a negated %llx\n",
+                            cfg, suites[s], j, (unsigned long long)r, (unsigned long long)want);
+            }
+            free(v);
+        }
+    }
+    printf("test_fastpath: negated products (neg=1, the reference): %zu units, %ld vectors against the plain units "
+           "(the fast path) with a negated, %ld mismatches\n", sizeof negu / sizeof negu[0], neg_vecs, n_bad - neg_bad0);
+
     /* 5. the hardware and peer vector files */
     for (int i = 4; i < argc; i++) check_files(argv[i], file_count);
 

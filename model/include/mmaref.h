@@ -141,8 +141,11 @@ enum {
                                     Inf, only a finite result too large
                                     saturates (Arm FPMR.OSM, ovf=sat+inf)   */
     MMA_F_ORDER_DOWN = 1u << 23, /* chains: products in descending k order  */
-    MMA_F_VIA_TF32   = 1u << 24  /* a and b fp32, quieted when NaN, then the
+    MMA_F_VIA_TF32   = 1u << 24, /* a and b fp32, quieted when NaN, then the
                                     low 13 bits cleared (x86 AMX-TF32)      */
+    MMA_F_NEG        = 1u << 17  /* negated products: d = c - sum a_k*b_k,
+                                    each product's sign flipped before the
+                                    sum (RISC-V SDOTPN-like forms; neg=1)   */
 };
 
 /* Where a chain of the chains tree starts (mma_unit.start) */

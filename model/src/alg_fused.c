@@ -44,6 +44,7 @@ static MMA_HD mma_term product(const mma_unit *u, int k, const uint64_t *a,
         p = mma_term_mul(p, s);
     }
     if (u->flags & MMA_F_PROD_OVF) mma_term_overflow(&p);
+    if (u->flags & MMA_F_NEG) p.neg ^= 1;   /* c - a*b: the IEEE signs of -(a*b), zeros and Inf too */
     return p;
 }
 

@@ -290,6 +290,11 @@ int mma_config_parse(const char *text, mma_unit *u, char *err, size_t len)
             else if (!strcmp(v, "tf32")) u->flags |= MMA_F_VIA_TF32;
             else bad = 1;
         }
+        else if (!strcmp(k, "neg")) {
+            bad = parse_int(v, &iv) || iv < 0 || iv > 1;
+            u->flags &= ~MMA_F_NEG;
+            if (!bad && iv) u->flags |= MMA_F_NEG;
+        }
         else if (!strcmp(k, "povf")) {
             bad = parse_int(v, &iv) || iv < 0 || iv > 1;
             u->flags &= ~MMA_F_PROD_OVF;
@@ -321,7 +326,7 @@ int mma_config_parse(const char *text, mma_unit *u, char *err, size_t len)
             else if (!strcmp(v, "ieee")) u->flags |= MMA_F_ZERO_IEEE;
             else bad = strcmp(v, "fixed") != 0;
         }
-        else return mma_errf(err, len, "configuration: unknown field '%s' (fields: a b c d k l f f2 g scale block align round p cadd ezero ftz via povf nan zero ovf tiny ways fuse start order lscale)", k);
+        else return mma_errf(err, len, "configuration: unknown field '%s' (fields: a b c d k l f f2 g scale block align round p cadd ezero ftz via povf nan zero ovf tiny neg ways fuse start order lscale)", k);
         if (bad) return mma_errf(err, len, "configuration: field '%s' has a bad value '%s'", k, v);
     }
     if (u->ezero == EZ_NONE) u->flags |= MMA_F_NO_EZERO;
@@ -336,6 +341,9 @@ int mma_config_parse(const char *text, mma_unit *u, char *err, size_t len)
     if ((u->flags & MMA_F_FTZ_SUM) && u->tree != MMA_TREE_PAIRWISE && u->tree != MMA_TREE_CHAINS)
         return mma_errf(err, len, "configuration: ftz=in+sum belongs to tree 'pairwise', and flushing results (ftz=out, in+out) to tree 'chains'");
     if (u->tree == MMA_TREE_PAIRWISE) u->flags |= MMA_F_FTZ_IN | MMA_F_FTZ_SUM;
+    if ((u->flags & MMA_F_NEG) && !(u->tree == MMA_TREE_EXACT || u->tree == MMA_TREE_IEEE ||
+                                     (u->tree == MMA_TREE_FUSED && (u->cadd == MMA_CADD_FUSED || u->cadd == MMA_CADD_AFTER))))
+        return mma_errf(err, len, "configuration: field 'neg': trees fused (cadd=fused or after), exact and ieee negate their products");
     int rc = mma_unit_finish(u, given, err, len);
     if (rc) return rc;
     /* a field the unit does not use is a mistake, not an option: the
@@ -408,6 +416,7 @@ int mma_unit_config(const mma_unit *u, char *buf, size_t len)
     if (u->flags & MMA_F_PROD_OVF) APPEND(",povf=1");
     APPEND(",nan=%s,zero=%s", nan_name(u->flags), zero_name(u->flags));
     if (u->tree == MMA_TREE_IEEE) APPEND(",tiny=%s", (u->flags & MMA_F_TINY_BEFORE) ? "before" : "after");
+    if (u->flags & MMA_F_NEG) APPEND(",neg=1");
     return (int)n;
 }
 
@@ -474,8 +483,9 @@ static int explain_body(const mma_unit *u, char *buf, size_t len)
     const char *an = mma_format(u->a)->name, *bn = mma_format(u->b)->name;
     const char *cn = mma_format(u->c)->name, *dn = mma_format(u->d)->name;
     int steps = u->k / (u->lmax ? u->lmax : u->k);
-    APPEND("%s: d = c + sum of %d products a[k]*b[k], a in %s, b in %s, c in %s, d in %s. ",
-           mma_unit_algorithm(u), u->k, an, bn, cn, dn);
+    APPEND("%s: d = c %c sum of %d products a[k]*b[k], a in %s, b in %s, c in %s, d in %s%s. ",
+           mma_unit_algorithm(u), (u->flags & MMA_F_NEG) ? '-' : '+', u->k, an, bn, cn, dn,
+           (u->flags & MMA_F_NEG) ? " (each product negated, then summed as below: neg=1)" : "");
     switch (u->tree) {
     case MMA_TREE_FMA:
         APPEND("Sequential IEEE fused multiply-adds in k order starting from c, each rounded to nearest even; NaN payloads pass through quieted.");

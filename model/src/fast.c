@@ -328,6 +328,8 @@ static const fast_family *family_of(const mma_unit *u)
         (int)u->c <= 0 || u->c >= MMA_FMT_COUNT || (int)u->d <= 0 || u->d >= MMA_FMT_COUNT ||
         u->k < 1 || u->k > MMA_MAX_K)
         return NULL;
+    /* negated products (neg=1): the reference algorithms compute them */
+    if (u->flags & MMA_F_NEG) return NULL;
     /* (the chains family knows its own rules: rodd, IEEE zeros, x86 NaNs) */
     if (u->tree == MMA_TREE_CHAINS) return fast_chains_family.ok(u) ? &fast_chains_family : NULL;
     if (fast_known(u) && !u->lscale && semantics_ok(u))
