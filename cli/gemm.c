@@ -262,6 +262,8 @@ int cmd_gemm(int argc, char **argv)
                 if (nk == MAX_KS) { fprintf(stderr, "mmaref gemm: --k: at most %d depths\n", MAX_KS); return 2; }
                 snprintf(one, sizeof one, "%s", tok);
                 if (mx_parse_long("gemm", a, one, 1, 1L << 24, &ks[nk])) return 2;
+                for (int q = 0; q < nk; q++)
+                    if (ks[q] == ks[nk]) { fprintf(stderr, "mmaref gemm: --k: depth %ld given twice\n", ks[nk]); return 2; }
                 nk++;
             }
             opt.k = (int)ks[0];

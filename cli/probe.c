@@ -31,6 +31,15 @@ static int usage(FILE *f)
     return f == stderr ? 2 : 0;
 }
 
+/* the status line counts dot products; the configurations tried are in
+ * the closing line */
+static void probe_progress(void *ctx, long candidates, long dots)
+{
+    (void)ctx;
+    (void)candidates;
+    cli_progress_update((double)dots, 0);
+}
+
 int cmd_probe(int argc, char **argv)
 {
     for (int i = 0; i < argc; i++) {
@@ -86,9 +95,12 @@ int cmd_probe(int argc, char **argv)
            mma_format(sh->a)->name, mma_format(sh->b)->name, mma_format(sh->c)->name, mma_format(sh->d)->name, sh->k);
     if (sh->scale != MMA_FMT_NONE) printf(" scale=%s block=%d", mma_format(sh->scale)->name, sh->block);
     printf("\n");
-    mma_probe_opts opt = {threads, NULL, NULL, 0};
+    mma_probe_opts opt = {threads, NULL, NULL, 0, probe_progress, NULL};
     mma_probe_result r;
-    if (mma_probe(&o, &opt, &r, err, sizeof err)) {
+    cli_progress_begin("probe", 0, "dot products");
+    int rc = mma_probe(&o, &opt, &r, err, sizeof err);
+    cli_progress_end();
+    if (rc) {
         fprintf(stderr, "mmaref probe: %s\n", err);
         mma_obs_free(&o);
         return 2;

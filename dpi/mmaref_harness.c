@@ -935,12 +935,14 @@ static int finish(harness *h, long long cycles)
     h->res->seconds = (double)(c1.tv_sec - h->c0.tv_sec) + 1e-9 * (double)(c1.tv_nsec - h->c0.tv_nsec);
     h->res->cpu = (double)(cpu1.tv_sec - h->cpu0.tv_sec) + 1e-9 * (double)(cpu1.tv_nsec - h->cpu0.tv_nsec);
     timing(h);
+    long n, mism, cls[MMAREF_CLS_COUNT];
+    mmaref_res_totals(h->res, &n, &mism, cls);
+    /* a run that checked nothing proves nothing: it fails */
+    if (!n && h->status != 2) mmaref_res_note(h->res, "0 vectors: nothing was checked");
     char path[1100];
     fmt(path, sizeof path, "%s/results", h->out);
     if (mmaref_res_write(h->res, path)) fail(h, "%s: cannot write", path);
-    long n, mism, cls[MMAREF_CLS_COUNT];
-    mmaref_res_totals(h->res, &n, &mism, cls);
-    if (h->status != 2) h->status = mism ? 1 : 0;
+    if (h->status != 2) h->status = mism || !n ? 1 : 0;
     exit_status = h->status;
     return h->status;
 }

@@ -164,7 +164,7 @@ START_TEST(probe_ieee_chain)
         ck_assert_int_eq(mma_obs_add(&o, c, a, b, NULL, NULL, d, (int)fl, i), 0);
     }
     mma_probe_result r;
-    mma_probe_opts p = {2, NULL, NULL, 0};
+    mma_probe_opts p = {2, NULL, NULL, 0, NULL, NULL};
     char err[256], cfg[512];
     ck_assert_int_eq(mma_probe(&o, &p, &r, err, sizeof err), 0);
     mma_unit_config(&r.unit, cfg, sizeof cfg);
@@ -173,6 +173,16 @@ START_TEST(probe_ieee_chain)
     mma_obs_free(&o);
 }
 END_TEST
+
+struct seen { long calls, backwards, candidates, dots; };
+static void count_progress(void *ctx, long candidates, long dots)
+{
+    struct seen *s = ctx;
+    s->calls++;
+    if (candidates < s->candidates || dots < s->dots) s->backwards++;
+    s->candidates = candidates;
+    s->dots = dots;
+}
 
 /* The probe finds an unusual unit (f=20, bf16 output rounded to nearest,
  * chained in 2 steps of 4) from 6000 random vectors, with the same answer
@@ -183,7 +193,8 @@ START_TEST(probe_finds)
     mma_obs o;
     observe(&o, &x, &x, 6000, 7, 0);
     mma_probe_result r1, r3;
-    mma_probe_opts p1 = {1, NULL, NULL, 0}, p3 = {3, NULL, NULL, 0};
+    struct seen pr = {0, 0, 0, 0};
+    mma_probe_opts p1 = {1, NULL, NULL, 0, NULL, NULL}, p3 = {3, NULL, NULL, 0, count_progress, &pr};
     char err[256];
     ck_assert_int_eq(mma_probe(&o, &p1, &r1, err, sizeof err), 0);
     ck_assert_int_eq(mma_probe(&o, &p3, &r3, err, sizeof err), 0);
@@ -197,6 +208,12 @@ START_TEST(probe_finds)
     ck_assert_str_eq(c1, c3);
     ck_assert_int_eq(r1.candidates, r3.candidates);
     ck_assert_int_eq(r1.dots, r3.dots);
+    /* the status line's callback: called, counts that never go back, the
+     * last call's counts the result's */
+    ck_assert_int_gt(pr.calls, 1);
+    ck_assert_int_eq(pr.backwards, 0);
+    ck_assert_int_eq(pr.candidates, r3.candidates);
+    ck_assert_int_eq(pr.dots, r3.dots);
     ck_assert_int_eq(r1.nfindings, r3.nfindings);
     for (int i = 0; i < r1.nfindings; i++) ck_assert_str_eq(r1.finding[i].evidence, r3.finding[i].evidence);
     ck_assert_uint_eq(mma_probe_fit(&x, &o, NULL, 0, 2), 6000);

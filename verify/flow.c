@@ -908,7 +908,7 @@ int mma_verify_probe(const mma_verify_opts *o, int threads)
             printf("probe of %s%s%s: %zu results of the unit, a=%s b=%s c=%s d=%s k=%d\n", o->dut,
                    d.nmodes > 1 ? " mode " : "", d.nmodes > 1 ? d.modes[m].name : "", ob.n, mma_format(u->a)->name,
                    mma_format(u->b)->name, mma_format(u->c)->name, mma_format(u->d)->name, u->k);
-            mma_probe_opts popt = {threads, NULL, NULL, 0};
+            mma_probe_opts popt = {threads, NULL, NULL, 0, NULL, NULL};
             mma_probe_result r;
             if (mma_probe(&ob, &popt, &r, err, sizeof err)) { fprintf(stderr, "mmaref probe: %s\n", err); status = 2; }
             else {

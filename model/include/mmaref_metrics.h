@@ -118,6 +118,11 @@ typedef enum {
                            from c = +0, its output added into the register */
     MMA_GEMM_NMODES
 } mma_gemm_mode;
+/* A NaN of the promoted sum (promote, twostage) is the canonical NaN that
+ * the CUDA cores' FADD/DADD doing the promotion give, whatever the host's
+ * addition would give: the same bits on every machine and on the GPU. */
+#define MMA_GEMM_NAN32 UINT64_C(0x7fffffff)
+#define MMA_GEMM_NAN64 UINT64_C(0x7fffffffffffffff)
 const char *mma_gemm_mode_name(mma_gemm_mode m);    /* "tc", "promote", ... */
 int mma_gemm_mode_parse(const char *s, mma_gemm_mode *m);    /* -1 if unknown */
 

@@ -69,6 +69,11 @@ typedef struct {
                                 reference), or NULL                         */
     const size_t *subset;    /* search on these observations only, or NULL  */
     size_t nsubset;
+    /* called from the calling thread after each batch of evaluations (a
+     * status line; NULL: none), with the configurations tried and the dot
+     * products computed so far */
+    void (*progress)(void *ctx, long candidates, long dots);
+    void *progress_ctx;
 } mma_probe_opts;
 
 /* One inferred property, with the evidence: how many observations the

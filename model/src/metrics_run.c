@@ -88,14 +88,17 @@ uint64_t mma_gemm_dot(const mma_unit *u, mma_gemm_mode mode, int nc, uint64_t c,
             r += mx_value(u->d, window(u, a, b, sa, sb, w, k - w < nc ? k - w : nc));
         uint64_t bits;
         memcpy(&bits, &r, 8);
-        return bits;
+        return r != r ? MMA_GEMM_NAN64 : bits;
     }
     float r = (float)mx_value(u->c, c);
     for (int w = 0; w < k; w += nc)
         r += (float)mx_value(u->d, window(u, a, b, sa, sb, w, k - w < nc ? k - w : nc));
     uint32_t bits;
     memcpy(&bits, &r, 4);
-    return bits;
+    /* a NaN of the promoted sum is the canonical NaN of the CUDA cores'
+     * FADD that does the promotion (the host's addition would give its own:
+     * x86 the first operand's payload, or 0xffc00000 for Inf - Inf) */
+    return r != r ? MMA_GEMM_NAN32 : bits;
 }
 
 /* ---- checks -------------------------------------------------------------- */

@@ -69,6 +69,8 @@ typedef struct {
     int p_seen;                        /* output fraction bits ever set        */
     int ez_lo, ez_hi;                  /* where ezero can matter               */
     int has_povf;                      /* products can reach 2^128             */
+    void (*progress)(void *, long, long);
+    void *progress_ctx;
 } probe;
 
 /* ---- configuration strings of specs ------------------------------------- */
@@ -212,6 +214,7 @@ static void evaluate(probe *P, cand *cs, const int *alive, int nalive, const siz
         for (int j = 0; j < nalive; j++) cs[alive[j]].mism += cnt[(size_t)t * (size_t)nalive + (size_t)j];
     P->dots += (long)nalive * count;
     free(cnt);
+    if (P->progress) P->progress(P->progress_ctx, P->candidates, P->dots);
 }
 
 static int by_mism(const void *x, const void *y, void *cs_)
@@ -948,6 +951,7 @@ int mma_probe(const mma_obs *o, const mma_probe_opts *opt, mma_probe_result *r, 
     memset(&P, 0, sizeof P);
     P.o = o;
     P.threads = opt && opt->threads > 0 ? opt->threads : mma_default_threads();
+    if (opt) { P.progress = opt->progress; P.progress_ctx = opt->progress_ctx; }
     if (opt && opt->subset) {
         P.nall = opt->nsubset;
         P.all = malloc(sizeof(size_t) * (P.nall ? P.nall : 1));

@@ -183,7 +183,7 @@ static void tile_groups(const mma_unit *u, const mma_obs *o, const mma_triage_op
         for (g = 0; g < r->ngroups; g++)
             if (mma_probe_fit(&gu[g], o, sub, ns, opt->threads) == ns) break;
         if (g == r->ngroups && r->ngroups < MMA_TRIAGE_MAX_GROUPS) {
-            mma_probe_opts po = {opt->threads, u, sub, ns};
+            mma_probe_opts po = {opt->threads, u, sub, ns, NULL, NULL};
             mma_probe_result pr;
             if (mma_probe(o, &po, &pr, NULL, 0) == 0) {
                 fewest_differences(&pr.unit, u, o, sub, ns, opt->threads);
@@ -303,7 +303,7 @@ int mma_triage(const mma_unit *u, const mma_obs *o, const mma_triage_opts *opt,
                 else { if (ig * wg / ngood != (ig + 1) * wg / ngood) ss[nss++] = v; ig++; }
             }
         }
-        mma_probe_opts po = {opt->threads, u, ss, nss};
+        mma_probe_opts po = {opt->threads, u, ss, nss, NULL, NULL};
         if (mma_probe(o, &po, &r->nearest, NULL, 0) == 0) {
             r->have_nearest = 1;
             fewest_differences(&r->nearest.unit, u, o, ss, nss, opt->threads);

@@ -52,7 +52,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from . import _core, _gemm_gpu, _tensors
+from . import _core, _gemm_gpu, _progress, _tensors
 from ._core import Error
 
 __version__: str = _core.VERSION
@@ -131,6 +131,9 @@ class Format:
 
 FORMATS: Dict[str, Format] = {f["name"]: Format(**f) for f in _core.formats()}
 """Every format by its mmaref name."""
+
+# Unit.dot with a progress status: slices of this many dot products
+_SLICE = 1 << 20
 
 # NumPy and ml_dtypes dtype names that hold the same bits as an mmaref format
 _DTYPE_FORMAT = {
@@ -378,7 +381,8 @@ class Unit:
         return _c_array(cc), _c_array(a), _c_array(b), sa, sb, lead
 
     def dot(self, c: ArrayLike, a: ArrayLike, b: ArrayLike, sa: ArrayLike = None, sb: ArrayLike = None,
-            *, flags: bool = False, threads: Optional[int] = None) -> Union[np.ndarray, Tuple[np.ndarray, np.ndarray]]:
+            *, flags: bool = False, threads: Optional[int] = None,
+            progress: Any = None) -> Union[np.ndarray, Tuple[np.ndarray, np.ndarray]]:
         """Dot products ``d = c + sum_k a[..., k] * b[..., k]`` as the unit
         computes them, bit for bit.
 
@@ -401,7 +405,12 @@ class Unit:
         the framework's current stream: d (and flags) come back as unsigned
         integer arrays of that framework on that device (``d.view(torch.float32)``
         reads an fp32 result as floats).  ``mmaref.cuda_device()`` says
-        whether the backend is there."""
+        whether the backend is there.
+
+        ``progress``: a status for long calls (CPU arrays of more than 2^20
+        dot products, done in slices of that size): None shows a tqdm bar
+        where tqdm is installed and stderr is a terminal, True always one,
+        False none, a callable gets ``(done, total, seconds)``."""
         if flags and not self.has_flags:
             raise ValueError(f"flags: {self} defines no exception flags (the ieee units do: ieee,a=...,k=...)")
         if _tensors.on_gpu(a) or _tensors.on_gpu(b):
@@ -409,8 +418,18 @@ class Unit:
         c, a, b, sa, sb, lead = self._operands(c, a, b, sa, sb, False)
         d = np.empty(lead, dtype=self.formats["d"].dtype)
         fl = np.empty(lead, dtype=np.uint8) if flags else None
-        _core.dot(self._u, c.reshape(-1), a.reshape(-1), b.reshape(-1), _flat(sa), _flat(sb), d.reshape(-1),
-                  _threads(threads), False, _flat(fl))
+        args = (c.reshape(-1), a.reshape(-1), b.reshape(-1), _flat(sa), _flat(sb), d.reshape(-1))
+        n = args[0].size
+        with _progress.Reporter(progress, "dot", "dot products") as rep:
+            step = max(1, n if not rep or n <= _SLICE else _SLICE)
+            K, ns = self.K, self.nscales
+            for lo in range(0, n, step):
+                hi = min(n, lo + step)
+                cs, as_, bs, sas, sbs, ds = args
+                _core.dot(self._u, cs[lo:hi], as_[lo * K:hi * K], bs[lo * K:hi * K],
+                          None if sas is None else sas[lo * ns:hi * ns], None if sbs is None else sbs[lo * ns:hi * ns],
+                          ds[lo:hi], _threads(threads), False, None if fl is None else fl.reshape(-1)[lo:hi])
+                rep(hi, n)
         return (d, fl) if flags else d
 
     def exact(self, c: ArrayLike, a: ArrayLike, b: ArrayLike, sa: ArrayLike = None, sb: ArrayLike = None,
@@ -818,7 +837,7 @@ def _fig(v: float, is_count: bool) -> Optional[Union[int, float]]:
 
 def metrics(*units: UnitLike, dist: str = "normal", count: int = 100000, seed: int = 1, k: Optional[int] = None,
             scale: float = 1.0, zero_c: bool = False, quant: Optional[str] = None,
-            threads: Optional[int] = None) -> List[Dict[str, Any]]:
+            threads: Optional[int] = None, progress: Any = None) -> List[Dict[str, Any]]:
     """Error statistics of units against the exact result, as
     ``mmaref metrics`` computes them (the same numbers as its ``--json``).
 
@@ -827,10 +846,12 @@ def metrics(*units: UnitLike, dist: str = "normal", count: int = 100000, seed: i
     formats; a depth ``k`` larger than a unit's K is a chain of K/k calls.
     Returns one dict per unit: unit, config, out, and the figures n, special,
     sp_diff, max_ulp, mean_ulp, p50_ulp ... ne_fp32 (None where undefined).
-    docs/accuracy.md says what each figure means."""
+    docs/accuracy.md says what each figure means.  ``progress``: as for
+    ``Unit.dot``, in vectors."""
     us, di, q, t = _run_args(units, dist, scale, k, count, seed, quant, threads)
-    _, _, rows = _core.metrics_run([u._u for u in us], False, di, float(scale), int(k or 0), int(count), int(seed),
-                                   bool(zero_c), q, t, (), 128, False)
+    with _progress.Reporter(progress, "metrics", "vectors") as rep:
+        _, _, rows = _core.metrics_run([u._u for u in us], False, di, float(scale), int(k or 0), int(count),
+                                       int(seed), bool(zero_c), q, t, (), 128, False, rep if rep else None)
     out = []
     for u, (config, _mode, _out, _nc, figs) in zip(us, rows):
         r: Dict[str, Any] = {"unit": u.spec, "config": config, "out": _out_name(u)}
@@ -842,7 +863,7 @@ def metrics(*units: UnitLike, dist: str = "normal", count: int = 100000, seed: i
 
 def gemm_metrics(*units: UnitLike, k: int, modes: Sequence[str] = ("tc",), nc: int = 128, dist: str = "normal",
                  count: int = 1000, seed: int = 1, scale: float = 1.0, quant: Optional[str] = None,
-                 ntrun: bool = False, threads: Optional[int] = None) -> List[Dict[str, Any]]:
+                 ntrun: bool = False, threads: Optional[int] = None, progress: Any = None) -> List[Dict[str, Any]]:
     """GEMM-depth accumulation statistics, as ``mmaref gemm`` computes them
     (the same numbers as its ``--json``): one output element of depth ``k``
     per vector, c = +0, in each of ``modes`` (tc, promote every ``nc``,
@@ -866,8 +887,9 @@ def gemm_metrics(*units: UnitLike, k: int, modes: Sequence[str] = ("tc",), nc: i
     if isinstance(nc, bool) or not isinstance(nc, (int, np.integer)) or nc < 1:
         raise ValueError(f"nc: expected a positive integer, got {nc!r}")
     us, di, q, t = _run_args(units, dist, scale, k, count, seed, quant, threads)
-    kk, _tmax, rows = _core.metrics_run([u._u for u in us], True, di, float(scale), int(k), int(count), int(seed),
-                                        True, q, t, ms, int(nc), bool(ntrun))
+    with _progress.Reporter(progress, "gemm", "vectors") as rep:
+        kk, _tmax, rows = _core.metrics_run([u._u for u in us], True, di, float(scale), int(k), int(count),
+                                            int(seed), True, q, t, ms, int(nc), bool(ntrun), rep if rep else None)
     if ntrun:
         return [{"unit": u.spec, "first_change": first,
                  "sweep": [{"ntrun": tr, "changed": ch, "max_rel_change": mx, "mean_rel_change": me}
@@ -1016,13 +1038,14 @@ class CheckResult:
 
 
 def check_vectors(path: Union[str, os.PathLike], instr: Optional[str] = None, *, raise_on_mismatch: bool = True,
-                  threads: Optional[int] = None, allow_empty: bool = False) -> CheckResult:
+                  threads: Optional[int] = None, allow_empty: bool = False, progress: Any = None) -> CheckResult:
     """Recompute d for every vector of a file and compare bit for bit (NaN
     payloads per the unit's rule), as ``mmaref check`` does.  Any mismatch
     raises MismatchError (listing the first ten) unless
     ``raise_on_mismatch=False``; then the result says what differed.  A
     file with no vectors raises Error (nothing was checked: an empty dump of
-    a unit must not pass) unless ``allow_empty``."""
+    a unit must not pass) unless ``allow_empty``.  ``progress``: as for
+    ``Unit.dot``."""
     vf = read_vectors(path, instr)
     if vf.d is None:
         raise Error(f"{os.fspath(path)}: field d: the file has no d column to check")
@@ -1032,10 +1055,10 @@ def check_vectors(path: Union[str, os.PathLike], instr: Optional[str] = None, *,
     sab = (vf.sa, vf.sb) if u.nscales else (None, None)
     cmp_flags = vf.flags is not None and u.has_flags
     if cmp_flags:
-        d, fl = u.dot(vf.c, vf.a, vf.b, *sab, flags=True, threads=threads)
+        d, fl = u.dot(vf.c, vf.a, vf.b, *sab, flags=True, threads=threads, progress=progress)
         fbad = fl != vf.flags
     else:
-        d = u.dot(vf.c, vf.a, vf.b, *sab, threads=threads)
+        d = u.dot(vf.c, vf.a, vf.b, *sab, threads=threads, progress=progress)
         fbad = np.zeros(len(vf), dtype=bool)
     ok = u.result_equal(d, vf.d.astype(d.dtype)) & ~fbad
     bad = np.flatnonzero(~ok)

@@ -526,18 +526,43 @@ static PyObject *row_tuple(const mma_row *r, int gemm)
     return Py_BuildValue("(sssiN)", r->config, r->mode, mma_format(r->out)->name, r->nc, figs);
 }
 
+/* The loop's progress (mma_progress_fn, called on the calling thread while
+ * it runs without the GIL) to a Python callable (done, count, seconds);
+ * an exception it raises is kept and raised when the run returns. */
+typedef struct {
+    PyObject *cb;
+    PyObject *etype, *evalue, *etb;
+} py_progress;
+
+static void call_progress(void *pctx, long done, long count, double seconds)
+{
+    py_progress *p = pctx;
+    PyGILState_STATE g = PyGILState_Ensure();
+    if (!p->etype) {
+        PyObject *r = PyObject_CallFunction(p->cb, "lld", done, count, seconds);
+        if (r) Py_DECREF(r);
+        else PyErr_Fetch(&p->etype, &p->evalue, &p->etb);
+    }
+    PyGILState_Release(g);
+}
+
 /* metrics_run(units, gemm, dist, scale, k, count, seed, zero_c, quant,
- * threads, modes, nc, ntrun) -> (k, rows) or (k, tmax, sweeps) */
+ * threads, modes, nc, ntrun[, progress]) -> (k, rows) or (k, tmax, sweeps) */
 static PyObject *py_metrics_run(PyObject *self, PyObject *args)
 {
     (void)self;
-    PyObject *units, *modes;
+    PyObject *units, *modes, *progress = Py_None;
     int gemm, dist, k, zero_c, quant, threads, nc, ntrun;
     double scale;
     long count;
     unsigned long long seed;
-    if (!PyArg_ParseTuple(args, "OpidilKpiiOip", &units, &gemm, &dist, &scale, &k, &count, &seed, &zero_c, &quant,
-                          &threads, &modes, &nc, &ntrun)) return NULL;
+    if (!PyArg_ParseTuple(args, "OpidilKpiiOip|O", &units, &gemm, &dist, &scale, &k, &count, &seed, &zero_c, &quant,
+                          &threads, &modes, &nc, &ntrun, &progress)) return NULL;
+    if (progress != Py_None && !PyCallable_Check(progress)) {
+        PyErr_SetString(PyExc_TypeError, "progress: a callable (done, count, seconds) or None");
+        return NULL;
+    }
+    py_progress pp = {progress, NULL, NULL, NULL};
     if (quant < 0 || quant >= MMA_FMT_COUNT) { PyErr_SetString(PyExc_ValueError, "quant: unknown format id"); return NULL; }
     mma_unit *u;
     Py_ssize_t nu;
@@ -546,6 +571,7 @@ static PyObject *py_metrics_run(PyObject *self, PyObject *args)
     mma_metrics_defaults(&o);
     o.dist = (mma_dist)dist; o.scale = scale; o.k = k; o.count = count; o.seed = seed; o.zero_c = zero_c;
     o.quant = (mma_fmt)quant; o.threads = threads; o.nc = nc; o.ntrun = ntrun;
+    if (progress != Py_None) { o.progress = call_progress; o.pctx = &pp; }
     PyObject *mf = PySequence_Fast(modes, "modes: a sequence");
     if (!mf) { free(u); return NULL; }
     o.nmodes = (int)PySequence_Fast_GET_SIZE(mf);
@@ -564,6 +590,7 @@ static PyObject *py_metrics_run(PyObject *self, PyObject *args)
     rc = gemm ? mma_gemm_run(&o, u, (int)nu, rows, chg, &tmax, err, sizeof err)
               : mma_metrics_run(&o, u, (int)nu, rows, err, sizeof err);
     Py_END_ALLOW_THREADS
+    if (pp.etype) { PyErr_Restore(pp.etype, pp.evalue, pp.etb); goto out; }
     if (rc) { PyErr_SetString(PyExc_ValueError, err); goto out; }
     PyObject *l = PyList_New(0);
     if (!l) goto out;

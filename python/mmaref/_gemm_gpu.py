@@ -68,4 +68,8 @@ def matmul(u: Any, A: Any, B: Any, C: Optional[Any], mode: str, nc: int) -> Any:
         for t in range(w0 // ku, min(K, w0 + w) // ku):
             d = call(d, t)
         r = r + _fp32_of(torch, d, dname)
-    return r.view(torch.uint32).reshape(M, N)
+    # a NaN is the canonical 0x7fffffff (MMA_GEMM_NAN32: the CUDA cores'
+    # FADD's, which the CPU path gives too)
+    bits = r.view(torch.int32)
+    bits = torch.where(torch.isnan(r), torch.full_like(bits, 0x7fffffff), bits)
+    return bits.view(torch.uint32).reshape(M, N)

@@ -20,6 +20,8 @@
 #            pipes, the instructions executed (ncu.txt)
 #   python   the Python package built there, python/tests with PyTorch
 #            (CPU and CUDA tensors; py_test.log)
+#   python-build  only the Python package's build (python and peer build it
+#            when it is not there)
 #   peer     bench_peer.py --gpu-only: mmaref's CUDA backend against
 #            mmasim on the same GPU, same vectors, same run (bench_peer_gpu.tsv)
 # usage: scripts/cuda/device_run.sh W [step ...]   (from the checkout's root)
@@ -31,9 +33,11 @@ mkdir -p "$OUT" /tmp/cw/src
 set -o pipefail
 log() { echo "== $* ($(date +%T))" | tee -a "$OUT/summary.txt"; }
 want() { case " $STEPS " in *" $1 "*) return 0 ;; esac; return 1; }
-tar -xJf "$W/bins.tar.xz" -C /tmp/cw || exit 1
-chmod +x /tmp/cw/mmaref /tmp/cw/test_cuda
-tar -xJf "$W/src.tar.xz" -C /tmp/cw/src || exit 1
+if [ ! -x /tmp/cw/test_cuda ]; then
+    tar -xJf "$W/bins.tar.xz" -C /tmp/cw || exit 1
+    chmod +x /tmp/cw/mmaref /tmp/cw/test_cuda
+    tar -xJf "$W/src.tar.xz" -C /tmp/cw/src || exit 1
+fi
 M=/tmp/cw/mmaref
 log "machine"
 { nvidia-smi -L; nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,power.draw --format=csv; nproc; } 2>&1 | tee -a "$OUT/summary.txt"
@@ -76,7 +80,9 @@ if want ncu; then
         "$OUT/ncu.txt" | head -50 >> "$OUT/summary.txt"
 fi
 
-if want python || want peer; then
+# (python-build: the build alone, for a call that runs it beside other work;
+# a later call on the same machine finds it done)
+if { want python || want peer || want python-build; } && ! ls /tmp/cw/src/python/mmaref/_cuda*.so > /dev/null 2>&1; then
     log "Python: build (setup.py, batch_cuda.o linked)"
     ( cd /tmp/cw/src && MMAREF_CUDA_OBJ=/tmp/cw/batch_cuda.o timeout 300 python3 setup.py -q build_ext --inplace -j 16 ) \
         > "$OUT/py.log" 2>&1; echo "build rc=$?" | tee -a "$OUT/summary.txt"

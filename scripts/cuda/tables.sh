@@ -4,7 +4,8 @@
 #        cuda, docs/data/cuda_bench_fast_h200.txt: the specialized kernels
 #        and, the same run, the reference path's on four) beside the CPU's on
 #        16 cores of make bench-peer (docs/data/bench_peer.tsv)
-#   sh scripts/cuda/tables.sh test    test_cuda's totals (cuda_test_fast_h200.txt)
+#   sh scripts/cuda/tables.sh test [LOG]   test_cuda's totals (default
+#        docs/data/cuda_test_fast_h200.txt)
 set -eu
 case "${1:-}" in
 bench)
@@ -21,7 +22,7 @@ bench)
                 (c ~ /^[0-9]/) ? sprintf("%.3g G", c / 1e9) : "-", (c ~ /^[0-9]/) ? sprintf("%.1f", g[i] / c) : "-" } }' \
         docs/data/bench_peer.tsv docs/data/cuda_bench_fast_h200.txt ;;
 test)
-    sed -n '/^suites:/,$p' docs/data/cuda_test_fast_h200.txt | grep -v '^rc=' ;;
+    sed -n '/^suites:/,$p' "${2:-docs/data/cuda_test_fast_h200.txt}" | grep -v '^rc=' ;;
 *)
-    echo "usage: sh scripts/cuda/tables.sh bench|test" >&2; exit 2 ;;
+    echo "usage: sh scripts/cuda/tables.sh bench|test [LOG]" >&2; exit 2 ;;
 esac
