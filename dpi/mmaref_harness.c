@@ -107,6 +107,7 @@ typedef struct {
     int feeding;                    /* the newest entry, a tile, has beats to give */
     size_t tile_words;              /* of the largest tile */
     long sample_keep;               /* matching results kept per mode (-1 all) */
+    int stop_first;                 /* no vector after the first mismatch */
     int *tag_slot;                  /* per tag: its entry, or -1 */
     unsigned ntags, next_tag;
     mmaref_results *res;
@@ -308,6 +309,8 @@ static int read_plan(harness *h, const char *path)
         } else if (!strcmp(key, "timing")) {
             ok = sscanf(rest, "%d %d %d", &h->latency, &h->lmax, &h->measure) == 3 && h->lmax >= 0;
             if (ok) h->watch = mmaref_tw_create(h->latency, h->lmax);
+        } else if (!strcmp(key, "stop")) {
+            h->stop_first = atoi(rest);
         } else if (!strcmp(key, "sample")) {
             h->sample_keep = strtol(rest, NULL, 0);
         } else if (m && m->ns && (!strcmp(key, "sa") || !strcmp(key, "sb"))) {
@@ -605,6 +608,9 @@ int mmaref_vfy_push(void *hp, svBitVecVal *a, svBitVecVal *b, svBitVecVal *c, sv
      * (a mode port may be a static configuration input) */
     vitem *it;
     ventry *e;
+    /* a mutation campaign stops at the first mismatch: the vectors in
+     * flight drain, the items not begun are reported empty */
+    if (h->stop_first && h->res->has_first) return no_vector(h, 2, a, b, c, mo, tag);
     for (;;) {
         if (h->cur >= h->nitems) return no_vector(h, 2, a, b, c, mo, tag);
         it = &h->items[h->cur];

@@ -26,6 +26,8 @@
  *                                           1 to measure it (--latency auto)
  *   sample <n>                              matching results kept for the
  *                                           triage per mode (-1: all)
+ *   stop 1                                  end the campaign at the first
+ *                                           mismatch (mutation campaigns)
  *   item <mode index> suite|file|random <label> <first> <end> <path|seed>
  * Every item runs vectors [first, end) of its source; mode and operand
  * lines apply to the mode above them.
