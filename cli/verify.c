@@ -32,6 +32,7 @@ const char cli_verify_help[] =
     "  --mutants [N]       N (200) mutants of the unit by Yosys's mutate, in one build, each run to its\n"
     "                      first mismatch; last line \"<N> mutants, <K> killed, <S> survived, <E> equivalent\"\n"
     "  --mutants-seed S    the seed of Yosys's choice of mutations (1)\n"
+    "  --equiv-seconds S   time for the equivalence checks of all survivors (120; 0: none)\n"
     "                      (--jobs: mutants run at a time, default every core; --shard i/n: part of them)\n"
     "prints \"<mode> <suite>: <N> vectors, <M> mismatches\" per suite, and last \"<N> vectors, <M> mismatches\";\n"
     "exit status 0: no mismatch, 1: any mismatch or a unit that stops answering, 2: a bad description,\n"
@@ -62,7 +63,7 @@ static int takes_value(const char *opt)
 {
     static const char *const opts[] = {"--suites", "--count", "--random", "--max-wait", "--gaps", "--backpressure",
                                        "--jobs", "--seed", "--shard", "--timeout", "--vec", "--workdir", "--threads", "--latency",
-                                       "--mutants-seed", NULL};
+                                       "--mutants-seed", "--equiv-seconds", NULL};
     for (int i = 0; opts[i]; i++) if (!strcmp(opt, opts[i])) return 1;
     return 0;
 }
@@ -81,7 +82,7 @@ static int verify_main(int argc, char **argv, int probe)
     o.ieee_suites = IEEE_SUITES;
     o.make_suite = make_suite;
     const char **vec = calloc((size_t)argc + 1, sizeof *vec);
-    int merge = 0, nfiles = 0, rc = 2, have_mseed = 0;
+    int merge = 0, nfiles = 0, rc = 2, have_mseed = 0, have_eq = 0;
     const char **files = calloc((size_t)argc + 1, sizeof *files);
     char suites[512];
     for (int i = 0; i < argc; i++) {
@@ -157,6 +158,7 @@ static int verify_main(int argc, char **argv, int probe)
             i++;
         }
         else if (!strcmp(a, "--workdir")) { o.workdir = v; i++; }
+        else if (!strcmp(a, "--equiv-seconds") && !probe) { if (number(a, v, 0, 1000000, &n)) goto out; o.equiv_seconds = (double)n; have_eq = 1; i++; }
         else if (!strcmp(a, "--mutants-seed") && !probe) {
             char *e;
             errno = 0;
@@ -179,6 +181,8 @@ static int verify_main(int argc, char **argv, int probe)
     if (!stat(o.dut, &st) && S_ISDIR(st.st_mode)) { fprintf(stderr, "mmaref verify: %s: is a directory, not a description\n", o.dut); goto out; }
     o.vec = vec;
     if (!have_mseed) o.mutants_seed = 1;
+    if (!have_eq) o.equiv_seconds = 120;
+    if (have_eq && !o.mutants) { fprintf(stderr, "mmaref verify: --equiv-seconds needs --mutants\n"); goto out; }
     if (o.coverage && o.mutants) { fprintf(stderr, "mmaref verify: --coverage and --mutants: one at a time\n"); goto out; }
     if (have_mseed && !o.mutants) { fprintf(stderr, "mmaref verify: --mutants-seed needs --mutants\n"); goto out; }
     if ((o.coverage || o.mutants) && o.nvec) { fprintf(stderr, "mmaref verify: --%s runs the suites, not --vec files\n", o.coverage ? "coverage" : "mutants"); goto out; }

@@ -438,7 +438,7 @@ int vfy_write_plan(const char *path, const vfy_design *g, const char *rundir, co
         vfy_tprintf(&t, "\n");
     }
     if (o->sample) vfy_tprintf(&t, "sample %ld\n", o->sample);
-    if (o->stop_first) vfy_tprintf(&t, "stop 1\n");
+    if (o->stop_first) vfy_tprintf(&t, "stop 1\nsample 0\n");
     vfy_tprintf(&t, "out %s\nseed %llu\ngaps %d\n%s%s", rundir,
             (unsigned long long)mix64((o->have_seed ? o->seed : d->seed) ^ (uint64_t)o->shard_i), gaps * 256 / 100,
             g->modes, items);

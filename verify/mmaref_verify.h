@@ -60,6 +60,7 @@ typedef struct {
     int coverage;                   /* a coverage campaign (verify/coverage.c) */
     long mutants;                   /* > 0: a mutation campaign of that many mutants (verify/mutants.c) */
     uint64_t mutants_seed;
+    double equiv_seconds;           /* for the survivors' equivalence checks, all together (0: none) */
     const char *augment;            /* with mutants: the minimized suite that kills them, written here */
 } mma_verify_opts;
 

@@ -23,7 +23,8 @@
 
 #define PATHLEN 1200
 #define SEL "mmaref_mutant"
-#define EQUIV_SECONDS 30.0
+/* each of the two checks of a survivor: Yosys is stopped after this long */
+#define EQUIV_SECONDS 10.0
 
 enum { MUT_SURVIVED, MUT_KILLED, MUT_NORESULT, MUT_TIMEOUT, MUT_ERROR };
 enum { EQ_UNKNOWN, EQ_EQUIVALENT, EQ_LIVE, EQ_UNDECIDED };
@@ -69,7 +70,7 @@ static void read_lines(vfy_text *t, const dut_desc *d, int slang, const char *co
         for (int i = 0; i < d->nparams; i++) vfy_tprintf(t, " -chparam %s %s", d->params[i].name, d->params[i].value);
         vfy_tprintf(t, "\n");
     }
-    vfy_tprintf(t, "proc\nflatten\nopt_clean\n");
+    vfy_tprintf(t, "proc\nflatten\nmemory\nopt_clean\n");
 }
 
 static int write_whole(const char *path, const char *text)
@@ -179,6 +180,22 @@ static char *wrapper(const vfy_campaign *c, int width)
     return t.s;
 }
 
+/* the files of an earlier run in a mutant's directory go */
+static void stale(const char *run, const dut_desc *d)
+{
+    char p[PATHLEN];
+    static const char *const kinds[] = {"mismatches.%s.vec", "mismatches.%s.elems", "sample.%s.vec", "sample.%s.elems"};
+    vfy_path(p, sizeof p, "%s/first_mismatch.vec", run);
+    remove(p);
+    for (int m = 0; m < d->nmodes; m++)
+        for (int k = 0; k < 4; k++) {
+            char f[200];
+            snprintf(f, sizeof f, kinds[k], d->modes[m].name);
+            vfy_path(p, sizeof p, "%s/%s", run, f);
+            remove(p);
+        }
+}
+
 /* a run's outcome from its results file */
 static int outcome(const char *run, int rc, char *first, size_t len)
 {
@@ -192,7 +209,10 @@ static int outcome(const char *run, int rc, char *first, size_t len)
         mmaref_res_totals(r, &n, &m, cls);
         int timed = 0;
         for (int i = 0; i < r->nnotes; i++) if (strstr(r->notes[i], "time limit")) timed = 1;
-        o = timed ? MUT_TIMEOUT : !m ? MUT_SURVIVED : cls[MMAREF_CLS_NORESULT] == m ? MUT_NORESULT : MUT_KILLED;
+        /* a mismatch kills, whatever stopped the run; without one, a run
+         * stopped by the time limit is a kill by timeout */
+        o = !m ? (timed ? MUT_TIMEOUT : MUT_SURVIVED)
+               : cls[MMAREF_CLS_NORESULT] + cls[MMAREF_CLS_UNEXPECTED] == m ? MUT_NORESULT : MUT_KILLED;
         if (r->has_first) snprintf(first, len, "%s", r->first_file);
     }
     free(r);
@@ -224,6 +244,7 @@ static void run_mutants(const vfy_campaign *c, const dut_desc *md, const char *e
                 vfy_path(res, sizeof res, "%s/results", run);
                 remove(res);
                 remove(log);
+                stale(run, md);
                 vfy_path(sel, sizeof sel, "+" SEL "=%d", next + 1);
                 const char *extra[] = {sel, NULL};
                 if (vfy_write_plan(plan, c->g, run, &so, md, c->latency, 0, c->items)) _exit(2);
@@ -251,35 +272,50 @@ static void run_mutants(const vfy_campaign *c, const dut_desc *md, const char *e
     free(pids);
 }
 
-/* Is survivor m equivalent to the unit?  Yosys's equivalence checking
- * first, then a bounded SAT miter for a difference. */
-static int equivalence(const vfy_campaign *c, const char *prog, int slang, const char *const *abs, const char *dir,
-                       int index, const mutant *m)
+/* Is survivor `index` equivalent to the unit?  Yosys on the mutants'
+ * netlist (which any Yosys reads: it wrote it), the select tied to 0 in
+ * `gold` and to the mutant in `gate`, constants propagated: its
+ * equivalence checking first (equiv_make, equiv_simple, equiv_induct),
+ * then a bounded SAT miter from a zeroed state for outputs that differ. */
+static int equivalence(const vfy_campaign *c, const char *prog, const char *dir, int index, int width)
 {
     const dut_desc *d = c->d;
-    char script[PATHLEN], log[PATHLEN];
+    char script[PATHLEN], log[PATHLEN], pair[PATHLEN];
+    vfy_path(pair, sizeof pair, "%s/m%d/pair.v", dir, index + 1);
+    vfy_text v = {0};
+    for (int k = 0; k < 2; k++) {
+        vfy_tprintf(&v, "module %s(", k ? "gate" : "gold");
+        for (int i = 0; i < c->ps->n; i++) {
+            const vfy_port *p = &c->ps->p[i];
+            vfy_tprintf(&v, "%s%s ", i ? ", " : "", p->dir == VP_IN ? "input" : "output");
+            if (p->width > 1) vfy_tprintf(&v, "[%d:0] ", p->width - 1);
+            vfy_tprintf(&v, "%s", p->name);
+        }
+        vfy_tprintf(&v, ");\n  %s__mmaref_mut u(", d->top.name);
+        for (int i = 0; i < c->ps->n; i++) vfy_tprintf(&v, ".%s(%s), ", c->ps->p[i].name, c->ps->p[i].name);
+        vfy_tprintf(&v, "." SEL "(%d'd%d));\nendmodule\n", width, k ? index + 1 : 0);
+    }
+    int rc = write_whole(pair, v.s);
+    free(v.s);
+    if (rc) return EQ_UNDECIDED;
     for (int step = 0; step < 2; step++) {
         vfy_text t = {0};
-        read_lines(&t, d, slang, abs);
-        vfy_tprintf(&t, "rename %s gold\ndesign -stash gold\n", d->top.name);
-        read_lines(&t, d, slang, abs);
-        vfy_tprintf(&t, "%s\nrename %s gate\ndesign -stash gate\n", m->cmd, d->top.name);
-        vfy_tprintf(&t, "design -copy-from gold -as gold gold\ndesign -copy-from gate -as gate gate\nasync2sync\n");
+        vfy_tprintf(&t, "read_verilog %s/mutants.v %s\nhierarchy -check\nproc\nflatten\nopt -fast\nasync2sync\nopt_clean\n", dir, pair);
         if (step == 0)
             vfy_tprintf(&t, "equiv_make gold gate equiv\nhierarchy -top equiv\nequiv_simple -seq 4\nequiv_induct -seq 4\nequiv_status -assert\n");
         else
             vfy_tprintf(&t, "miter -equiv -flatten -make_outputs -ignore_gold_x gold gate miter\nhierarchy -top miter\n"
-                        "sat -verify -prove trigger 0 -set-init-zero -seq 8 -timeout %d miter\n", (int)EQUIV_SECONDS);
+                        "sat -verify -prove trigger 0 -set-init-zero -seq 6 -timeout %d miter\n", (int)EQUIV_SECONDS);
         vfy_path(script, sizeof script, "%s/m%d/%s.ys", dir, index + 1, step ? "miter" : "equiv");
         vfy_path(log, sizeof log, "%s/m%d/%s.log", dir, index + 1, step ? "miter" : "equiv");
-        int rc = write_whole(script, t.s);
+        rc = write_whole(script, t.s);
         free(t.s);
         if (rc) return EQ_UNDECIDED;
-        rc = yosys(prog, script, log, EQUIV_SECONDS + 10);
+        rc = yosys(prog, script, log, EQUIV_SECONDS + 2);
         if (step == 0 && rc == 0) return EQ_EQUIVALENT;
         if (step == 1) {
             char *text = vfy_read_file(log, NULL);
-            int fail = text && strstr(text, "FAIL") && !strstr(text, "timeout") && !strstr(text, "timed out");
+            int fail = text && strstr(text, "FAIL!") && !strstr(text, "timed out") && !strstr(text, "Timeout");
             free(text);
             return fail ? EQ_LIVE : EQ_UNDECIDED;
         }
@@ -414,6 +450,7 @@ int vfy_mutants(const vfy_campaign *c)
         vfy_path(plan, sizeof plan, "%s/plan", run);
         vfy_path(log, sizeof log, "%s/simulation.log", run);
         remove(log);
+        stale(run, &md);
         const char *extra[] = {"+" SEL "=0", NULL};
         int rc = vfy_write_plan(plan, c->g, run, &so, &md, c->latency, 0, c->items);
         if (!rc) rc = vfy_simulate(exe, plan, &so, &md, c->latency, NULL, extra, log, err, sizeof err);
@@ -438,8 +475,14 @@ int vfy_mutants(const vfy_campaign *c)
     t0 = now_s();
     run_mutants(c, &md, exe, dir, mu, lo, hi, jobs, limit);
     double run_s = now_s() - t0;
-    /* the survivors' equivalence, `jobs` at a time */
+    /* the survivors' equivalence, `jobs` at a time, by the Yosys on PATH
+     * where there is one (natively built, faster than a WebAssembly one) */
+    char *yv[] = {"yosys", "-V", NULL};
+    char ylog[PATHLEN];
+    vfy_path(ylog, sizeof ylog, "%s/yosys-version.log", dir);
+    const char *checker = vfy_run_limited(yv, ylog, 30) == 0 ? "yosys" : prog;
     int running = 0;
+    double eq0 = now_s();
     pid_t *pids = calloc((size_t)n, sizeof *pids);
     for (int i = lo; i <= hi; i++) {
         while (running && (running >= jobs || i == hi)) {
@@ -451,8 +494,10 @@ int vfy_mutants(const vfy_campaign *c)
         }
         if (i == hi) break;
         if (mu[i].outcome != MUT_SURVIVED) continue;
+        /* a budget for them all: the survivors after it stay unchecked */
+        if (now_s() - eq0 >= o->equiv_seconds) continue;
         pid_t p = fork();
-        if (p == 0) _exit(equivalence(c, prog, slang, absp, dir, i, &mu[i]));
+        if (p == 0) _exit(equivalence(c, checker, dir, i, width));
         if (p < 0) mu[i].equiv = EQ_UNDECIDED;
         else { pids[i] = p; running++; }
     }
@@ -479,7 +524,7 @@ int vfy_mutants(const vfy_campaign *c)
     else vfy_path(outf, sizeof outf, "%s/outcomes", dir);
     if (write_whole(outf, t.s ? t.s : "")) fprintf(stderr, "mmaref verify: cannot write %s\n", outf);
     free(t.s);
-    printf("killed: %d by a mismatch, %d by no result (the unit stopped answering), %d by the time limit (%.0f s), %d by a failed run\n",
+    printf("killed: %d by a mismatch, %d by the protocol alone (no result, or a result for no vector), %d by the time limit (%.0f s), %d by a failed run\n",
            by[MUT_KILLED], by[MUT_NORESULT], by[MUT_TIMEOUT], limit, by[MUT_ERROR]);
     printf("%d mutants in %.1f s (%.0f per minute); outcomes in %s\n", hi - lo, run_s, run_s > 0 ? 60.0 * (hi - lo) / run_s : 0.0, outf);
     printf("%d mutants, %d killed, %d survived, %d equivalent\n", hi - lo, killed, surv, eq);

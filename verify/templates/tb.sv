@@ -122,6 +122,10 @@ module mmaref_verify_tb (input logic clk);
           pushed = r == 1 ? 1 : 0;
         end else if (r == 2) begin
           done <= 1'b1;
+        end else if (r == 4) begin      // stopped at the first mismatch (plan: stop 1)
+          void'(mmaref_vfy_finish(h, longint'(cyc)));
+          ended <= 1'b1;
+          $finish;
         end else if (r < 0) begin
           ended <= 1'b1;
           $finish;
