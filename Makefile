@@ -113,7 +113,7 @@ test-valgrind: $(B)/test_model $(B)/mmaref
 # Yosys and Python targets in one, the model's in the other; what both use
 # is built first (test-prereqs).  MMAREF_TEST_LANES=1: one after the other.
 TESTS := test-unit test-cli test-vectors test-sanitize test-valgrind $(EXTRA_TESTS) docs-check
-TEST_LANE2 := $(filter tb-test rtl-variants test-verify test-verify-san verify-valgrind test-install \
+TEST_LANE2 := $(filter tb-test rtl-variants test-verify test-verify-strength test-verify-san verify-valgrind test-install \
                 python-test cocotb-test area-test,$(TESTS))
 TEST_LANE1 := $(filter-out $(TEST_LANE2),$(TESTS))
 .PHONY: test-prereqs

@@ -27,6 +27,13 @@ const char cli_verify_help[] =
     "  --workdir DIR       where the testbench is built and run (default <name>.verify)\n"
     "  --no-fst            no waveform of the first mismatch   --jobs N  parallel compile jobs\n"
     "  --build-only        build the testbench and the suites, run nothing (before shards)\n"
+    "  --coverage          line, toggle (expression) coverage of the unit's sources, per suite and in all;\n"
+    "                      coverage.dat, coverage.info (LCOV) and annotated/ in <workdir>/coverage\n"
+    "  --mutants [N]       N (200) mutants of the unit by Yosys's mutate, in one build, each run to its\n"
+    "                      first mismatch; last line \"<N> mutants, <K> killed, <S> survived, <E> equivalent\"\n"
+    "  --mutants-seed S    the seed of Yosys's choice of mutations (1)\n"
+    "  --equiv-seconds S   time for the equivalence checks of all survivors (120; 0: none)\n"
+    "                      (--jobs: mutants run at a time, default every core; --shard i/n: part of them)\n"
     "prints \"<mode> <suite>: <N> vectors, <M> mismatches\" per suite, and last \"<N> vectors, <M> mismatches\";\n"
     "exit status 0: no mismatch, 1: any mismatch or a unit that stops answering, 2: a bad description,\n"
     "a build failure or bad arguments\n";
@@ -55,7 +62,8 @@ static int number(const char *opt, const char *s, long lo, long hi, long *out)
 static int takes_value(const char *opt)
 {
     static const char *const opts[] = {"--suites", "--count", "--random", "--max-wait", "--gaps", "--backpressure",
-                                       "--jobs", "--seed", "--shard", "--timeout", "--vec", "--workdir", "--threads", "--latency", NULL};
+                                       "--jobs", "--seed", "--shard", "--timeout", "--vec", "--workdir", "--threads", "--latency",
+                                       "--mutants-seed", "--equiv-seconds", NULL};
     for (int i = 0; opts[i]; i++) if (!strcmp(opt, opts[i])) return 1;
     return 0;
 }
@@ -74,7 +82,7 @@ static int verify_main(int argc, char **argv, int probe)
     o.ieee_suites = IEEE_SUITES;
     o.make_suite = make_suite;
     const char **vec = calloc((size_t)argc + 1, sizeof *vec);
-    int merge = 0, nfiles = 0, rc = 2;
+    int merge = 0, nfiles = 0, rc = 2, have_mseed = 0, have_eq = 0;
     const char **files = calloc((size_t)argc + 1, sizeof *files);
     char suites[512];
     for (int i = 0; i < argc; i++) {
@@ -85,6 +93,13 @@ static int verify_main(int argc, char **argv, int probe)
         else if (!strcmp(a, "--merge")) merge = 1;
         else if (!strcmp(a, "--no-fst")) o.no_fst = 1;
         else if (!strcmp(a, "--build-only")) o.build_only = 1;
+        else if (!strcmp(a, "--coverage") && !probe) o.coverage = 1;
+        else if (!strcmp(a, "--mutants") && !probe) {
+            /* the count is optional: a number next, else the default */
+            o.mutants = 200;
+            if (v && v[0] >= '0' && v[0] <= '9') { if (number(a, v, 1, 100000, &o.mutants)) goto out; i++; }
+            else if (v && v[0] == '-' && v[1] >= '0' && v[1] <= '9') { number(a, v, 1, 100000, &n); goto out; }
+        }
         else if (a[0] == '-' && a[1] && !takes_value(a)) {
             fprintf(stderr, "mmaref verify: unknown option '%s' (mmaref verify --help)\n", a);
             goto out;
@@ -143,6 +158,15 @@ static int verify_main(int argc, char **argv, int probe)
             i++;
         }
         else if (!strcmp(a, "--workdir")) { o.workdir = v; i++; }
+        else if (!strcmp(a, "--equiv-seconds") && !probe) { if (number(a, v, 0, 1000000, &n)) goto out; o.equiv_seconds = (double)n; have_eq = 1; i++; }
+        else if (!strcmp(a, "--mutants-seed") && !probe) {
+            char *e;
+            errno = 0;
+            o.mutants_seed = strtoull(v, &e, 10);
+            if (*e || !*v || errno || *v < '0' || *v > '9' || o.mutants_seed > 0x7fffffffULL) { fprintf(stderr, "mmaref verify: --mutants-seed needs an integer from 0 to 2147483647 ('%s')\n", v); goto out; }
+            have_mseed = 1;
+            i++;
+        }
         else if (!strcmp(a, "--threads") && probe) { if (number(a, v, 1, 256, &n)) goto out; threads = (int)n; i++; }
         else files[nfiles++] = a;
     }
@@ -156,6 +180,12 @@ static int verify_main(int argc, char **argv, int probe)
     struct stat st;
     if (!stat(o.dut, &st) && S_ISDIR(st.st_mode)) { fprintf(stderr, "mmaref verify: %s: is a directory, not a description\n", o.dut); goto out; }
     o.vec = vec;
+    if (!have_mseed) o.mutants_seed = 1;
+    if (!have_eq) o.equiv_seconds = 120;
+    if (have_eq && !o.mutants) { fprintf(stderr, "mmaref verify: --equiv-seconds needs --mutants\n"); goto out; }
+    if (o.coverage && o.mutants) { fprintf(stderr, "mmaref verify: --coverage and --mutants: one at a time\n"); goto out; }
+    if (have_mseed && !o.mutants) { fprintf(stderr, "mmaref verify: --mutants-seed needs --mutants\n"); goto out; }
+    if ((o.coverage || o.mutants) && o.nvec) { fprintf(stderr, "mmaref verify: --%s runs the suites, not --vec files\n", o.coverage ? "coverage" : "mutants"); goto out; }
     if (probe) {
         /* the directed suites; constrained-random stimulus only when asked */
         if (o.random < 0) o.random = 0;

@@ -107,6 +107,8 @@ typedef struct {
     int feeding;                    /* the newest entry, a tile, has beats to give */
     size_t tile_words;              /* of the largest tile */
     long sample_keep;               /* matching results kept per mode (-1 all) */
+    int stop_first;                 /* no vector after the first mismatch */
+    int mismatched;                 /* a mismatch (or a result for no vector) seen */
     int *tag_slot;                  /* per tag: its entry, or -1 */
     unsigned ntags, next_tag;
     mmaref_results *res;
@@ -308,6 +310,8 @@ static int read_plan(harness *h, const char *path)
         } else if (!strcmp(key, "timing")) {
             ok = sscanf(rest, "%d %d %d", &h->latency, &h->lmax, &h->measure) == 3 && h->lmax >= 0;
             if (ok) h->watch = mmaref_tw_create(h->latency, h->lmax);
+        } else if (!strcmp(key, "stop")) {
+            h->stop_first = atoi(rest);
         } else if (!strcmp(key, "sample")) {
             h->sample_keep = strtol(rest, NULL, 0);
         } else if (m && m->ns && (!strcmp(key, "sa") || !strcmp(key, "sb"))) {
@@ -605,6 +609,9 @@ int mmaref_vfy_push(void *hp, svBitVecVal *a, svBitVecVal *b, svBitVecVal *c, sv
      * (a mode port may be a static configuration input) */
     vitem *it;
     ventry *e;
+    /* a mutation campaign stops at the first mismatch, at once (a unit
+     * that gives results for no vector would never drain) */
+    if (h->stop_first && h->mismatched) return no_vector(h, 4, a, b, c, mo, tag);
     for (;;) {
         if (h->cur >= h->nitems) return no_vector(h, 2, a, b, c, mo, tag);
         it = &h->items[h->cur];
@@ -726,6 +733,7 @@ static void record(harness *h, vmode *m, const ventry *e, uint64_t got, unsigned
     if (checked) fprintf(m->mism, ", flags model %02x unit %02x", e->fl & h->flagmask, fgot);
     fprintf(m->mism, " (%s)\n", mmaref_cls_names[cls]);
     vec_line(m->mism, m, e, got, fl);
+    h->mismatched = 1;
     if (!h->res->has_first) {
         mmaref_results *r = h->res;
         r->has_first = 1;
@@ -761,6 +769,7 @@ static void unexpected(harness *h, const char *why)
     mmaref_res_item *r = h->items[i].res;
     r->mism++;
     r->cls[MMAREF_CLS_UNEXPECTED]++;
+    h->mismatched = 1;
     if (r->cls[MMAREF_CLS_UNEXPECTED] == 1) {
         char note[256];
         snprintf(note, sizeof note, "the unit gave a result %s (%s %s)", why, r->mode, r->label);

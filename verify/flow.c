@@ -131,9 +131,10 @@ static void cache_prune(const char *dir)
 /* ---- the build -------------------------------------------------------------- */
 /* Verilates and compiles the testbench into <workdir>/<obj>, unless the
  * inputs are those of the last build.  0, or -1 with the error in err. */
-static int build(const dut_desc *d, const mma_verify_kit *kit, const char *workdir, const char *obj,
-                 int trace, int jobs, char *err, size_t len)
+int vfy_build(const dut_desc *d, const mma_verify_kit *kit, const char *workdir, const char *obj,
+              int flags, int jobs, char *err, size_t len)
 {
+    int trace = flags & VFY_BUILD_TRACE, cover = flags & VFY_BUILD_COVERAGE;
     char mdir[PATHLEN], log[PATHLEN], keyf[PATHLEN], exe[PATHLEN], tb[PATHLEN], mainf[PATHLEN];
     char cflags[4 * PATHLEN], ldflags[2 * PATHLEN], jobs_s[16], makeflags[PATHLEN];
     vfy_path(mdir, sizeof mdir, "%s/%s", workdir, obj);
@@ -161,7 +162,7 @@ static int build(const dut_desc *d, const mma_verify_kit *kit, const char *workd
     const char *cxx = kit->cxx, *ucxx = getenv("CXX");
     if (d->timing && !(ucxx && *ucxx)) cxx = "g++";
     snprintf(makeflags, sizeof makeflags, "CXX=%s", cxx);
-    int cap = 48 + 2 * (d->nsources + d->nincludes + d->ndefines) + d->nvargs, na = 0, no = 0;
+    int cap = 52 + 2 * (d->nsources + d->nincludes + d->ndefines) + d->nvargs, na = 0, no = 0;
     char **argv = calloc((size_t)cap, sizeof *argv), **owned = calloc((size_t)cap, sizeof *owned);
 #define ARG(s) (argv[na++] = (char *)(s))
 #define ARGF(...) do { char *s_ = malloc(PATHLEN); snprintf(s_, PATHLEN, __VA_ARGS__); owned[no++] = s_; ARG(s_); } while (0)
@@ -172,6 +173,9 @@ static int build(const dut_desc *d, const mma_verify_kit *kit, const char *workd
     ARG("-Wno-fatal"); ARG("-Wno-lint"); ARG("-Wno-style");
     for (int i = 0; i < d->nvargs; i++) ARG(d->vargs[i]);
     if (trace) ARG("--trace-fst");
+    /* line and toggle coverage (the line points include every branch of an
+     * if or a case); expression coverage where the Verilator has it */
+    if (cover) { ARG("--coverage-line"); ARG("--coverage-toggle"); if (vfy_kit_at_least(kit, 5, 20)) ARG("--coverage-expr"); }
     ARG("--top-module"); ARG("mmaref_verify_tb");
     ARG("-Mdir"); ARG(mdir);
     ARG("-CFLAGS"); ARG(cflags);
@@ -329,23 +333,8 @@ static int vec_mode(const dut_desc *d, const char *path, int *mode, long *count,
 
 static const char *base_name(const char *p) { const char *s = strrchr(p, '/'); return s ? s + 1 : p; }
 
-typedef struct { char *s; size_t n, cap; } text;
-static void tprintf(text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void tprintf(text *t, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int w = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    if (t->n + (size_t)w + 1 > t->cap) { t->cap = (t->n + (size_t)w + 1) * 2; t->s = realloc(t->s, t->cap); }
-    va_start(ap, fmt);
-    vsnprintf(t->s + t->n, t->cap - t->n, fmt, ap);
-    va_end(ap);
-    t->n += (size_t)w;
-}
-
 /* the plan's items: suites and random stimulus per mode, or the files to replay */
-static int plan_items(const dut_desc *d, const mma_verify_opts *o, const char *workdir, text *plan,
+int vfy_plan_items(const dut_desc *d, const mma_verify_opts *o, const char *workdir, vfy_text *plan,
                       long *total, char *err, size_t len)
 {
     int si = o->shard_n > 1 ? o->shard_i : 0, sn = o->shard_n > 1 ? o->shard_n : 1;
@@ -365,7 +354,7 @@ static int plan_items(const dut_desc *d, const mma_verify_opts *o, const char *w
                 size_t l = strlen(abs);
                 snprintf(abs + l, sizeof abs - l, "/%s", o->vec[i]);
             } else snprintf(abs, sizeof abs, "%s", o->vec[i]);
-            tprintf(plan, "item %d file %s %ld %ld %s\n", mode, label, lo, hi, abs);
+            vfy_tprintf(plan, "item %d file %s %ld %ld %s\n", mode, label, lo, hi, abs);
             *total += hi - lo;
         }
         return 0;
@@ -397,7 +386,7 @@ static int plan_items(const dut_desc *d, const mma_verify_opts *o, const char *w
                     return -1;
                 }
                 shard_range(count, si, sn, &lo, &hi);
-                tprintf(plan, "item %d suite %s %ld %ld %s\n", m, s, lo, hi, f);
+                vfy_tprintf(plan, "item %d suite %s %ld %ld %s\n", m, s, lo, hi, f);
                 *total += hi - lo;
             }
         }
@@ -405,7 +394,7 @@ static int plan_items(const dut_desc *d, const mma_verify_opts *o, const char *w
             shard_range(random, si, sn, &lo, &hi);
             /* the mix is "constrained-random"; another distribution names itself */
             int mix = !strcmp(d->distribution, "mix");
-            tprintf(plan, "item %d random %s%s %ld %ld %llu %s\n", m, mix ? "constrained-random" : "random-", mix ? "" : d->distribution,
+            vfy_tprintf(plan, "item %d random %s%s %ld %ld %llu %s\n", m, mix ? "constrained-random" : "random-", mix ? "" : d->distribution,
                     lo, hi, (unsigned long long)mix64(seed ^ mix64((uint64_t)m)), d->distribution);
             *total += hi - lo;
         }
@@ -415,8 +404,8 @@ static int plan_items(const dut_desc *d, const mma_verify_opts *o, const char *w
 
 /* Runs the testbench exe on plan; its stdout (the item lines) passes
  * through.  The simulation's exit status, or -1. */
-static int simulate(const char *exe, const char *plan, const mma_verify_opts *o, const dut_desc *d,
-                    int latency, const char *fst, const char *log, char *err, size_t len)
+int vfy_simulate(const char *exe, const char *plan, const mma_verify_opts *o, const dut_desc *d,
+                 int latency, const char *fst, const char *const *extra, const char *log, char *err, size_t len)
 {
     char a_plan[PATHLEN], a_bp[32], a_seed[64], a_wait[32], a_to[32], a_fst[PATHLEN], a_lat[32];
     int bp = o->backpressure >= 0 ? o->backpressure : d->backpressure;
@@ -426,28 +415,31 @@ static int simulate(const char *exe, const char *plan, const mma_verify_opts *o,
     vfy_path(a_wait, sizeof a_wait, "+maxwait=%ld", o->max_wait > 0 ? o->max_wait : d->max_wait);
     vfy_path(a_to, sizeof a_to, "+timeout=%g", o->timeout);
     vfy_path(a_lat, sizeof a_lat, "+latency=%d", latency > 0 ? latency : 0);
-    char *argv[9] = {(char *)exe, a_plan, a_bp, a_seed, a_wait, a_lat, NULL, NULL, NULL};
+    char *argv[16] = {(char *)exe, a_plan, a_bp, a_seed, a_wait, a_lat, NULL};
     int na = 6;
     if (o->timeout > 0) argv[na++] = a_to;
     if (fst) { vfy_path(a_fst, sizeof a_fst, "+fst=%s", fst); argv[na++] = a_fst; }
+    for (int i = 0; extra && extra[i] && na < 15; i++) argv[na++] = (char *)extra[i];
+    argv[na] = NULL;
     return vfy_run(argv, NULL, log, err, len);
 }
 
 /* latency: the unit's (-1: it has out_valid); measure: this run measures it */
-static int write_plan(const char *path, const vfy_design *g, const char *rundir, const mma_verify_opts *o,
-                      const dut_desc *d, int latency, int measure, const char *items)
+int vfy_write_plan(const char *path, const vfy_design *g, const char *rundir, const mma_verify_opts *o,
+                   const dut_desc *d, int latency, int measure, const char *items)
 {
-    text t = {0};
+    vfy_text t = {0};
     int gaps = o->gaps >= 0 ? o->gaps : d->gaps;
-    tprintf(&t, "mmaref-plan 1\nbus %d %d %d %d %d %d %d\n", g->aw, g->bw, g->cw, g->dw, g->fw, g->mw, g->tw);
-    if (!d->shape_line && !d->tag_in.line) tprintf(&t, "timing %d %d %d\n", latency, g->lmax, measure);
+    vfy_tprintf(&t, "mmaref-plan 1\nbus %d %d %d %d %d %d %d\n", g->aw, g->bw, g->cw, g->dw, g->fw, g->mw, g->tw);
+    if (!d->shape_line && !d->tag_in.line) vfy_tprintf(&t, "timing %d %d %d\n", latency, g->lmax, measure);
     if (g->fw) {
-        tprintf(&t, "flagbits");
-        for (int i = 0; i < g->fw; i++) tprintf(&t, " %d", g->flagbits[i]);
-        tprintf(&t, "\n");
+        vfy_tprintf(&t, "flagbits");
+        for (int i = 0; i < g->fw; i++) vfy_tprintf(&t, " %d", g->flagbits[i]);
+        vfy_tprintf(&t, "\n");
     }
-    if (o->sample) tprintf(&t, "sample %ld\n", o->sample);
-    tprintf(&t, "out %s\nseed %llu\ngaps %d\n%s%s", rundir,
+    if (o->sample) vfy_tprintf(&t, "sample %ld\n", o->sample);
+    if (o->stop_first) vfy_tprintf(&t, "stop 1\nsample 0\n");
+    vfy_tprintf(&t, "out %s\nseed %llu\ngaps %d\n%s%s", rundir,
             (unsigned long long)mix64((o->have_seed ? o->seed : d->seed) ^ (uint64_t)o->shard_i), gaps * 256 / 100,
             g->modes, items);
     int rc = vfy_write_if_changed(path, t.s) < 0 ? -1 : 0;
@@ -471,16 +463,16 @@ static void replay_first(const dut_desc *d, const mma_verify_kit *kit, const mma
     int mode = -1;
     for (int m = 0; m < d->nmodes; m++) if (!strcmp(d->modes[m].name, res->first_mode)) mode = m;
     if (mode < 0) return;
-    if (build(d, kit, workdir, "obj-trace", 1, o->jobs, err, sizeof err)) {
+    if (vfy_build(d, kit, workdir, "obj-trace", VFY_BUILD_TRACE, o->jobs, err, sizeof err)) {
         fprintf(stderr, "mmaref verify: no waveform of the first mismatch: %s\n", err);
         return;
     }
-    text items = {0};
-    tprintf(&items, "item %d file first 0 1 %s\n", mode, res->first_file);
+    vfy_text items = {0};
+    vfy_tprintf(&items, "item %d file first 0 1 %s\n", mode, res->first_file);
     mma_verify_opts ro = *o;
     ro.gaps = 0;
     ro.timeout = 60;
-    int rc = write_plan(plan, g, dir, &ro, d, latency, 0, items.s);
+    int rc = vfy_write_plan(plan, g, dir, &ro, d, latency, 0, items.s);
     free(items.s);
     if (rc) return;
     char log[PATHLEN];
@@ -548,15 +540,15 @@ static int measure_latency(const dut_desc *d, const mma_verify_opts *o, const vf
     vfy_path(err, sizeof err, "%s/timing", dir);
     remove(err);
     remove(log);
-    text items = {0};
-    tprintf(&items, "item 0 random latency 0 %d %llu\n", MEASURE_VECTORS,
+    vfy_text items = {0};
+    vfy_tprintf(&items, "item 0 random latency 0 %d %llu\n", MEASURE_VECTORS,
             (unsigned long long)mix64(o->have_seed ? o->seed : d->seed));
     mma_verify_opts mo = *o;
     mo.sample = 0;
-    int rc = write_plan(plan, g, dir, &mo, d, 0, 1, items.s);
+    int rc = vfy_write_plan(plan, g, dir, &mo, d, 0, 1, items.s);
     free(items.s);
     if (rc) { fprintf(stderr, "mmaref verify: cannot write %s\n", plan); return -1; }
-    rc = simulate(exe, plan, &mo, d, 0, NULL, log, err, sizeof err);
+    rc = vfy_simulate(exe, plan, &mo, d, 0, NULL, NULL, log, err, sizeof err);
     int best, found;
     long match, compared;
     if (rc < 0 || rc > 1 || read_timing(dir, &best, &match, &compared, &found) || !compared) {
@@ -577,7 +569,7 @@ static int measure_latency(const dut_desc *d, const mma_verify_opts *o, const vf
 }
 
 /* o's work directory, or <name><suffix> in the current directory */
-static void work_dir(const mma_verify_opts *o, const char *suffix, char *out, size_t len)
+void vfy_work_dir(const mma_verify_opts *o, const char *suffix, char *out, size_t len)
 {
     if (o->workdir) { snprintf(out, len, "%s", o->workdir); return; }
     snprintf(out, len, "%s", base_name(o->dut));
@@ -661,10 +653,10 @@ int mma_verify(const mma_verify_opts *o)
     vfy_design g = {0};
     mmaref_results *res = NULL;
     char *tb = NULL, *mainc = NULL;
-    text items = {0};
+    vfy_text items = {0};
     if (mma_verify_find_kit(&kit, err, sizeof err)) { fprintf(stderr, "mmaref verify: %s\n", err); goto out; }
     char workdir[PATHLEN], rundir[PATHLEN], path[PATHLEN];
-    work_dir(o, ".verify", workdir, sizeof workdir);
+    vfy_work_dir(o, ".verify", workdir, sizeof workdir);
     if (vfy_mkdirs(workdir)) { fprintf(stderr, "mmaref verify: cannot create %s\n", workdir); goto out; }
     /* absolute: the build and the simulation run elsewhere */
     char real[PATH_MAX];
@@ -734,11 +726,16 @@ int mma_verify(const mma_verify_opts *o)
     if (vfy_write_if_changed(path, tb) < 0) { fprintf(stderr, "mmaref verify: cannot write %s\n", path); goto out; }
     vfy_path(path, sizeof path, "%s/main.cpp", workdir);
     if (vfy_write_if_changed(path, mainc) < 0) { fprintf(stderr, "mmaref verify: cannot write %s\n", path); goto out; }
-    if (build(&d, &kit, workdir, "obj", 0, o->jobs, err, sizeof err)) { fprintf(stderr, "mmaref verify: %s\n", err); goto out; }
-
     /* the campaign */
     long total;
-    if (plan_items(&d, o, workdir, &items, &total, err, sizeof err)) { fprintf(stderr, "mmaref verify: %s\n", err); goto out; }
+    if (vfy_plan_items(&d, o, workdir, &items, &total, err, sizeof err)) { fprintf(stderr, "mmaref verify: %s\n", err); goto out; }
+    if (o->coverage || o->mutants > 0) {
+        if (measure) { fprintf(stderr, "mmaref verify: latency auto: give the latency for %s\n", o->coverage ? "--coverage" : "--mutants"); goto out; }
+        vfy_campaign c = {&d, &kit, &g, &ps, o, workdir, items.s ? items.s : "", latency};
+        status = o->coverage ? vfy_coverage(&c) : vfy_mutants(&c);
+        goto out;
+    }
+    if (vfy_build(&d, &kit, workdir, "obj", 0, o->jobs, err, sizeof err)) { fprintf(stderr, "mmaref verify: %s\n", err); goto out; }
     if (o->build_only) {
         printf("testbench built in %s\n", workdir);
         status = 0;
@@ -749,11 +746,11 @@ int mma_verify(const mma_verify_opts *o)
     vfy_path(exe, sizeof exe, "%s/obj/Vmmaref_verify_tb", workdir);
     if (measure && (latency = measure_latency(&d, o, &g, exe, rundir)) < 0) { status = 1; goto out; }
     vfy_path(plan, sizeof plan, "%s/plan", rundir);
-    if (write_plan(plan, &g, rundir, o, &d, latency, 0, items.s ? items.s : "")) { fprintf(stderr, "mmaref verify: cannot write %s\n", plan); goto out; }
+    if (vfy_write_plan(plan, &g, rundir, o, &d, latency, 0, items.s ? items.s : "")) { fprintf(stderr, "mmaref verify: cannot write %s\n", plan); goto out; }
     char simlog[PATHLEN];
     vfy_path(simlog, sizeof simlog, "%s/simulation.log", rundir);
     if (o->quiet) remove(simlog);
-    int rc = simulate(exe, plan, o, &d, latency, NULL, o->quiet ? simlog : NULL, err, sizeof err);
+    int rc = vfy_simulate(exe, plan, o, &d, latency, NULL, NULL, o->quiet ? simlog : NULL, err, sizeof err);
     if (rc < 0 || rc > 1) {
         if (rc < 0) fprintf(stderr, "mmaref verify: %s\n", err);
         else if (rc != 2) fprintf(stderr, "mmaref verify: the testbench ended with status %d (crashed?)\n", rc);
@@ -883,7 +880,7 @@ int mma_verify_probe(const mma_verify_opts *o, int threads)
 {
     mma_verify_opts po = *o;
     char workdir[PATHLEN], rundir[PATHLEN], err[2048];
-    work_dir(o, ".probe", workdir, sizeof workdir);
+    vfy_work_dir(o, ".probe", workdir, sizeof workdir);
     po.workdir = workdir;
     po.sample = -1;
     po.no_triage = 1;

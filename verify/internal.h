@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include "dut.h"
 #include "mmaref_verify.h"
 
@@ -23,6 +24,12 @@ uint64_t vfy_hash_stat(uint64_t h, const char *path);   /* its name, time and si
  * fit ends the command with a message) */
 void vfy_fmt(char *out, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void vfy_path(char *out, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+typedef struct { char *s; size_t n, cap; } vfy_text;
+void vfy_tprintf(vfy_text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+pid_t vfy_spawn(char *const argv[], const char *log);
+#define VFY_TIMED_OUT 1000
+int vfy_run_limited(char *const argv[], const char *log, double seconds);
 
 /* ---- JSON (json.c): Verilator's --json-only tree ----------------------------- */
 typedef struct vfy_json {
@@ -77,5 +84,37 @@ typedef struct {
  * out per mode.  0, or -1 with "file:line: key 'k': ..." in err. */
 int vfy_design_make(const dut_desc *d, const vfy_ports *ps, vfy_design *out, char *err, size_t len);
 void vfy_design_free(vfy_design *g);
+
+
+/* ---- the flow's steps (flow.c), for the campaigns built on it ------------------- */
+enum { VFY_BUILD_TRACE = 1, VFY_BUILD_COVERAGE = 2 };
+/* Verilates and compiles the testbench of d into <workdir>/<obj> (cached):
+ * 0, or -1 with the error in err. */
+int vfy_build(const dut_desc *d, const mma_verify_kit *kit, const char *workdir, const char *obj,
+              int flags, int jobs, char *err, size_t len);
+/* the plan's item lines (suites, random stimulus, files) and their vectors */
+int vfy_plan_items(const dut_desc *d, const mma_verify_opts *o, const char *workdir, vfy_text *plan,
+                   long *total, char *err, size_t len);
+int vfy_write_plan(const char *path, const vfy_design *g, const char *rundir, const mma_verify_opts *o,
+                   const dut_desc *d, int latency, int measure, const char *items);
+/* runs the testbench exe on plan (extra: more plusargs, NULL-ended): its status, or -1 */
+int vfy_simulate(const char *exe, const char *plan, const mma_verify_opts *o, const dut_desc *d,
+                 int latency, const char *fst, const char *const *extra, const char *log, char *err, size_t len);
+void vfy_work_dir(const mma_verify_opts *o, const char *suffix, char *out, size_t len);
+int vfy_kit_at_least(const mma_verify_kit *kit, int major, int minor);
+
+/* What a campaign beside the plain one gets (coverage.c, mutants.c). */
+typedef struct {
+    dut_desc *d;
+    const mma_verify_kit *kit;
+    const vfy_design *g;
+    const vfy_ports *ps;
+    const mma_verify_opts *o;
+    const char *workdir;
+    const char *items;              /* the plan's item lines */
+    int latency;
+} vfy_campaign;
+int vfy_coverage(const vfy_campaign *c);
+int vfy_mutants(const vfy_campaign *c);
 
 #endif

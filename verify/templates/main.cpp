@@ -1,7 +1,8 @@
 // The clock of the testbench `mmaref verify` generated (mmaref_verify_tb);
 // generated from a template, do not edit.  +timeout=<seconds> stops a run
 // that takes longer (recorded as such); +fst=<file> traces the whole run
-// into an FST waveform (the binary built for replays only).
+// into an FST waveform (the binary built for replays only); +cov=<file>
+// writes the coverage counts there (the binary built with coverage).
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -14,6 +15,9 @@
 #if VM_TRACE
 #include "verilated_fst_c.h"
 #endif
+#if VM_COVERAGE
+#include "verilated_cov.h"
+#endif
 
 // $finish ends the campaign quietly (built with -DVL_USER_FINISH): the
 // harness has printed the report
@@ -25,8 +29,9 @@ int main(int argc, char **argv)
     ctx->commandArgs(argc, argv);
     ctx->fatalOnError(false);
     double timeout = 0;
-    const char *fst_path = nullptr;
+    const char *fst_path = nullptr, *cov_path = nullptr;
     for (int i = 1; i < argc; i++) {
+        if (!std::strncmp(argv[i], "+cov=", 5)) cov_path = argv[i] + 5;
         if (!std::strncmp(argv[i], "+timeout=", 9)) timeout = std::atof(argv[i] + 9);
         if (!std::strncmp(argv[i], "+fst=", 5)) fst_path = argv[i] + 5;
     }
@@ -70,6 +75,11 @@ int main(int argc, char **argv)
     top->final();
 #if VM_TRACE
     if (fst) fst->close();
+#endif
+#if VM_COVERAGE
+    if (cov_path) ctx->coveragep()->write(cov_path);
+#else
+    (void)cov_path;
 #endif
     int status = mmaref_vfy_status();
     if (status == 3) std::fprintf(stderr, "mmaref verify: the simulation ended before the campaign did ($finish or $fatal in the design?)\n");

