@@ -40,7 +40,7 @@ VERIFY_SRC := $(wildcard verify/*.c) dpi/mmaref_results.c
 VERIFY_HDR := $(wildcard verify/*.h) dpi/mmaref_results.h
 CLI_OBJ   := $(patsubst cli/%.c,$(B)/cli/%.o,$(CLI_SRC)) $(patsubst %.c,$(B)/verify/%.o,$(notdir $(VERIFY_SRC)))
 
-.PHONY: all lib test demo docs-check bench install clean deps deps-list test-unit test-cli test-vectors test-sanitize test-valgrind
+.PHONY: all lib test demo docs-check bench install clean deps deps-list test-unit test-cli test-vectors test-gen-identity test-sanitize test-valgrind
 all: lib $(B)/mmaref
 
 # the packages of every target: installed (root) or named
@@ -88,6 +88,11 @@ test-cli: $(B)/mmaref
 test-vectors: $(B)/mmaref
 	sh tests/check_vectors.sh $(B)/mmaref vectors/hw vectors/peer
 
+# every gen suite x 20 units x 3 seeds against the SHA-256 manifest recorded
+# before the suites moved into the library (30 s)
+test-gen-identity: $(B)/mmaref
+	sh tests/gen_identity.sh $(B)/mmaref
+
 # The whole library, tool and unit tests again under AddressSanitizer and
 # UndefinedBehaviorSanitizer, with a generate-and-check round on every suite.
 SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
@@ -112,7 +117,7 @@ test-valgrind: $(B)/test_model $(B)/mmaref
 # Two lanes side by side (scripts/run_tests.sh): the RTL, Verilator,
 # Yosys and Python targets in one, the model's in the other; what both use
 # is built first (test-prereqs).  MMAREF_TEST_LANES=1: one after the other.
-TESTS := test-unit test-cli test-vectors test-sanitize test-valgrind $(EXTRA_TESTS) docs-check
+TESTS := test-unit test-cli test-vectors test-gen-identity test-sanitize test-valgrind $(EXTRA_TESTS) docs-check
 TEST_LANE2 := $(filter tb-test rtl-variants test-verify test-verify-san verify-valgrind test-install \
                 python-test cocotb-test area-test,$(TESTS))
 TEST_LANE1 := $(filter-out $(TEST_LANE2),$(TESTS))

@@ -322,14 +322,13 @@ static mma_vec *read_vectors(const char *path, const char *instr, long count, lo
 
 static mma_vec *gen_suite(const char *name, const char *suite, long count, unsigned seed, long *n)
 {
-    char path[512], cnt[32], sd[32];
-    snprintf(path, sizeof path, "%s/g.vec", tmpdir);
-    snprintf(cnt, sizeof cnt, "%ld", count);
-    snprintf(sd, sizeof sd, "%u", seed);
-    char *argv[] = {(char *)name, "--suite", (char *)suite, "--count", cnt, "--seed", sd, "-o", path};
-    if (cmd_gen(9, argv)) return NULL;
-    mma_vec *v = read_vectors(path, NULL, count, n, NULL);
-    unlink(path);
+    mma_unit u;
+    mma_gen g;
+    char err[512];
+    if (mma_unit_parse(name, &u, err, sizeof err)) { fprintf(stderr, "%s\n", err); return NULL; }
+    if (mma_gen_init(&g, &u, suite, seed)) { fprintf(stderr, "unknown suite %s\n", suite); return NULL; }
+    mma_vec *v = malloc(sizeof *v * (size_t)(count ? count : 1));
+    if (v) *n = mma_gen_vectors(&g, 0, count, v);
     return v;
 }
 

@@ -14,6 +14,31 @@
 #define MMA_HD
 #endif
 
+/* The limits of a format for its encoder (model/src/encode.c): the
+ * exponent of the largest finite, its significand field, the stored
+ * significand's width (tf32: fp32's 23), whether -0 exists, fnuz. */
+typedef struct { int emax, mb_st, neg0, fnuz; uint64_t maxm; const mma_format_info *fi; } fmt_lim;
+extern fmt_lim mma_fmt_lims[MMA_FMT_COUNT];
+/* sign, exponent field and significand field into f's layout */
+static inline uint64_t mma_pack(mma_fmt f, const fmt_lim *l, int neg, uint64_t efield, uint64_t mfield)
+{
+    const mma_format_info *fi = l->fi;
+    (void)f;
+    uint64_t bits = (efield << l->mb_st) | (mfield << (l->mb_st - fi->mbits));
+    if (neg && fi->has_sign) {
+        if (l->fnuz) { if (bits) bits |= 0x80; }
+        else bits |= (uint64_t)1 << (fi->width - 1);
+    }
+    return bits;
+}
+/* Round (-1)^neg * mag * 2^(e - 63) (+ a sticky bit below) to format f,
+ * keeping p fraction bits (the format's own when p < 0), RNE or RZ.
+ * Overflow: Inf where the format has one (NVIDIA rule also for RZ),
+ * otherwise the largest finite value (saturation).  mag has bit 63 set or
+ * is 0 (then the result is +0, or -0 when neg and the format has -0).
+ * The one encoder of the library: mma_encode and the metrics round here. */
+uint64_t mma_encode_round(mma_fmt f, int p, mma_rounding rho, int neg, uint64_t mag, int32_t e, int sticky);
+
 /* A term of a sum: (-1)^neg * sig * 2^(e - fb).  e is the paper's exponent
  * (MMA-Sim paper, FDA step 2): the weight of the unit bit for a normal number,
  * the format's minimum exponent for a subnormal, e_a + e_b for a product

@@ -11,39 +11,16 @@
  * per term so that the error metrics run at millions of dot products per
  * second. */
 #include "metrics_internal.h"
+#include "internal.h"
 
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- formats: the largest finite value and encoding -------------------- */
-typedef struct { int emax, mb_st, neg0, fnuz; uint64_t maxm; const mma_format_info *fi; } fmt_lim;
-static fmt_lim lims[MMA_FMT_COUNT];
-
-static fmt_lim limits_of(mma_fmt f)
-{
-    const mma_format_info *fi = mma_format(f);
-    fmt_lim l;
-    l.fi = fi;
-    l.mb_st = f == MMA_FMT_TF32 ? 23 : fi->mbits;
-    l.fnuz = f == MMA_FMT_E4M3FNUZ || f == MMA_FMT_E5M2FNUZ;
-    l.neg0 = fi->has_sign && !l.fnuz;
-    int top = (1 << fi->ebits) - 1;
-    l.maxm = ((uint64_t)1 << fi->mbits) - 1;
-    if (fi->has_inf) top--;                              /* IEEE-like */
-    else if (f == MMA_FMT_E4M3 || f == MMA_FMT_UE4M3) l.maxm--;   /* S.1111.111 is NaN */
-    l.emax = top - fi->bias;
-    return l;
-}
-
-/* filled before main (and before any thread), so that readers on many
- * threads never race with the fill */
-__attribute__((constructor)) static void lims_build(void)
-{
-    for (int f = 1; f < MMA_FMT_COUNT; f++) lims[f] = limits_of((mma_fmt)f);
-}
-
+/* ---- formats: the largest finite value (the limits live beside the
+ * encoder, model/src/encode.c) ---------------------------------------- */
+#define lims mma_fmt_lims
 static inline fmt_lim limits(mma_fmt f) { return lims[f]; }
 
 int mx_fmt_emax(mma_fmt f) { return limits(f).emax; }
@@ -141,53 +118,7 @@ static inline float valuef(mma_fmt f, uint64_t bits)
     return (float)mx_value(f, bits);
 }
 
-static inline uint64_t pack(mma_fmt f, const fmt_lim *l, int neg, uint64_t efield, uint64_t mfield)
-{
-    const mma_format_info *fi = l->fi;
-    (void)f;
-    uint64_t bits = (efield << l->mb_st) | (mfield << (l->mb_st - fi->mbits));
-    if (neg && fi->has_sign) {
-        if (l->fnuz) { if (bits) bits |= 0x80; }
-        else bits |= (uint64_t)1 << (fi->width - 1);
-    }
-    return bits;
-}
-
-uint64_t mx_encode(mma_fmt f, int p, mma_rounding rho, int neg, uint64_t mag,
-                   int32_t e, int sticky)
-{
-    fmt_lim l = limits(f);
-    const mma_format_info *fi = l.fi;
-    if (p < 0 || p > fi->mbits) p = fi->mbits;
-    if (!fi->has_sign) neg = 0;
-    if (mag == 0) return pack(f, &l, neg && l.neg0, 0, 0);
-    int32_t keep = (e < fi->emin ? fi->emin : e) - p;     /* weight of q's lsb */
-    int32_t j = keep - (e - 63);                          /* bits dropped */
-    uint64_t q;
-    int up = 0;
-    if (j <= 0) q = mag << -j;                            /* not reached: p <= 52 */
-    else if (j >= 64) {
-        q = 0;
-        if (rho == MMA_RNE && j == 64) up = mag > ((uint64_t)1 << 63) || (mag == ((uint64_t)1 << 63) && sticky);
-    } else {
-        q = mag >> j;
-        uint64_t rem = mag & (((uint64_t)1 << j) - 1), half = (uint64_t)1 << (j - 1);
-        if (rho == MMA_RNE) up = rem > half || (rem == half && (sticky || (q & 1)));
-    }
-    q += (uint64_t)up;
-    if (q == 0) return pack(f, &l, neg && l.neg0, 0, 0);
-    if (q >> (p + 1)) { q >>= 1; keep++; }                /* carry out */
-    uint64_t one = (uint64_t)1 << p;
-    if (q < one)                                          /* subnormal */
-        return pack(f, &l, neg, 0, q << (fi->mbits - p));
-    int32_t eq = keep + p;
-    uint64_t mf = (q - one) << (fi->mbits - p);
-    if (eq > l.emax || (eq == l.emax && mf > l.maxm)) {
-        if (fi->has_inf) return pack(f, &l, neg, (uint64_t)((1 << fi->ebits) - 1), 0);
-        return pack(f, &l, neg, (uint64_t)(l.emax + fi->bias), l.maxm);
-    }
-    return pack(f, &l, neg, (uint64_t)(eq + fi->bias), mf);
-}
+#define pack mma_pack
 
 /* Rounding a normal double into f (RNE): the significand with its hidden
  * bit is cut at the format's precision (fewer bits for subnormal results);
@@ -268,11 +199,11 @@ uint64_t mx_quantize_slow(mma_fmt f, double v)
         if (fi->has_inf) return pack(f, &l, neg, (uint64_t)((1 << fi->ebits) - 1), 0);
         return pack(f, &l, neg, (uint64_t)(l.emax + fi->bias), l.maxm);
     }
-    if (a == 0) return mx_encode(f, -1, MMA_RNE, neg, 0, 0, 0);
+    if (a == 0) return mma_encode_round(f, -1, MMA_RNE, neg, 0, 0, 0);
     int ex;
     double m = frexp(a, &ex);                             /* [0.5, 1) */
     uint64_t mag = (uint64_t)ldexp(m, 64);                /* exact: 53 bits */
-    return mx_encode(f, -1, MMA_RNE, neg, mag, ex - 1, 0);
+    return mma_encode_round(f, -1, MMA_RNE, neg, mag, ex - 1, 0);
 }
 
 /* ---- the accumulator ---------------------------------------------------- */
@@ -517,7 +448,7 @@ void mx_result(mma_fmt df, uint64_t d, mma_acc *exact, mma_xval v, double ref,
     if (v.cls == MMA_NAN) ck = 3;
     else if (v.cls == MMA_INF) ck = v.neg ? 2 : 1;
     else {
-        cr = v.cls == MMA_ZERO ? 0 : mx_encode(df, -1, MMA_RNE, v.neg, v.mag, v.e, v.sticky);
+        cr = v.cls == MMA_ZERO ? 0 : mma_encode_round(df, -1, MMA_RNE, v.neg, v.mag, v.e, v.sticky);
         ck = special_kind(mx_decode(df, cr));
     }
     int dk = special_kind(td);
@@ -642,6 +573,6 @@ uint64_t mma_xval_round(mma_xval v, mma_fmt f, int p, mma_rounding rho)
     mx_tables_init();
     if (v.cls == MMA_NAN) return nan_of(f, &lims[f], NAN);
     if (v.cls == MMA_INF) return mx_quantize(f, v.neg ? -INFINITY : INFINITY);
-    if (v.cls == MMA_ZERO) return mx_encode(f, p, rho, 0, 0, 0, 0);
-    return mx_encode(f, p, rho, v.neg, v.mag, v.e, v.sticky);
+    if (v.cls == MMA_ZERO) return mma_encode_round(f, p, rho, 0, 0, 0, 0);
+    return mma_encode_round(f, p, rho, v.neg, v.mag, v.e, v.sticky);
 }

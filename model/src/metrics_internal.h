@@ -66,13 +66,6 @@ static inline double mx_value(mma_fmt f, uint64_t bits)
 /* Largest finite value, and the exponent of its leading bit. */
 double mx_fmt_max(mma_fmt f);
 int mx_fmt_emax(mma_fmt f);
-/* Round (-1)^neg * mag * 2^(e - 63) (+ a sticky bit below) to format f,
- * keeping p fraction bits (the format's own when p < 0), RNE or RZ.
- * Overflow: Inf where the format has one (NVIDIA rule also for RZ),
- * otherwise the largest finite value (saturation).  mag has bit 63 set or
- * is 0 (then the result is +0, or -0 when neg and the format has -0). */
-uint64_t mx_encode(mma_fmt f, int p, mma_rounding rho, int neg, uint64_t mag,
-                   int32_t e, int sticky);
 /* Round a double into f (RNE; overflow gives Inf where f has one, else
  * the largest finite value).  Formats of 8 bits or fewer use a table
  * indexed by the double's exponent, top p+1 significand bits and sticky. */

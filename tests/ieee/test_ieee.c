@@ -44,7 +44,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "mmaref.h"
+#include "mmaref_gen.h"
+#include "mmaref_vec.h"
 #include "mmaref_parallel.h"
 
 static long fails;
@@ -585,7 +587,8 @@ static long exhaustive(const ofmt *F, int k2, int quick, int threads)
 static mma_vec *gen_suite(const tunit *t, const char *suite, long count, unsigned seed, long *n)
 {
     mma_vec *v = malloc(sizeof *v * (size_t)(count ? count : 1));
-    *n = cli_gen_suite(&t->u, suite, seed, 0, count, v);
+    mma_gen g;
+    *n = mma_gen_init(&g, &t->u, suite, seed) ? -1 : mma_gen_vectors(&g, 0, count, v);
     if (*n < 0) { FAIL("gen %s %s", t->cfg, suite); free(v); return NULL; }
     return v;
 }
