@@ -31,9 +31,11 @@ CLI_LIBS ?=
 # the command's compressed output goes through these libraries (cli/outfile.c)
 CLI_SYSLIBS := -llzma -lz -lzstd -lm -lpthread
 
-MODEL_SRC := $(wildcard model/src/*.c)
+# model/src/<subsystem>/ (docs/architecture.md); a file includes another
+# folder's header by its relative path (../core/internal.h)
+MODEL_SRC := $(wildcard model/src/*/*.c)
 MODEL_OBJ := $(patsubst model/src/%.c,$(B)/model/%.o,$(MODEL_SRC))
-MODEL_HDR := $(wildcard model/include/*.h) model/src/internal.h model/src/fast.h
+MODEL_HDR := $(wildcard model/include/*.h model/src/*/*.h)
 CLI_SRC   := $(wildcard cli/*.c)
 # the verify flow (verify/) and the results format it shares with the DPI kit
 VERIFY_SRC := $(wildcard verify/*.c) dpi/mmaref_results.c

@@ -8,7 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
-/* (model/src/fast.c) the kernel that computes u: 0 the reference, 1 scalar,
+/* (model/src/fast/fast.c) the kernel that computes u: 0 the reference, 1 scalar,
  * 2 AVX2, 3 AVX2 specialized */
 int mma_fast_kernel(const mma_unit *u);
 static const char *kernel_name[5] = {"reference", "scalar", "avx2", "avx2-spec", "avx512"};

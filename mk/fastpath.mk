@@ -1,4 +1,4 @@
-# mk/fastpath.mk: the fast path (model/src/fast*.c) against the reference
+# mk/fastpath.mk: the fast path (model/src/fast/) against the reference
 # path, bit for bit, for every algorithm family.  Included by the root
 # Makefile, which defines B, CC, CFLAGS, WARN and CLI_OBJ.
 #

@@ -1,5 +1,5 @@
 # mk/metrics.mk: error metrics and the accumulator study (the library's
-# model/src/metrics_*.c, the commands cli/metrics.c and cli/gemm.c;
+# model/src/metrics/, the commands cli/metrics.c and cli/gemm.c;
 # docs/accuracy.md).  Included by the root Makefile, which defines B, CC,
 # CFLAGS, WARN and builds $(B)/libmmaref.a and $(B)/mmaref.
 #
@@ -16,14 +16,14 @@ METRICS_B := $(B)/tests/metrics
 
 .PHONY: metrics-test metrics-bench plots
 
-# the tests reach the library's internals (model/src/metrics_internal.h)
+# the tests reach the library's internals (model/src/metrics/metrics_internal.h)
 $(METRICS_B)/test_exact: tests/metrics/test_exact.c $(B)/libmmaref.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(WARN) -Imodel/include -Imodel/src $< $(B)/libmmaref.a $(MPFR_LIBS) -lm -lpthread -o $@
+	$(CC) $(CFLAGS) $(WARN) -Imodel/include -Imodel/src/metrics -Imodel/src/core $< $(B)/libmmaref.a $(MPFR_LIBS) -lm -lpthread -o $@
 
 $(METRICS_B)/bench_metrics: tests/metrics/bench_metrics.c $(B)/libmmaref.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(WARN) -Imodel/include -Imodel/src $< $(B)/libmmaref.a $(MPFR_LIBS) -lm -lpthread -o $@
+	$(CC) $(CFLAGS) $(WARN) -Imodel/include -Imodel/src/metrics -Imodel/src/core $< $(B)/libmmaref.a $(MPFR_LIBS) -lm -lpthread -o $@
 
 metrics-test: $(METRICS_B)/test_exact $(B)/mmaref
 	$(METRICS_B)/test_exact 1000

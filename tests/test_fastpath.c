@@ -1,4 +1,4 @@
-/* The fast path (model/src/fast*.c) against the reference path (alg_*.c,
+/* The fast path (model/src/fast/) against the reference path (alg_*.c,
  * forced by impl = 1), bit for bit, for every algorithm family:
  *   - every catalogue unit (all take the fast path);
  *   - configuration strings of every family: the fused ones over F = 8..40,
@@ -42,7 +42,7 @@
 #include <string.h>
 #include <unistd.h>
 
-/* model/src/fast.c, for tests: FAST_MODE_* (0 best kernel, 1 scalar,
+/* model/src/fast/fast.c, for tests: FAST_MODE_* (0 best kernel, 1 scalar,
  * 2 generic vector kernel); the kernel that computes u (0 the reference,
  * 1 scalar, 2 AVX2 generic, 3 AVX2 specialized) */
 void mma_fast_force(int mode);

@@ -12,7 +12,7 @@
 #include "mmaref_gen.h"
 #include "mmaref_parallel.h"
 #include "mmaref_vec.h"
-#include "../model/src/internal.h"     /* mma_edit_distance */
+#include "../model/src/core/internal.h"     /* mma_edit_distance */
 
 static mma_unit U(const char *name)
 {

@@ -47,7 +47,7 @@ static void enc_mpfr(mpfr_t r, mma_fmt f, uint64_t bits, int *cls)
     if (v.neg) mpfr_neg(r, r, MPFR_RNDN);
 }
 
-/* largest finite values, from the format table (model/src/format.c) */
+/* largest finite values, from the format table (model/src/core/format.c) */
 static double fmax_of(mma_fmt f)
 {
     switch (f) {

@@ -1,10 +1,10 @@
 #!/bin/sh
 # Third device run: the 50,000-vector compliance captures of
-# scripts/hw_plan_h100_fp8mma50k.txt, and the speed of gen and of the
+# hw/plans/hw_plan_h100_fp8mma50k.txt, and the speed of gen and of the
 # Verilator testbench (QGMMA preset, DPI scoreboard; a static x86-64-v3
 # build carried in hwbuild/tb) on one core of the device host's CPU.
 set -u
-SUITES=" " WORK=/tmp/hwcap3 sh scripts/hw_capture.sh scripts/hw_plan_h100_fp8mma50k.txt 2>&1 | tail -20
+SUITES=" " WORK=/tmp/hwcap3 sh scripts/hw_capture.sh hw/plans/hw_plan_h100_fp8mma50k.txt 2>&1 | tail -20
 lscpu | grep -E 'Model name|^CPU\(s\)' | tee "$OUT/cpu.txt"
 {
   for r in 1 2 3; do

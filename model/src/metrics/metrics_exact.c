@@ -11,7 +11,7 @@
  * per term so that the error metrics run at millions of dot products per
  * second. */
 #include "metrics_internal.h"
-#include "internal.h"
+#include "../core/internal.h"
 
 #include <math.h>
 #include <pthread.h>

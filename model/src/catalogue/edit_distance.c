@@ -5,7 +5,7 @@
  * approximate string matching", in Hyyroe's form for the global distance).
  * The typed name is prepared once and compared with every catalogue name;
  * a comparison stops as soon as the distance cannot stay below a limit. */
-#include "internal.h"
+#include "../core/internal.h"
 
 #include <string.h>
 

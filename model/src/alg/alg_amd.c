@@ -5,7 +5,7 @@
  * exponent with round-down, the dot part at F2+1 bits and c at F bits.  The
  * sum is rounded down to F2 bits and then to nearest-even FP32.  The
  * round-down is what makes 2048*2048 - 2048*2048 - 1e-6 come out as -0.25. */
-#include "internal.h"
+#include "../core/internal.h"
 
 /* the even and the odd products' sums joined, each cut down to the larger
  * exponent's F bits (GFDRDA) */

@@ -23,7 +23,7 @@
  * observations is shuffled once (deterministically), so that every batch
  * samples the whole file; every figure is a count, the same for any
  * number of threads. */
-#include "internal.h"
+#include "../core/internal.h"
 #include "mmaref_parallel.h"
 #include "mmaref_triage.h"
 

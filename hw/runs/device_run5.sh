@@ -1,10 +1,10 @@
 #!/bin/sh
 # Fifth device run (docs/hardware.md): 2.1 million vectors per
 # instruction judged on the device with the final model (the DMMA NaN rule
-# and via=fp16 found by the fourth run, scripts/device_run4.sh), the fp64
+# and via=fp16 found by the fourth run, hw/runs/device_run4.sh), the fp64
 # NaN vectors captured a second time (the same bytes as the fourth run's,
 # but the date), and more rows of the truncation experiment.  Carried as in
-# scripts/device_run4.sh.  PHASES (default "nan ntrun million") picks the
+# hw/runs/device_run4.sh.  PHASES (default "nan ntrun million") picks the
 # parts: the first call ran out of the device tool's ten minutes in the
 # million part (ntrun then enumerated all 2^31 tf32 codes; it no longer
 # does), which a second call with PHASES=million ran.

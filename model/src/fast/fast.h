@@ -12,7 +12,7 @@
 #ifndef MMAREF_FAST_H
 #define MMAREF_FAST_H
 
-#include "internal.h"
+#include "../core/internal.h"
 #include "mmaref_parallel.h"
 
 #include <stddef.h>

@@ -16,7 +16,7 @@
  * wmma's default .rn select data movement, not arithmetic, and are dropped.
  * mma_name_split() and mma_name_canon() do the rewriting; catalogue.c looks
  * the result up. */
-#include "internal.h"
+#include "../core/internal.h"
 
 #include <ctype.h>
 #include <stdio.h>

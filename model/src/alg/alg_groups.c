@@ -5,7 +5,7 @@
  * its scale exponent alone: its sum is not renormalized.  A group whose
  * products are all zero (or whose scale is zero) takes the exponent ezero;
  * a group whose products cancel to zero keeps its scale exponent. */
-#include "internal.h"
+#include "../core/internal.h"
 
 #include <stdint.h>
 

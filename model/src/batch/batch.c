@@ -8,7 +8,7 @@
  * mma_dot (or mma_dot_flags).  A K=32 fp8 batch held as uint64_t reads
  * 520 bytes a dot product; at 100,000 vectors that is beyond the caches
  * and the loop waits on memory, while as uint8_t it reads 65 bytes. */
-#include "fast.h"
+#include "../fast/fast.h"
 #include "mmaref_parallel.h"
 
 #include <string.h>

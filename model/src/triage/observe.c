@@ -1,6 +1,6 @@
 /* Observations: dot products with the output a unit gave, held column by
  * column so that the probe runs many candidate units over them. */
-#include "internal.h"
+#include "../core/internal.h"
 #include "mmaref_triage.h"
 #include "mmaref_vec.h"
 

@@ -3,7 +3,7 @@
  * of its block's two scales).  A step is one fused aligned sum of c and at
  * most lmax products, normalized and rounded; longer K chains steps, each
  * step's rounded result being the c of the next. */
-#include "internal.h"
+#include "../core/internal.h"
 
 /* An operand, flushed to +0 when subnormal if the unit flushes inputs. */
 static MMA_HD mma_term operand(const mma_unit *u, mma_fmt f, uint64_t bits)

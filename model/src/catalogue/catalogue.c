@@ -8,7 +8,7 @@
  * Pattern placeholders: {d} output (and accumulator) type, {a} {b} input
  * types.  A d token "D/C" gives different output and accumulator types.
  * bset "=" pairs b with a. */
-#include "internal.h"
+#include "../core/internal.h"
 
 #include <limits.h>
 #include <stdio.h>

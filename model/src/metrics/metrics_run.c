@@ -5,7 +5,7 @@
  * and why; the DeepSeek-V3 promotion and the two-stage kernel are the
  * experiments of its "DeepSeek-V3" and "two-stage post" sections. */
 #include "metrics_internal.h"
-#include "internal.h"
+#include "../core/internal.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -8,7 +8,7 @@
  *    quiet NaN, as RISC-V's fused multiply-add has it); +Inf and -Inf
  *    among the terms when no operand is a NaN;
  *  - overflow, underflow, inexact: from the rounding (round.c). */
-#include "internal.h"
+#include "../core/internal.h"
 
 #include <string.h>
 

@@ -7,7 +7,7 @@
  *    flushed to zero with its sign kept when subnormal (Algorithms 2, 3).
  * Host binary32/binary64 arithmetic is IEEE-754 with round-to-nearest-even
  * on every platform we build for; we never enable flush-to-zero modes. */
-#include "internal.h"
+#include "../core/internal.h"
 
 #include <math.h>
 #include <string.h>

@@ -2,7 +2,7 @@
  * GPU capture harness and the peer model (docs/vector-format.md).  Compressed
  * files are read through the system's xz / gzip / zstd, started without a
  * shell, so the library itself needs nothing but libc. */
-#include "internal.h"
+#include "../core/internal.h"
 #include "mmaref_vec.h"
 
 #include <errno.h>

@@ -7,7 +7,7 @@
  * the mismatching elements are grouped by the configuration that fits each:
  * one processing element with a narrower accumulator is a group of its
  * own. */
-#include "internal.h"
+#include "../core/internal.h"
 #include "mmaref_parallel.h"
 #include "mmaref_triage.h"
 

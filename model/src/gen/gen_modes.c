@@ -1,7 +1,7 @@
 /* The random modes of the testbench kit (mmaref_gen.h: mma_rgen): a
  * stream of constrained-random operands per unit, for simulations that
  * draw as they go rather than from a numbered suite. */
-#include "internal.h"
+#include "../core/internal.h"
 #include "mmaref_gen.h"
 
 #include <stdlib.h>

@@ -36,7 +36,7 @@
  *
  * The functions here are MMA_HD: the CUDA backend runs them (cuda/); the
  * configuration string, explanation and checks are in chains_config.c. */
-#include "internal.h"
+#include "../core/internal.h"
 
 /* an operand of an operation: its format and encoding */
 typedef struct { mma_fmt f; uint64_t bits; } opnd;

@@ -6,7 +6,7 @@
 # lanes with subnormal operands done again, 3 = DAZ without those checks,
 # wrong results, timing only; the commit after it removed the switch) and
 # scripts/stream_floor.c built statically:
-#   scripts/device_probe_daz.sh MMAREF STREAM_FLOOR > docs/data/probe_device_daz.txt
+#   hw/runs/device_probe_daz.sh MMAREF STREAM_FLOOR > docs/data/probe_device_daz.txt
 # Also the host's own ceiling for 16 threads: 8 and 16 one-thread bench
 # processes at once against one alone (the sum of their rates).
 set -u
