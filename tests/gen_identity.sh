@@ -26,10 +26,10 @@ if [ "${2:-}" = --record ]; then
     exit 0
 fi
 if diff "$MAN" "$T/now" > "$T/diff"; then
-    echo "gen identity: $n passed, 0 failed (suites x units x seeds, $COUNT vectors each)"
+    echo "gen identity (suites x units x seeds, $COUNT vectors each): $n passed, 0 failed"
 else
     bad=$(grep -c '^>' "$T/diff")
     head -20 "$T/diff"
-    echo "gen identity: $((n - bad)) passed, $bad failed"
+    echo "gen identity (suites x units x seeds, $COUNT vectors each): $((n - bad)) passed, $bad failed"
     exit 1
 fi

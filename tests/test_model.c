@@ -1352,6 +1352,7 @@ int main(void)
     SRunner *r = srunner_create(suite());
     srunner_run_all(r, CK_NORMAL);
     int failed = srunner_ntests_failed(r);
+    printf("test_model: %d passed, %d failed\n", srunner_ntests_run(r) - failed, failed);
     srunner_free(r);
     return failed ? 1 : 0;
 }
