@@ -129,7 +129,7 @@ test-area: area-test
 test-verify-valgrind: verify-valgrind
 TEST_NAME = $(patsubst tb-test,test-tb,$(patsubst rtl-variants,test-rtl-variants,$(patsubst area-test,test-area,$(patsubst verify-valgrind,test-verify-valgrind,$(1)))))
 TESTS := $(call TEST_NAME,test-unit test-cli test-vectors test-gen-identity test-sanitize test-valgrind $(EXTRA_TESTS) docs-check)
-TEST_LANE2 := $(filter test-tb test-rtl-variants test-verify test-verify-san test-verify-valgrind test-install \
+TEST_LANE2 := $(filter test-tb test-rtl-variants test-verify test-verify-strength test-verify-san test-verify-valgrind test-install \
                 test-python test-cocotb test-area,$(TESTS))
 TEST_LANE1 := $(filter-out $(TEST_LANE2),$(TESTS))
 .PHONY: test-prereqs

@@ -42,14 +42,7 @@
 #include <string.h>
 #include <unistd.h>
 
-/* model/src/fast/fast.c, for tests: FAST_MODE_* (0 best kernel, 1 scalar,
- * 2 generic vector kernel); the kernel that computes u (0 the reference,
- * 1 scalar, 2 AVX2 generic, 3 AVX2 specialized) */
-void mma_fast_force(int mode);
-int mma_fast_kernel(const mma_unit *u);
-/* what a batch of u at natural widths takes: 2 the plan's batch loop,
- * 1 its narrow kernel, 0 the widening path */
-int mma_fast_narrow(const mma_unit *u);
+#include "../model/src/fast/fast_hooks.h"
 
 static const char *suites[] = {"compliance", "random", "normal", "cancel", "order",
                                "precision", "rounding", "specials", "ezero"};

@@ -3,6 +3,7 @@
  * to the families (fast_fused.c, fast_amd.c, fast_groups.c, fast_ieee.c,
  * fast_exact.c). */
 #include "fast.h"
+#include "fast_hooks.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -140,7 +141,7 @@ void fast_out_init(fast_out *o, const mma_unit *u)
                                           : mma_inf(u->d, 0) | ((uint64_t)1 << (fd->mbits - 1));
 }
 
-/* mma_round_pack with the constants of d taken from o: the same steps, the
+/* mma_round_to with the constants of d taken from o: the same steps, the
  * same results (round.c) */
 __attribute__((noinline)) uint64_t fast_round_general(const fast_out *o, int neg, uint64_t mag, int32_t lsb)
 {
@@ -190,7 +191,7 @@ __attribute__((noinline)) uint64_t fast_round_f32rz_rare(const fast_out *o, int6
     /* An overflow (be 255 and up; an exponent below 1 wraps round to 1024
      * and up: |sum| < 2^53, and a nonzero sum's lsb lies within a few
      * hundred of 0, a term aligned to emax keeping some bits) is Inf, as
-     * mma_round_pack's RZ gives it, without the general steps: random bits
+     * mma_round_to's RZ gives it, without the general steps: random bits
      * overflow in a third to half of the dot products. */
     if (sum != 0 && be - 255 < 1024 - 255) return o->inf | (sg & o->sign);
     return fast_round_general(o, (int)(sg & 1), ((uint64_t)sum ^ sg) - sg, lsb);
@@ -440,7 +441,6 @@ static __attribute__((noinline)) const fast_hdr *plan_lookup(const mma_unit *u)
 
 /* Tests: mode FAST_MODE_* for plans looked up from now on (not for
  * concurrent use). */
-void mma_fast_force(int mode);
 void mma_fast_force(int mode)
 {
     __atomic_store_n(&fast_mode_forced, mode, __ATOMIC_RELAXED);
@@ -448,7 +448,6 @@ void mma_fast_force(int mode)
 }
 
 /* Tests and bench: the kernel that computes u (FAST_K_*; 0: the reference) */
-int mma_fast_kernel(const mma_unit *u);
 int mma_fast_kernel(const mma_unit *u)
 {
     if (!mma_fast_ok(u)) return FAST_K_REF;
@@ -465,7 +464,6 @@ const fast_hdr *fast_plan_of(const mma_unit *u)
 
 /* Tests: what a batch of u at natural widths takes: 2 the plan's batch
  * loop (bfn), 1 its narrow kernel (nfn), 0 the widening path */
-int mma_fast_narrow(const mma_unit *u);
 int mma_fast_narrow(const mma_unit *u)
 {
     const fast_hdr *P = fast_plan_of(u);

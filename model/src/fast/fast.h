@@ -162,11 +162,11 @@ static inline uint64_t c_class(const fast_cfmt *cf, uint64_t bits)
 
 /* ---- the output rounding ------------------------------------------------ */
 
-/* mma_round_pack's constants for a unit's output (d, p, rho, zero sign),
+/* mma_round_to's constants for a unit's output (d, p, rho, zero sign),
  * and its NaN (canonical, or the IEEE default quiet NaN) and Inf */
 typedef struct { int width, mb, p, rho, emin, emaxe, zsigned; uint64_t inf, maxf, nan, sign; } fast_out;
 void fast_out_init(fast_out *o, const mma_unit *u);
-/* mma_round_pack(d, p, rho, neg, mag, lsb, zsigned), every case */
+/* mma_round_to(d, p, rho, neg, mag, lsb, zsigned), every case */
 uint64_t fast_round_general(const fast_out *o, int neg, uint64_t mag, int32_t lsb);
 
 /* Output kinds known at compile time in specialized kernels: 0 from the
@@ -517,14 +517,25 @@ int fast_vec_op(fast_op *o, mma_fmt f);
 
 #ifdef FAST_HAVE_AVX2
 /* 1: AVX2, BMI2 and LZCNT are there */
+/* The instruction sets of the kernels, one spelling each (GCC and clang
+ * target attributes): a kernel is compiled for its set and called only
+ * where cpuid shows it (fast_*_usable). */
+#define FAST_ISA_FMA "fma"
+#define FAST_ISA_F16C "f16c"
+#define FAST_ISA_AVX2 "avx2,bmi2,lzcnt"
+#define FAST_ISA_AVX2_F16C "avx2,bmi2,lzcnt,f16c"
+#define FAST_ISA_AVX2_FMA "avx2,fma,bmi2,lzcnt"
+#define FAST_ISA_AVX512 "avx512f,avx512bw,avx512vl,avx512dq,avx2,bmi2,lzcnt"
+#define FAST_ISA_AVX512_F16C "avx512f,avx512bw,avx512vl,avx512dq,avx2,bmi2,lzcnt,f16c"
+#define FAST_ISA_AVX512_FMA_F16C "avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,bmi2,lzcnt,f16c"
 int fast_avx2_usable(void);
 int fast_f16c_usable(void);
 /* 1: AVX-512 F, BW, VL and DQ are there (and the plan being built is not
  * one of FAST_MODE_AVX2) */
 int fast_avx512_usable(void);
 
-#define V_FN static inline __attribute__((always_inline, target("avx2,bmi2,lzcnt")))
-#define V_TARGET __attribute__((target("avx2,bmi2,lzcnt")))
+#define V_FN static inline __attribute__((always_inline, target(FAST_ISA_AVX2)))
+#define V_TARGET __attribute__((target(FAST_ISA_AVX2)))
 #define V_LD(p) _mm256_loadu_si256((const __m256i *)(p))
 #define V_CNT(p) _mm_loadu_si128((const __m128i *)(p))
 

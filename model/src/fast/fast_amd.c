@@ -68,7 +68,7 @@ static inline int64_t shr_rd(int64_t s, int32_t d)
 }
 
 /* the rounding of s * 2^lsb: down to F2 fraction bits (mma_round_keep),
- * then to the output (mma_round_pack) */
+ * then to the output (mma_round_to) */
 static inline __attribute__((always_inline)) uint64_t amd_round(const amd_plan *P, int64_t s, int32_t lsb,
                                                                const int out)
 {

@@ -288,7 +288,7 @@ static inline float f_of_w(uint32_t w) { float f; memcpy(&f, &w, sizeof f); retu
 static inline uint32_t w_of_f(float f) { uint32_t w; memcpy(&w, &f, sizeof w); return w; }
 
 /* the operands as binary32 (0), or 1 where one is Inf or NaN */
-static __attribute__((target("f16c"))) int hw_operands(const chains_plan *P, const uint64_t *a, const uint64_t *b,
+static __attribute__((target(FAST_ISA_F16C))) int hw_operands(const chains_plan *P, const uint64_t *a, const uint64_t *b,
                                                        float *x, float *y)
 {
     uint32_t spec = 0;
@@ -322,7 +322,7 @@ static inline __attribute__((always_inline)) float mul_rounded(float x, float y)
     return p;
 }
 
-static __attribute__((target("fma"), noinline)) uint32_t hw_chains(const chains_plan *P, float c, const float *x,
+static __attribute__((target(FAST_ISA_FMA), noinline)) uint32_t hw_chains(const chains_plan *P, float c, const float *x,
                                                                    const float *y)
 {
     unsigned old = _mm_getcsr();
@@ -349,7 +349,7 @@ static __attribute__((target("fma"), noinline)) uint32_t hw_chains(const chains_
 }
 
 /* x * y + z by the host under MXCSR csr */
-static __attribute__((target("fma"), noinline)) uint32_t hw_fma(unsigned csr, float x, float y, float z)
+static __attribute__((target(FAST_ISA_FMA), noinline)) uint32_t hw_fma(unsigned csr, float x, float y, float z)
 {
     unsigned old = _mm_getcsr();
     _mm_setcsr(csr);

@@ -10,7 +10,7 @@
  * addition holds it exactly, as the reference's Kulisch accumulator does.
  * Its magnitude, cut to 63 bits with the rest folded into a sticky bit far
  * below the output's precision, is rounded once by the shared rounding
- * (fast_round, which is mma_round_pack's steps); within 60 bits (steps of
+ * (fast_round, which is mma_round_to's steps); within 60 bits (steps of
  * up to seven products) one 64-bit integer holds the sum.  So the result
  * is the reference's bit for bit.  A step whose terms spread wider (bf16's
  * exponent range is fp32's) is summed in a carry-save accumulator of
@@ -381,7 +381,7 @@ static uint64_t exact_dot_f32rne(const fast_hdr *h, uint64_t c, const uint64_t *
  * top; when no term loses a bit, the sum (eight terms below 2^50) is an
  * integer below 2^53, exact in a double, and scaling it by a power of two
  * and converting to binary32 is the one rounding to nearest even that
- * mma_round_pack makes (subnormals, and overflow to Inf, included: IEEE
+ * mma_round_to makes (subnormals, and overflow to Inf, included: IEEE
  * 754 conversions round once).  A step that loses bits, sums to zero or
  * meets Inf or NaN goes on in exact_from, the rest of the dot with it.
  * The conversions need the SSE state a program starts with (round to
@@ -977,8 +977,8 @@ static V_TARGET void exact_vfix_f16_b(const fast_hdr *h, const mma_batch *x, siz
  * the canonical one, as special_step decides.  The conversions and
  * additions need the SSE state a program starts with (sse_default).  The
  * kernels are never compiled for FMA, so no a * b + c is contracted. */
-#define XD_FN static inline __attribute__((always_inline, target("avx2,bmi2,lzcnt,f16c")))
-#define XD_TARGET __attribute__((target("avx2,bmi2,lzcnt,f16c")))
+#define XD_FN static inline __attribute__((always_inline, target(FAST_ISA_AVX2_F16C)))
+#define XD_TARGET __attribute__((target(FAST_ISA_AVX2_F16C)))
 
 /* TwoSum: RN(a + b), and *e = a + b - RN(a + b) exactly (for vectors of
  * 4 and 8 doubles, by the compilers' vector operators) */
@@ -1152,8 +1152,8 @@ static XD_TARGET void exact_xd_bf16_b(const fast_hdr *h, const mma_batch *x, siz
  * lanes in the order 0, 2, 1, 3, 4, 6, 5, 7 (the products' transposition
  * leaves them so; c and d are permuted alike, a permutation its own
  * inverse) */
-#define X5_FN static inline __attribute__((always_inline, target("avx512f,avx512bw,avx512vl,avx512dq,avx2,bmi2,lzcnt,f16c")))
-#define X5_TARGET __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,bmi2,lzcnt,f16c")))
+#define X5_FN static inline __attribute__((always_inline, target(FAST_ISA_AVX512_F16C)))
+#define X5_TARGET __attribute__((target(FAST_ISA_AVX512_F16C)))
 
 TWO_SUM_FN(X5_FN, __m512d, x5_two_sum)
 #undef TWO_SUM_FN

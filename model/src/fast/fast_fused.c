@@ -385,7 +385,7 @@ static inline uint64_t add_f16(uint64_t x, uint64_t y)
  * four rounding modes (test_fastpath's section 3d runs the kernels in
  * three).  No binary32 here is subnormal (the least fp16 is 2^-24):
  * neither FTZ nor DAZ changes it. */
-static __attribute__((target("f16c"))) uint64_t add_f16_f16c(uint64_t x, uint64_t y)
+static __attribute__((target(FAST_ISA_F16C))) uint64_t add_f16_f16c(uint64_t x, uint64_t y)
 {
     __m128 v = _mm_cvtph_ps(_mm_cvtsi32_si128((int)((x & 0xffff) | (y & 0xffff) << 16)));
     __m128 r = _mm_add_ss(v, _mm_movehdup_ps(v));
@@ -1244,8 +1244,8 @@ static const fast_fn s_kernels_il2[3][2][3][2] = {
  * decoded, aligned to emax, negated where negative and summed in pairs to
  * 32 bits.  The same semantics as s_step (RZ alignment; a zero product
  * counts with ezero; Inf and NaN steps go to s_special). */
-#define W_TARGET __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,bmi2,lzcnt")))
-#define W_FN static inline __attribute__((always_inline, target("avx512f,avx512bw,avx512vl,avx512dq,avx2,bmi2,lzcnt")))
+#define W_TARGET __attribute__((target(FAST_ISA_AVX512)))
+#define W_FN static inline __attribute__((always_inline, target(FAST_ISA_AVX512)))
 #define W_LD(p) _mm512_loadu_si512((const void *)(p))
 
 /* a step's 32 operands of one side as 16-bit lanes, k in order: bytes

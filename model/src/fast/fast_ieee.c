@@ -150,8 +150,8 @@ V_FN __m256 v_ftz(__m256 x)           /* ftz: a subnormal to the zero of its sig
  * them (zeros and subnormals +0, a NaN the quiet NaN), decoded
  * arithmetically: bf16 is binary32's top half, fp16 converts exactly
  * (F16C).  (Gathers through the tables: 1.6 times slower on AMD Zen 2.) */
-#define GPS_FN static inline __attribute__((always_inline, target("avx2,bmi2,lzcnt,f16c")))
-#define GPS_TARGET __attribute__((target("avx2,bmi2,lzcnt,f16c")))
+#define GPS_FN static inline __attribute__((always_inline, target(FAST_ISA_AVX2_F16C)))
+#define GPS_TARGET __attribute__((target(FAST_ISA_AVX2_F16C)))
 /* (p: eight operands of S bytes, 8 or 2 (uint16_t, then h holds them as
  * they lie and fp16 converts straight from it)) */
 GPS_FN __m256 v_dec8(const void *p, const int S, const int bf)
@@ -314,7 +314,7 @@ static uint64_t fma_dot(const fast_hdr *h, uint64_t c, const uint64_t *a, const 
 }
 
 #ifdef FAST_HAVE_AVX2
-static __attribute__((target("fma"))) uint64_t fma_dot_hw(const fast_hdr *h, uint64_t c, const uint64_t *a,
+static __attribute__((target(FAST_ISA_FMA))) uint64_t fma_dot_hw(const fast_hdr *h, uint64_t c, const uint64_t *a,
                                                           const uint64_t *b, const uint64_t *sa,
                                                           const uint64_t *sb)
 {
@@ -359,11 +359,11 @@ static __attribute__((target("fma"))) uint64_t fma_dot_hw(const fast_hdr *h, uin
 #ifdef FAST_HAVE_AVX2
 /* (AVX2 lane sets: B2 the common pieces, F2 with fma (SFMA), GPS_* with
  * f16c (GPS), each asked for only where the plan checked it) */
-#define B2_FN static inline __attribute__((always_inline, target("avx2,bmi2,lzcnt")))
-#define F2_TARGET __attribute__((target("avx2,fma,bmi2,lzcnt")))
-#define F2_FN static inline __attribute__((always_inline, target("avx2,fma,bmi2,lzcnt")))
-#define B5_TARGET __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,bmi2,lzcnt,f16c")))
-#define B5_FN static inline __attribute__((always_inline, target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,bmi2,lzcnt,f16c")))
+#define B2_FN static inline __attribute__((always_inline, target(FAST_ISA_AVX2)))
+#define F2_TARGET __attribute__((target(FAST_ISA_AVX2_FMA)))
+#define F2_FN static inline __attribute__((always_inline, target(FAST_ISA_AVX2_FMA)))
+#define B5_TARGET __attribute__((target(FAST_ISA_AVX512_FMA_F16C)))
+#define B5_FN static inline __attribute__((always_inline, target(FAST_ISA_AVX512_FMA_F16C)))
 
 /* One lane set X a vector width: X_v the lanes, X_e an element's bits,
  * X_W lanes; X_ld / X_st: W contiguous elements; X_unzip: the even
