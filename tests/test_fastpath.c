@@ -65,14 +65,9 @@ static int alg_index(const mma_unit *u)
     return NALG - 1;
 }
 
-static uint64_t rng_state = 0x9e3779b97f4a7c15u;
-static uint64_t rnd(void)
-{
-    uint64_t z = (rng_state += 0x9e3779b97f4a7c15u);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-    return z ^ (z >> 31);
-}
+/* the library's generator (mmaref_rng.h), from a fixed state */
+static mma_rng rng_g = {{0x9e3779b97f4a7c15ull, 0xbf58476d1ce4e5b9ull, 0x94d049bb133111ebull, 0x243f6a8885a308d3ull}};
+static uint64_t rnd(void) { return mma_rng_next(&rng_g); }
 
 static uint64_t dot(const mma_unit *u, const mma_vec *v)
 {

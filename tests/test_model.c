@@ -931,12 +931,6 @@ END_TEST
  * what mma_dot (mma_dot_flags) gives it, for every element size of a, b,
  * c, d, sa and sb that holds the format, one thread and three (n not a
  * multiple of the chunk), with and without flags. */
-static uint64_t xorshift(uint64_t *x)
-{
-    *x ^= *x << 13; *x ^= *x >> 7; *x ^= *x << 17;
-    return *x;
-}
-
 /* the n values of v in elements of `size` bytes (each fits them) */
 static void *narrow_copy(const uint64_t *v, size_t n, int size)
 {
@@ -960,7 +954,8 @@ START_TEST(batch_natural_width)
                            "blackwell:tcgen05.mma.m128n8k32.kind::mxf8f6f4.block32.f32.e4m3.e4m3.ue8m0",
                            "cdna3:v_mfma_f32_16x16x32_fp8_fp8", "ieee,a=fp16,c=fp32,k=8"};
     enum { N = 261 };   /* chunks of 256: one full, one of 5 */
-    uint64_t seed = 88172645463325252ull;
+    mma_rng r;
+    mma_rng_seed(&r, 88172645463325252ull, 0);
     for (size_t t = 0; t < sizeof names / sizeof names[0]; t++) {
         mma_unit u = U(names[t]);
         size_t k = (size_t)u.k, ns = (size_t)mma_unit_nscales(&u), nsn = ns ? ns : 1;
@@ -969,9 +964,9 @@ START_TEST(batch_natural_width)
         unsigned char want_fl[N], fl[N];
         uint64_t ma = mma_format_max(u.a), mb = mma_format_max(u.b), mc = mma_format_max(u.c);
         uint64_t ms = ns ? mma_format_max(u.scale) : 0;
-        for (size_t i = 0; i < N * k; i++) { a[i] = xorshift(&seed) & ma; b[i] = xorshift(&seed) & mb; }
-        for (size_t i = 0; i < N; i++) c[i] = xorshift(&seed) & mc;
-        for (size_t i = 0; i < N * ns; i++) { sa[i] = xorshift(&seed) & ms; sb[i] = xorshift(&seed) & ms; }
+        for (size_t i = 0; i < N * k; i++) { a[i] = mma_rng_next(&r) & ma; b[i] = mma_rng_next(&r) & mb; }
+        for (size_t i = 0; i < N; i++) c[i] = mma_rng_next(&r) & mc;
+        for (size_t i = 0; i < N * ns; i++) { sa[i] = mma_rng_next(&r) & ms; sb[i] = mma_rng_next(&r) & ms; }
         for (size_t i = 0; i < N; i++) {
             unsigned f = 0;
             want[i] = mma_dot_flags(&u, c[i], a + i * k, b + i * k, ns ? sa + i * ns : NULL, ns ? sb + i * ns : NULL, &f);
