@@ -54,10 +54,10 @@ class BuildExt(build_ext):
         super().build_extension(ext)
 
 
-MODEL = sorted(glob.glob("model/src/*.c"))
+MODEL = sorted(glob.glob("model/src/*/*.c"))
 CFLAGS = ["-std=c11", "-D_GNU_SOURCE", "-O2", "-fno-wrapv", "-fno-stack-protector", "-fvisibility=hidden", "-Wall",
           "-Wextra", "-Wno-missing-field-initializers"]
-DEPENDS = sorted(glob.glob("model/include/*.h") + glob.glob("model/src/*.h"))
+DEPENDS = sorted(glob.glob("model/include/*.h") + glob.glob("model/src/*/*.h"))
 extensions = [
     Extension("mmaref._core", sources=MODEL + ["python/mmaref/_core.c"], include_dirs=["model/include", "model/src"],
               depends=DEPENDS, extra_compile_args=CFLAGS, libraries=["m"])

@@ -8,9 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
-/* (model/src/fast.c) the kernel that computes u: 0 the reference, 1 scalar,
- * 2 AVX2, 3 AVX2 specialized */
-int mma_fast_kernel(const mma_unit *u);
+#include "../model/src/fast/fast_hooks.h"     /* mma_fast_kernel */
 static const char *kernel_name[5] = {"reference", "scalar", "avx2", "avx2-spec", "avx512"};
 
 /* Inputs packed densely (c, a[k], b[k], scales per vector), as a caller

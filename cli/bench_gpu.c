@@ -34,7 +34,9 @@ static void fill_chunk(void *ctx, int tid, long lo, long hi)
     mma_batch *x = j->x;
     size_t k = (size_t)u->k, ns = (size_t)mma_unit_nscales(u);
     mma_vec *v = j->file ? NULL : malloc(sizeof *v * (size_t)(hi - lo));
-    if (!j->file && (!v || cli_gen_suite(u, j->suite, 1, lo, hi, v) != hi - lo)) { j->bad = 1; free(v); return; }
+    mma_gen g;
+    if (!j->file && (!v || mma_gen_init(&g, u, j->suite, 1))) { j->bad = 1; free(v); return; }
+    if (v) mma_gen_vectors(&g, lo, hi, v);
     for (long i = lo; i < hi; i++) {
         const mma_vec *w = j->file ? &j->file[i % j->nfile] : &v[i - lo];
         size_t s = (size_t)i;

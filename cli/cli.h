@@ -6,6 +6,7 @@
 #include "mmaref.h"
 #include "mmaref_vec.h"
 #include "mmaref_rng.h"
+#include "mmaref_gen.h"
 #include "mmaref_parallel.h"
 
 /* Output written to a temporary file in the target's folder and renamed
@@ -95,11 +96,6 @@ void cli_progress_update(double done, double fraction);
 void cli_progress_end(void);
 
 int cmd_gen(int argc, char **argv);
-int cli_suite_known(const char *name);   /* a suite of mmaref gen */
-/* Vectors lo .. hi-1 of `mmaref gen`'s suite (by name) for u into out[0 ..
- * hi-lo-1], d and flags filled in: the vectors the command writes.
- * Returns hi - lo, or -1 for an unknown suite. */
-long cli_gen_suite(const mma_unit *u, const char *suite, unsigned long long seed, long lo, long hi, mma_vec *out);
 /* The n vectors v as a batch of u at their natural widths
  * (mma_natural_size; mmaref bench --file):
  * c, a, b, sa and sb in buffers put in mem (free each), d and threads
@@ -117,11 +113,5 @@ int cmd_probe_dut(int argc, char **argv);   /* probe <unit.dut>: through verify'
  * `mmaref --help` all of them (the table in main.c). */
 extern const char cli_gen_help[], cli_metrics_help[], cli_gemm_help[], cli_bench_help[], cli_verify_help[],
     cli_probe_help[];
-
-/* The library's generator (mmaref_rng.h) under the names the commands use */
-typedef mma_rng cli_rng;
-#define cli_rng_seed mma_rng_seed
-#define cli_rng_next mma_rng_next
-#define cli_rng_below mma_rng_below
 
 #endif

@@ -112,7 +112,7 @@ static int verify_main(int argc, char **argv, int probe)
             char names[512];
             snprintf(names, sizeof names, "%s", suites);
             for (char *sv = NULL, *t = strtok_r(names, " ", &sv); t; t = strtok_r(NULL, " ", &sv))
-                if (!cli_suite_known(t)) { fprintf(stderr, "mmaref verify: --suites: unknown suite '%s' (mmaref gen --list-suites)\n", t); goto out; }
+                if (mma_suite_find(t) < 0) { fprintf(stderr, "mmaref verify: --suites: unknown suite '%s' (mmaref gen --list-suites)\n", t); goto out; }
             o.suites = suites;
             i++;
         }

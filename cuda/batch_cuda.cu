@@ -1,7 +1,7 @@
 /* The CUDA backend (mmaref_cuda.h): one GPU thread a dot product, each
  * running the model's reference path.  That path is not rewritten here:
  * the model's own files are compiled into this one translation unit, their
- * functions marked MMA_HD (model/src/internal.h) becoming __host__
+ * functions marked MMA_HD (model/src/core/internal.h) becoming __host__
  * __device__, so the GPU computes with the code the CPU library checks
  * against the hardware captures.  One kernel per tree (the template
  * parameter picks the algorithm in mma_dot_tree at compile time), so that
@@ -29,23 +29,23 @@
 #define mma_decode mmacu_decode
 #define mma_format_max mmacu_format_max
 
-#include "internal.h"
+#include "core/internal.h"
 #include "mmaref_cuda.h"
 
-#include "format.c"
-#include "term.c"
-#include "round.c"
-#include "fused_sum.c"
-#include "specials.c"
-#include "kacc.c"
-#include "alg_fused.c"
+#include "core/format.c"
+#include "core/term.c"
+#include "core/round.c"
+#include "core/fused_sum.c"
+#include "core/specials.c"
+#include "core/kacc.c"
+#include "alg/alg_fused.c"
 #define step amd_step          /* (alg_exact.c has a step of its own) */
-#include "alg_amd.c"
+#include "alg/alg_amd.c"
 #undef step
-#include "alg_groups.c"
-#include "alg_ieee.c"
-#include "alg_exact.c"
-#include "alg_chains.c"
+#include "alg/alg_groups.c"
+#include "alg/alg_ieee.c"
+#include "alg/alg_exact.c"
+#include "alg/alg_chains.c"
 
 /* ---- the kernel body: what one thread does for vector i ---------------- */
 

@@ -8,21 +8,15 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "mmaref.h"
+#include "mmaref_gen.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 /* ---- stimulus ------------------------------------------------------------ */
-/* Modes: "uniform" (random encodings), "finite" (random finite encodings),
- * "cluster" (random signs and significands, product exponents clustered so
- * alignment truncation bites, c near the largest product), "cancel" (X, -X
- * pairs and c cancelling a product, small residues), "tiny" (subnormal
- * range), "huge" (overflow range), "special" (finite with NaN/Inf/zero/
- * subnormal operands sprinkled), "carry" (c with an all-ones significand
- * and products near its half ulp: rounding carries), "mix" (each vector
- * picks one of these). */
-typedef struct mmaref_tbk_gen mmaref_tbk_gen;
+/* The library's random modes under the kit's names (modes: mmaref_gen.h). */
+typedef mma_rgen mmaref_tbk_gen;     /* the library's random modes (mmaref_gen.h) */
 mmaref_tbk_gen *mmaref_tbk_gen_create(const mma_unit *u, uint64_t seed, const char *mode,
                               char *err, size_t errlen);
 void mmaref_tbk_gen_next(mmaref_tbk_gen *g, uint64_t *c, uint64_t *a, uint64_t *b);

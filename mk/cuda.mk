@@ -35,8 +35,8 @@ NVCC_FLAGS ?=
 NVCC_ALL := $(shell cat cuda/nvcc.flags) $(NVCC_FLAGS)
 CUDA_LIBS := -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lpthread -lstdc++
 # the model's sources the device compiles (cuda/batch_cuda.cu includes them)
-CUDA_MODEL := $(addprefix model/src/,format.c term.c round.c fused_sum.c specials.c kacc.c alg_fused.c alg_amd.c \
-                alg_groups.c alg_ieee.c alg_exact.c alg_chains.c internal.h)
+CUDA_MODEL := $(addprefix model/src/core/,format.c term.c round.c fused_sum.c specials.c kacc.c internal.h) \
+              $(addprefix model/src/alg/,alg_fused.c alg_amd.c alg_groups.c alg_ieee.c alg_exact.c alg_chains.c)
 
 .PHONY: cuda test-cuda bench-cuda install-cuda
 

@@ -6,8 +6,6 @@
 #
 #   make dpi            build/libmmaref_dpi.a and build/libmmaref_dpi.so
 #   make install        (the root target) installs the kit too
-#   make test-dpi-kit   install to a temporary prefix and build the
-#                       docs/dpi.md example from another directory (in tb-test)
 
 # svdpi.h: the simulator's; Verilator's where it is installed
 KIT_VLTSTD := $(shell $(or $(VERILATOR),verilator) --getenv VERILATOR_ROOT 2>/dev/null)/include/vltstd
@@ -17,7 +15,7 @@ KIT_SRC := dpi/mmaref_dpi.c dpi/mmaref_tbkit.c dpi/mmaref_harness.c dpi/mmaref_r
 KIT_OBJ := $(patsubst dpi/%.c,$(B)/dpi/%.o,$(KIT_SRC))
 KIT_HDR := $(wildcard dpi/*.h)
 
-.PHONY: dpi install-kit test-dpi-kit
+.PHONY: dpi install-kit
 ifneq ($(SVDPI_INCLUDE),)
 all: dpi
 endif
@@ -65,9 +63,3 @@ install-kit: all dpi
 	install -m 644 dpi/mmaref_pkg.sv $(KIT_DATA)/sv/
 	echo "$(PREFIX)/share/mmaref/sv/mmaref_pkg.sv" > $(KIT_DATA)/sv/mmaref_dpi.f
 	install -m 644 verify/templates/tb.sv verify/templates/main.cpp verify/shards.mk $(KIT_DATA)/verify/
-
-# docs/dpi.md from outside the repository against an installation: the
-# example as printed, with a correct unit (0 mismatches, exit 0) and with a
-# broken one (the simulation must fail)
-test-dpi-kit: $(MMAPARAMS)
-	@sh tests/dpi_kit.sh $(MMAPARAMS)

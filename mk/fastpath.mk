@@ -1,4 +1,4 @@
-# mk/fastpath.mk: the fast path (model/src/fast*.c) against the reference
+# mk/fastpath.mk: the fast path (model/src/fast/) against the reference
 # path, bit for bit, for every algorithm family.  Included by the root
 # Makefile, which defines B, CC, CFLAGS, WARN and CLI_OBJ.
 #
@@ -17,7 +17,7 @@ FASTPATH_OBJ := $(filter-out $(B)/cli/main.o,$(CLI_OBJ))
 FASTPATH_COUNT ?= 120
 FASTPATH_FILE_COUNT ?= 1000
 
-.PHONY: test-fastpath test-fastpath-full test-fastpath-sanitize
+.PHONY: test-fastpath test-fastpath-sample test-fastpath-full test-fastpath-sanitize
 
 $(B)/tests/test_fastpath: tests/test_fastpath.c $(FASTPATH_OBJ) $(B)/libmmaref.a
 	@mkdir -p $(dir $@)
@@ -25,6 +25,11 @@ $(B)/tests/test_fastpath: tests/test_fastpath.c $(FASTPATH_OBJ) $(B)/libmmaref.a
 
 test-fastpath: $(B)/tests/test_fastpath
 	$(B)/tests/test_fastpath $(FASTPATH_COUNT) 1 $(FASTPATH_FILE_COUNT) vectors/hw vectors/peer
+
+# a sample for make test-quick: 10 vectors of each suite per unit, 50 of
+# each vector file
+test-fastpath-sample: $(B)/tests/test_fastpath
+	$(B)/tests/test_fastpath 10 1 50 vectors/hw vectors/peer
 
 test-fastpath-full: $(B)/tests/test_fastpath
 	$(B)/tests/test_fastpath 2000 7 0 vectors/hw vectors/peer

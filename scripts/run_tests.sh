@@ -5,6 +5,12 @@
 # exit status 0 only when every target passed.  A failing target does not
 # stop the others (one run reports every failure).
 #
+# Counts: a runner ends its report with a line "<what>: <N> passed, <M>
+# failed"; every such line of a target's output is summed into the target's
+# counts (a target with none counts as one check, passed or failed by its
+# exit status), and the last line of the run is "<N> passed, <M> failed"
+# over all the checks of all the targets.
+#
 # usage: scripts/run_tests.sh "<lane 1 targets>" "<lane 2 targets>"
 #        MMAREF_TEST_LANES=1: one lane (the targets in order, one at a time)
 # The targets each lane builds must not write what the other builds: the
@@ -31,7 +37,13 @@ lane() {
         # the target's own output, whole for a failure, its last lines otherwise
         if [ $r = ok ]; then tail -3 "$T/$t.log"; else cat "$T/$t.log"; fi | sed "s/^/[$t] /"
         echo "==== make $t: $r, $(hms $e)"
-        printf '%s %s %s\n' "$e" "$t" "$r" >> "$T/times"
+        # the runners' counts ("...: N passed, M failed")
+        c=$(sed -n 's/^[^ ].*[:,] \([0-9][0-9]*\) passed, \([0-9][0-9]*\) failed$/\1 \2/p' "$T/$t.log" |
+            awk '{ p += $1; f += $2; n++ } END { if (n) print p, f; else print "-" }')
+        [ "$c" = - ] && { if [ $r = ok ]; then c="1 0"; else c="0 1"; fi; }
+        # a failed target with no failed count still fails one check
+        [ $r = FAILED ] && [ "${c#* }" = 0 ] && c="${c% *} 1"
+        printf '%s %s %s %s\n' "$e" "$t" "$r" "$c" >> "$T/times"
     done
 }
 
@@ -50,8 +62,9 @@ kill $tp 2> /dev/null
 wait $tp 2> /dev/null
 total=$(($(date +%s) - start))
 echo
-echo "==== make test: the targets' wall times (two lanes side by side), slowest first"
-sort -rn "$T/times" | while read -r e t r; do printf '  %-26s %12s  %s\n' "$t" "$(hms "$e")" "$r"; done
-nfail=$(grep -c ' FAILED$' "$T/times")
-echo "==== make test: $(hms $total) in all; $(wc -l < "$T/times") targets, $nfail failed"
+echo "==== ${RUN_NAME:-make test}: the targets' wall times (two lanes side by side), slowest first"
+sort -rn "$T/times" | while read -r e t r p f; do printf '  %-26s %12s  %-6s %8s passed %5s failed\n' "$t" "$(hms "$e")" "$r" "$p" "$f"; done
+nfail=$(grep -c ' FAILED ' "$T/times")
+echo "==== ${RUN_NAME:-make test}: $(hms $total) in all; $(wc -l < "$T/times") targets, $nfail failed"
+awk '{ p += $4; f += $5 } END { printf "%d passed, %d failed\n", p, f }' "$T/times"
 [ "$nfail" = 0 ]

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A binary32 vector file with some operands set to +0 (scripts/device_probe_daz.sh):
+"""A binary32 vector file with some operands set to +0 (hw/runs/device_probe_daz.sh):
 nonan its NaN operands, noinf NaN and Inf, nosub NaN, Inf and subnormals.
 d is left as it was (mmaref bench --file does not read it).
     vec_zero_specials.py nonan|noinf|nosub IN.vec OUT.vec"""

@@ -15,4 +15,5 @@ for d in "$@"; do
   done
 done
 echo "vector files: $files files, $vecs vectors, $bad files with mismatches or errors"
+echo "vector files: $((files - bad)) passed, $bad failed"
 [ $bad = 0 ]

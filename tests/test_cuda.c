@@ -213,7 +213,8 @@ static void run_unit(const char *name)
     unsigned *want_fl = malloc(sizeof *want_fl * (size_t)count);
     long vecs = 0, bad = 0, open = 0;
     for (size_t s = 0; s < NSUITES && v && want && want_fl; s++) {
-        long n = cli_gen_suite(&u, suites[s], 1, 0, count, v);
+        mma_gen g;
+        long n = mma_gen_init(&g, &u, suites[s], 1) ? -1 : mma_gen_vectors(&g, 0, count, v);
         if (n < 0) { fprintf(stderr, "FAIL %s: suite %s unknown\n", name, suites[s]); bad++; continue; }
         for (long i = 0; i < n; i++) { want[i] = v[i].d; want_fl[i] = v[i].flags; }
         mma_batch x;

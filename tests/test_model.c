@@ -9,9 +9,10 @@
 
 #include "mmaref.h"
 #include "mmaref_exact.h"
+#include "mmaref_gen.h"
 #include "mmaref_parallel.h"
 #include "mmaref_vec.h"
-#include "../model/src/internal.h"     /* mma_edit_distance */
+#include "../model/src/core/internal.h"     /* mma_edit_distance */
 
 static mma_unit U(const char *name)
 {
@@ -69,6 +70,122 @@ START_TEST(formats_decode)
 END_TEST
 
 /* QGMMA keeps F=13 bits: -1 + 1 + 2^-13 keeps eps, 2^-14 is cut. */
+/* mma_encode is mma_decode's inverse on every encoding (the bits a format
+ * ignores cleared), and a value half-way between two neighbours rounds to
+ * the even one, a hair above it to the upper one: neighbours and their
+ * midpoints come from mma_decode alone. */
+static uint64_t canonical(mma_fmt f, uint64_t x)
+{
+    if (f == MMA_FMT_TF32) return x & ~(uint64_t)0x1fff;
+    if (f == MMA_FMT_UE4M3) return x & 0x7f;
+    return x;
+}
+
+START_TEST(encode_inverse)
+{
+    mma_rng r;
+    mma_rng_seed(&r, 30, 0);
+    for (int f = 1; f < MMA_FMT_COUNT; f++) {
+        const mma_format_info *fi = mma_format((mma_fmt)f);
+        long n = fi->width <= 16 ? 1L << fi->width : 200000;
+        for (long i = 0; i < n; i++) {
+            uint64_t x = fi->width <= 16 ? (uint64_t)i : mma_rng_next(&r) & (fi->width == 64 ? ~0ull : ((uint64_t)1 << fi->width) - 1);
+            mma_value v = mma_decode((mma_fmt)f, x);
+            uint64_t y = mma_encode((mma_fmt)f, v);
+            if (v.cls == MMA_NAN) ck_assert_int_eq(mma_decode((mma_fmt)f, y).cls, MMA_NAN);
+            else if (y != canonical((mma_fmt)f, x))
+                ck_abort_msg("%s: 0x%llx decodes and encodes to 0x%llx", fi->name, (unsigned long long)x, (unsigned long long)y);
+        }
+    }
+}
+END_TEST
+
+START_TEST(encode_ties)
+{
+    static const mma_fmt fs[] = {MMA_FMT_FP16, MMA_FMT_BF16, MMA_FMT_E4M3, MMA_FMT_E5M2, MMA_FMT_E3M2, MMA_FMT_E2M1, MMA_FMT_E4M3FNUZ};
+    for (size_t q = 0; q < sizeof fs / sizeof fs[0]; q++) {
+        mma_fmt f = fs[q];
+        uint64_t max = mma_format_max(f);
+        for (uint64_t x = 0; x < max; x++) {
+            mma_value lo = mma_decode(f, x), hi = mma_decode(f, x + 1);
+            if (hi.cls != MMA_FINITE) continue;
+            if (lo.cls == MMA_ZERO) { lo.sig = 0; lo.exp = hi.exp; }
+            /* both on the grid of the finer exponent, then the midpoint one bit lower */
+            int32_t e = lo.exp < hi.exp ? lo.exp : hi.exp;
+            uint64_t a = lo.sig << (lo.exp - e), b = hi.sig << (hi.exp - e);
+            mma_value mid = {MMA_FINITE, 0, e - 2, 2 * (a + b)};        /* (a+b)/2 at 2^e, times 4 */
+            mma_value above = {MMA_FINITE, 0, e - 2, 2 * (a + b) + 1};
+            uint64_t even = (x & 1) ? x + 1 : x;
+            ck_assert_msg(mma_encode(f, mid) == even, "%s: midpoint after 0x%llx", mma_format(f)->name, (unsigned long long)x);
+            ck_assert_msg(mma_encode(f, above) == x + 1, "%s: above the midpoint after 0x%llx", mma_format(f)->name, (unsigned long long)x);
+        }
+    }
+    /* beyond the largest finite: Inf, or the largest finite without Inf */
+    mma_value big = {MMA_FINITE, 1, 200, 1};
+    ck_assert_uint_eq(mma_encode(MMA_FMT_FP16, big), 0xfc00);
+    ck_assert_uint_eq(mma_encode(MMA_FMT_E4M3, big), 0xfe);
+}
+END_TEST
+
+/* the suites by name and index; a vector depends on (seed, suite, i) only */
+START_TEST(gen_suites)
+{
+    ck_assert_int_eq(mma_suite_count(), 15);
+    ck_assert_int_eq(mma_suite_find("compliance"), 8);
+    ck_assert_str_eq(mma_suite_name(mma_suite_find("ieee-nan")), "ieee-nan");
+    ck_assert_ptr_null(mma_suite_name(15));
+    mma_unit u;
+    char err[256];
+    ck_assert_int_eq(mma_unit_parse("hopper:wgmma.m64n8k32.f32.e4m3.e4m3", &u, err, sizeof err), 0);
+    mma_gen g;
+    ck_assert_int_eq(mma_gen_init(&g, &u, "no-such-suite", 1), -1);
+    ck_assert_int_eq(mma_gen_init(&g, &u, "normal", 1), 0);
+    static mma_vec v[8], w;
+    ck_assert_int_eq(mma_gen_vectors(&g, 0, 8, v), 8);
+    mma_gen_operands(&g, 5, &w);
+    ck_assert_uint_eq(w.c, v[5].c);
+    ck_assert_int_eq(memcmp(w.a, v[5].a, sizeof w.a[0] * (size_t)u.k), 0);
+    ck_assert_uint_eq(v[5].d, mma_dot(&u, v[5].c, v[5].a, v[5].b, NULL, NULL));
+    mma_gen h;
+    mma_gen_init(&h, &u, "normal", 2);
+    mma_gen_operands(&h, 5, &w);
+    ck_assert(memcmp(w.a, v[5].a, sizeof w.a[0] * (size_t)u.k) != 0);
+}
+END_TEST
+
+/* the random modes: a finite mode's operands are finite, the same seed
+ * gives the same stream, a reseed restarts it; bad modes and block-scaled
+ * units are refused with a reason */
+START_TEST(rgen_modes)
+{
+    mma_unit u, bs;
+    char err[256];
+    ck_assert_int_eq(mma_unit_parse("hopper:wgmma.m64n8k32.f32.e4m3.e4m3", &u, err, sizeof err), 0);
+    ck_assert_int_eq(mma_unit_parse("blackwell:tcgen05.mma.m128n8k64.kind::mxf4.block32.f32.e2m1.e2m1.ue8m0", &bs, err, sizeof err), 0);
+    ck_assert_ptr_null(mma_rgen_create(&u, 1, "nope", err, sizeof err));
+    ck_assert_ptr_nonnull(strstr(err, "unknown stimulus mode 'nope'"));
+    ck_assert_ptr_null(mma_rgen_create(&bs, 1, "mix", err, sizeof err));
+    ck_assert_int_eq(mma_rgen_mode_ok("carry"), 1);
+    ck_assert_int_eq(mma_rgen_mode_ok("carr"), 0);
+    mma_rgen *g = mma_rgen_create(&u, 7, "finite", err, sizeof err), *h = mma_rgen_create(&u, 7, "finite", err, sizeof err);
+    uint64_t c, a[MMA_MAX_K], b[MMA_MAX_K], c2, a2[MMA_MAX_K], b2[MMA_MAX_K], first;
+    for (int i = 0; i < 2000; i++) {
+        mma_rgen_next(g, &c, a, b);
+        mma_rgen_next(h, &c2, a2, b2);
+        if (i == 0) first = a[0] | a[1] << 8 | c << 16;
+        ck_assert(c == c2 && !memcmp(a, a2, sizeof a[0] * (size_t)u.k));
+        ck_assert(mma_decode(u.c, c).cls <= MMA_FINITE);
+        for (int k = 0; k < u.k; k++)
+            ck_assert(mma_decode(u.a, a[k]).cls <= MMA_FINITE && mma_decode(u.b, b[k]).cls <= MMA_FINITE);
+    }
+    mma_rgen_reseed(g, 7);
+    mma_rgen_next(g, &c, a, b);
+    ck_assert_uint_eq(a[0] | a[1] << 8 | c << 16, first);
+    mma_rgen_free(g);
+    mma_rgen_free(h);
+}
+END_TEST
+
 START_TEST(fda_f13)
 {
     mma_unit u = U(QG);
@@ -814,12 +931,6 @@ END_TEST
  * what mma_dot (mma_dot_flags) gives it, for every element size of a, b,
  * c, d, sa and sb that holds the format, one thread and three (n not a
  * multiple of the chunk), with and without flags. */
-static uint64_t xorshift(uint64_t *x)
-{
-    *x ^= *x << 13; *x ^= *x >> 7; *x ^= *x << 17;
-    return *x;
-}
-
 /* the n values of v in elements of `size` bytes (each fits them) */
 static void *narrow_copy(const uint64_t *v, size_t n, int size)
 {
@@ -843,7 +954,8 @@ START_TEST(batch_natural_width)
                            "blackwell:tcgen05.mma.m128n8k32.kind::mxf8f6f4.block32.f32.e4m3.e4m3.ue8m0",
                            "cdna3:v_mfma_f32_16x16x32_fp8_fp8", "ieee,a=fp16,c=fp32,k=8"};
     enum { N = 261 };   /* chunks of 256: one full, one of 5 */
-    uint64_t seed = 88172645463325252ull;
+    mma_rng r;
+    mma_rng_seed(&r, 88172645463325252ull, 0);
     for (size_t t = 0; t < sizeof names / sizeof names[0]; t++) {
         mma_unit u = U(names[t]);
         size_t k = (size_t)u.k, ns = (size_t)mma_unit_nscales(&u), nsn = ns ? ns : 1;
@@ -852,9 +964,9 @@ START_TEST(batch_natural_width)
         unsigned char want_fl[N], fl[N];
         uint64_t ma = mma_format_max(u.a), mb = mma_format_max(u.b), mc = mma_format_max(u.c);
         uint64_t ms = ns ? mma_format_max(u.scale) : 0;
-        for (size_t i = 0; i < N * k; i++) { a[i] = xorshift(&seed) & ma; b[i] = xorshift(&seed) & mb; }
-        for (size_t i = 0; i < N; i++) c[i] = xorshift(&seed) & mc;
-        for (size_t i = 0; i < N * ns; i++) { sa[i] = xorshift(&seed) & ms; sb[i] = xorshift(&seed) & ms; }
+        for (size_t i = 0; i < N * k; i++) { a[i] = mma_rng_next(&r) & ma; b[i] = mma_rng_next(&r) & mb; }
+        for (size_t i = 0; i < N; i++) c[i] = mma_rng_next(&r) & mc;
+        for (size_t i = 0; i < N * ns; i++) { sa[i] = mma_rng_next(&r) & ms; sb[i] = mma_rng_next(&r) & ms; }
         for (size_t i = 0; i < N; i++) {
             unsigned f = 0;
             want[i] = mma_dot_flags(&u, c[i], a + i * k, b + i * k, ns ? sa + i * ns : NULL, ns ? sb + i * ns : NULL, &f);
@@ -1203,6 +1315,10 @@ static Suite *suite(void)
     tcase_add_test(t, amd_zero_sign);
     tcase_add_test(t, amd_nan_any);
     tcase_add_test(t, gfdrda_special_c);
+    tcase_add_test(t, encode_inverse);
+    tcase_add_test(t, encode_ties);
+    tcase_add_test(t, gen_suites);
+    tcase_add_test(t, rgen_modes);
     tcase_add_test(t, generic_options);
     tcase_add_test(t, catalogue_roundtrip);
     tcase_add_test(t, shape_freedom);
@@ -1231,6 +1347,7 @@ int main(void)
     SRunner *r = srunner_create(suite());
     srunner_run_all(r, CK_NORMAL);
     int failed = srunner_ntests_failed(r);
+    printf("test_model: %d passed, %d failed\n", srunner_ntests_run(r) - failed, failed);
     srunner_free(r);
     return failed ? 1 : 0;
 }

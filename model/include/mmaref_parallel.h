@@ -35,7 +35,7 @@ void mma_parallel_for(long count, long chunk, int threads, mma_chunk_fn fn, void
 int mma_default_threads(void);   /* online cores, 1 .. 256 */
 double mma_now(void);            /* monotonic seconds */
 
-/* ---- batches of dot products (model/src/batch.c) -------------------------
+/* ---- batches of dot products (model/src/batch/batch.c) -------------------------
  *
  * A batch: n dot products of one unit u.  Vector i takes c[i],
  * a[i*k .. i*k+k-1], b[i*k .. i*k+k-1] (k = u->k) and, for block-scaled

@@ -10,31 +10,11 @@ import json
 import os
 
 import cocotb
-import numpy as np
 from cocotb.clock import Clock
 from cocotb.triggers import FallingEdge, ReadOnly, RisingEdge
+import numpy as np
 
 import mmaref
-
-
-def stimulus(u: mmaref.Unit, n: int, rng: np.random.Generator):
-    """a quarter each: N(0,1) values, values over the whole exponent range,
-    exactly cancelling pairs, and random bit patterns (NaN, Inf, subnormals)"""
-    f = u.formats
-    K = u.K
-    q = n // 4
-    x = rng.standard_normal((n, K))
-    y = rng.standard_normal((n, K))
-    wide = np.ldexp(rng.uniform(1, 2, (q, K)), rng.integers(-20, 12, (q, K))) * rng.choice([-1, 1], (q, K))
-    x[q:2 * q], y[q:2 * q] = wide, wide[::-1]
-    x[2 * q:3 * q, K // 2:] = -x[2 * q:3 * q, :K // 2]
-    y[2 * q:3 * q, K // 2:] = y[2 * q:3 * q, :K // 2]
-    a = mmaref.encode(x, f["a"], saturate=True)
-    b = mmaref.encode(y, f["b"], saturate=True)
-    c = mmaref.encode(rng.standard_normal(n) * 4, f["c"])
-    bits = lambda fm, shape: rng.integers(0, 1 << fm.width, shape, dtype=np.uint64).astype(fm.dtype)
-    a[3 * q:], b[3 * q:], c[3 * q:] = bits(f["a"], (n - 3 * q, K)), bits(f["b"], (n - 3 * q, K)), bits(f["c"], n - 3 * q)
-    return c, a, b
 
 
 def pack(row: np.ndarray, width: int) -> int:
@@ -49,8 +29,10 @@ def pack(row: np.ndarray, width: int) -> int:
 async def random_vectors(dut):
     u = mmaref.Unit(os.environ["MMAREF_TB_UNIT"])
     n = int(os.environ.get("MMAREF_TB_COUNT", "3000"))
-    rng = np.random.default_rng(int(os.environ.get("MMAREF_TB_SEED", "1")))
-    c, a, b = stimulus(u, n, rng)
+    # the library's compliance suite (docs/suites.md): the vectors `mmaref gen`
+    # writes for this unit and seed
+    v = mmaref.gen(u, "compliance", n, int(os.environ.get("MMAREF_TB_SEED", "1")))
+    c, a, b = v.c, v.a, v.b
     expected = u.dot(c, a, b)                      # the scoreboard: the model, all at once
     wa, wb = u.formats["a"].width, u.formats["b"].width
     pa = [pack(r, wa) for r in a]

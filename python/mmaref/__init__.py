@@ -60,7 +60,7 @@ __version__: str = _core.VERSION
 __all__ = [
     "Error", "MismatchError", "Format", "FORMATS", "get_format", "Unit", "units",
     "encode", "decode", "matmul", "quantize", "metrics", "gemm_metrics",
-    "VectorFile", "CheckResult", "read_vectors", "write_vectors", "check_vectors",
+    "VectorFile", "CheckResult", "gen", "suites", "read_vectors", "write_vectors", "check_vectors",
     "Flag", "FLAG_INEXACT", "FLAG_UNDERFLOW", "FLAG_OVERFLOW", "FLAG_INFINITE", "FLAG_INVALID", "cuda_device",
     "plot_metrics", "plot_gemm",
 ]
@@ -947,6 +947,32 @@ def read_vectors(path: Union[str, os.PathLike], instr: Optional[str] = None) -> 
                       arr("d", n) if r["has_d"] else None, arr("line", n), r["headers"],
                       arr("flags", n).astype(np.uint8) if r["has_flags"] else None)
 
+
+def suites() -> List[Tuple[str, str]]:
+    """The vector suites (docs/suites.md), as (name, what it holds)."""
+    return list(_core.suites())
+
+
+def gen(unit: UnitLike, suite: str, count: int, seed: int = 1) -> VectorFile:
+    """Vectors 0 .. count-1 of a suite for the unit, d (and flags, for units
+    that raise them) from the model: the vectors ``mmaref gen UNIT --suite
+    SUITE --count COUNT --seed SEED`` writes, the same bytes.  The seed is
+    0 .. 2**64-1."""
+    u = _unit(unit)
+    if not isinstance(count, int) or isinstance(count, bool) or count < 0:
+        raise ValueError(f"gen: count must be an integer >= 0, got {count!r}")
+    if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 1 << 64:
+        raise ValueError(f"gen: seed must be an integer from 0 to 2**64-1, got {seed!r}")
+    r = _core.gen(u._u, suite, count, seed)
+    k, ns = u.K, u.nscales
+
+    def arr(key: str, *shape: int) -> np.ndarray:
+        return np.frombuffer(r[key], dtype=np.uint64).reshape(shape).copy()
+
+    return VectorFile(u, arr("c", count), arr("a", count, k), arr("b", count, k), arr("sa", count, ns),
+                      arr("sb", count, ns), arr("d", count), np.arange(count, dtype=np.uint64),
+                      [f"suite: {suite}", f"seed: {seed}"],
+                      arr("flags", count).astype(np.uint8) if u.has_flags else None)
 
 def _open_out(tmp: str, path: str):
     """tmp, compressed as the name path says"""

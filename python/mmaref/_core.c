@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "mmaref.h"
+#include "mmaref_gen.h"
 #include "mmaref_metrics.h"
 #include "mmaref_parallel.h"
 #include "mmaref_vec.h"
@@ -824,6 +825,67 @@ static PyObject *py_dlpack(PyObject *self, PyObject *args)
 }
 
 
+/* gen(unit, suite, count, seed) -> dict(c, a, b, sa, sb, d, flags) as bytes
+ * of uint64: the suite's vectors 0 .. count-1 (mmaref_gen.h), the bytes
+ * `mmaref gen` writes for the same unit, suite and seed */
+static PyObject *py_gen(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *uo;
+    const char *suite;
+    Py_ssize_t count;
+    unsigned long long seed;
+    if (!PyArg_ParseTuple(args, "OsnK", &uo, &suite, &count, &seed)) return NULL;
+    const mma_unit *u = as_unit(uo);
+    if (!u) return NULL;
+    if (count < 0) { PyErr_SetString(PyExc_ValueError, "gen: count must be >= 0"); return NULL; }
+    mma_gen g;
+    if (mma_gen_init(&g, u, suite, seed)) {
+        PyErr_Format(PyExc_ValueError, "gen: unknown suite '%s' (mmaref.suites() names them)", suite);
+        return NULL;
+    }
+    size_t n = (size_t)count, k = (size_t)u->k, ns = (size_t)mma_unit_nscales(u);
+    uint64_t *c = malloc(8 * (n ? n : 1)), *a = malloc(8 * (n * k ? n * k : 1)), *b = malloc(8 * (n * k ? n * k : 1));
+    uint64_t *sa = malloc(8 * (n * ns ? n * ns : 1)), *sb = malloc(8 * (n * ns ? n * ns : 1));
+    uint64_t *d = malloc(8 * (n ? n : 1)), *fl = malloc(8 * (n ? n : 1));
+    mma_vec *v = malloc(sizeof *v);
+    PyObject *ret = NULL;
+    if (!c || !a || !b || !sa || !sb || !d || !fl || !v) PyErr_NoMemory();
+    else {
+        Py_BEGIN_ALLOW_THREADS
+        for (size_t i = 0; i < n; i++) {
+            mma_gen_vectors(&g, (long)i, (long)i + 1, v);
+            c[i] = v->c;
+            memcpy(a + i * k, v->a, 8 * k);
+            memcpy(b + i * k, v->b, 8 * k);
+            memcpy(sa + i * ns, v->sa, 8 * ns);
+            memcpy(sb + i * ns, v->sb, 8 * ns);
+            d[i] = v->d;
+            fl[i] = v->flags;
+        }
+        Py_END_ALLOW_THREADS
+#define B_(p, m) PyBytes_FromStringAndSize((const char *)(p), (Py_ssize_t)(8 * (m)))
+        ret = Py_BuildValue("{s:N,s:N,s:N,s:N,s:N,s:N,s:N}", "c", B_(c, n), "a", B_(a, n * k), "b", B_(b, n * k),
+                            "sa", B_(sa, n * ns), "sb", B_(sb, n * ns), "d", B_(d, n), "flags", B_(fl, n));
+#undef B_
+    }
+    free(c); free(a); free(b); free(sa); free(sb); free(d); free(fl); free(v);
+    return ret;
+}
+
+/* suites() -> [(name, what)] */
+static PyObject *py_suites(PyObject *self, PyObject *noargs)
+{
+    (void)self; (void)noargs;
+    PyObject *l = PyList_New(0);
+    for (int s = 0; l && s < mma_suite_count(); s++) {
+        PyObject *t = Py_BuildValue("(ss)", mma_suite_name(s), mma_suite_what(s));
+        if (!t || PyList_Append(l, t)) { Py_XDECREF(t); Py_DECREF(l); return NULL; }
+        Py_DECREF(t);
+    }
+    return l;
+}
+
 static PyMethodDef methods[] = {
     {"dot", py_dot, METH_VARARGS, "dot products (or exact values) of a batch"},
     {"result_equal", py_result_equal, METH_VARARGS, "elementwise result equality under a unit's rules"},
@@ -835,6 +897,8 @@ static PyMethodDef methods[] = {
     {"gemm_scaled", py_gemm_scaled, METH_VARARGS, "a whole GEMM with scales applied in FP32 outside the unit"},
     {"metrics_run", py_metrics_run, METH_VARARGS, "the runs of mmaref metrics / gemm"},
     {"read_vectors", py_read_vectors, METH_VARARGS, "read a vector file"},
+    {"gen", py_gen, METH_VARARGS, "a vector suite of the library"},
+    {"suites", py_suites, METH_NOARGS, "the vector suites"},
     {"format_vectors", py_format_vectors, METH_VARARGS, "vector file text"},
     {"default_threads", py_default_threads, METH_NOARGS, "online cores"},
     {"catalogue", py_catalogue, METH_NOARGS, "instruction names"},

@@ -1,6 +1,6 @@
 """GEMMs of PyTorch CUDA tensors on the GPU: ``matmul`` through the CUDA
 backend.  Every output element is the chain of instruction calls that
-``mma_gemm`` (model/src/matmul.c) makes on the CPU: the K/k calls of one
+``mma_gemm`` (model/src/metrics/matmul.c) makes on the CPU: the K/k calls of one
 step of the chain are one batch of M x N dot products (Unit.dot on CUDA
 tensors, the unit's own arithmetic in the backend's kernels), each call's
 d the next call's c; with promotion, every ``nc`` products the window's

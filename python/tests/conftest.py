@@ -26,3 +26,10 @@ def cli():
 @pytest.fixture(scope="session")
 def root():
     return ROOT
+
+
+def pytest_terminal_summary(terminalreporter):
+    """the count line of make test (scripts/run_tests.sh)"""
+    s = terminalreporter.stats
+    failed = len(s.get("failed", [])) + len(s.get("error", []))
+    terminalreporter.write_line(f"python tests: {len(s.get('passed', []))} passed, {failed} failed")

@@ -44,7 +44,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "mmaref.h"
+#include "mmaref_gen.h"
+#include "mmaref_vec.h"
 #include "mmaref_parallel.h"
 
 static long fails;
@@ -585,7 +587,8 @@ static long exhaustive(const ofmt *F, int k2, int quick, int threads)
 static mma_vec *gen_suite(const tunit *t, const char *suite, long count, unsigned seed, long *n)
 {
     mma_vec *v = malloc(sizeof *v * (size_t)(count ? count : 1));
-    *n = cli_gen_suite(&t->u, suite, seed, 0, count, v);
+    mma_gen g;
+    *n = mma_gen_init(&g, &t->u, suite, seed) ? -1 : mma_gen_vectors(&g, 0, count, v);
     if (*n < 0) { FAIL("gen %s %s", t->cfg, suite); free(v); return NULL; }
     return v;
 }
@@ -712,14 +715,9 @@ static uint32_t w32(float f) { uint32_t w; memcpy(&w, &f, 4); return w; }
 static double f64(uint64_t w) { double f; memcpy(&f, &w, 8); return f; }
 static uint64_t w64(double f) { uint64_t w; memcpy(&w, &f, 8); return w; }
 
-static uint64_t hrng = 0x243f6a8885a308d3ull;
-static uint64_t hnext(void)
-{
-    uint64_t z = (hrng += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
+/* the library's generator (mmaref_rng.h), from a fixed state */
+static mma_rng hrng = {{0x243f6a8885a308d3ull, 0x9e3779b97f4a7c15ull, 0xbf58476d1ce4e5b9ull, 0x94d049bb133111ebull}};
+static uint64_t hnext(void) { return mma_rng_next(&hrng); }
 
 /* operands: random bits, exponents near the ends of the range, c near
  * -(a*b) (cancellation), a*b + c near the largest finite and near 2^emin */

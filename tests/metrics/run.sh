@@ -1,9 +1,9 @@
 #!/bin/sh
-# Command-level checks of `mmaref metrics` and `mmaref gemm` (make metrics-test).
+# Command-level checks of `mmaref metrics` and `mmaref gemm` (make test-metrics).
 # Every check compares numbers the tool computes and could fail.
 # usage: tests/metrics/run.sh [path/to/mmaref]
 M=${1:-build/mmaref}
-T=${TMPDIR:-/tmp}/mmaref-metrics-test.$$
+T=${TMPDIR:-/tmp}/mmaref-test-metrics.$$
 mkdir -p "$T"
 trap 'rm -rf "$T"' EXIT
 fails=0

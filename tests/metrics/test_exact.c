@@ -47,7 +47,7 @@ static void enc_mpfr(mpfr_t r, mma_fmt f, uint64_t bits, int *cls)
     if (v.neg) mpfr_neg(r, r, MPFR_RNDN);
 }
 
-/* largest finite values, from the format table (model/src/format.c) */
+/* largest finite values, from the format table (model/src/core/format.c) */
 static double fmax_of(mma_fmt f)
 {
     switch (f) {
@@ -334,7 +334,7 @@ static void test_dots(long n)
                                 if (mma_decode(rs[q].f, model).cls != v.cls) FAIL("%s: special class differs from the model", units[ui]);
                                 continue;
                             }
-                            uint64_t ours = v.cls == MMA_ZERO ? 0 : mx_encode(rs[q].f, rs[q].p, rs[q].r, v.neg, v.mag, v.e, v.sticky);
+                            uint64_t ours = v.cls == MMA_ZERO ? 0 : mma_encode_round(rs[q].f, rs[q].p, rs[q].r, v.neg, v.mag, v.e, v.sticky);
                             int ovf;
                             round_fmt(rr, X, rs[q].f, rs[q].p, rs[q].r == MMA_RNE ? MPFR_RNDN : MPFR_RNDZ, &ovf);
                             /* the model rounds an underflow to +0; we keep IEEE's sign: equal values */
