@@ -1,0 +1,113 @@
+"""The sweep points: data.  A point is a unit configuration of the model
+(the accuracy side is a property of the configuration alone), a summation
+tree of the RTL, a pipeline depth and F.
+
+Trees (the CSV's `tree` column):
+  fused CPA   one fused step; the aligned terms summed by a tree of
+              carry-propagate adders (mma_dpa SUM=0, today's RTL)
+  fused CSA   one fused step; a carry-save compressor tree and one final
+              carry-propagate adder (SUM=1); the model is the same
+  chained-2   two fused steps of K/2, the first step's rounded result the
+              second's c (Ampere's CoFDA)
+  even/odd    CDNA3's GFDRDA: even- and odd-index products fused apart,
+              joined with round-down, c added in a second step (F2 = F+7)
+Pipeline (`pipe`): internal register stages (mma_dpa STAGES); a pipelined
+point also registers its inputs and outputs (PIPE=2), so its delay is a
+clock period; pipe 0 is the combinational core (PIPE=0, STAGES=0).
+
+Parameters a point needs that the RTL does not have (SUM, STAGES on RTL
+without them) make it a configuration the RTL cannot realize: it is reported
+by name and the sweep goes on."""
+
+UNIT = {
+    # name: (configuration with {k} {l} {f}, K, the instruction it is at its native F)
+    "e4m3": ("fused,a=e4m3,b=e4m3,c=fp32,d=fp32,k={k},l={l},f={f},align=rz,round=rz,p=23,"
+             "ezero=-133,nan=canon,zero=pos", 32),
+    "bf16": ("fused,a=bf16,b=bf16,c=fp32,d=fp32,k={k},l={l},f={f},align=rz,round=rz,p=23,"
+             "ezero=-133,nan=canon,zero=pos", 16),
+    # Blackwell MXFP8 (ST-FDPA, ue8m0 scale per 32 elements; F=25 native)
+    "mxfp8": ("fused,a=e4m3,b=e4m3,c=fp32,d=fp32,k={k},l={l},f={f},scale=ue8m0,block={k},align=rz,"
+              "round=rz,p=23,ezero=-133,nan=canon,zero=pos", 32),
+    # Blackwell NVFP4 (GDFS, ue4m3 scale per 16 elements, groups of 16; F=35 native)
+    "nvfp4": ("groups,a=e2m1,b=e2m1,c=fp32,d=fp32,k={k},l={k},f={f},g=16,scale=ue4m3,block=16,align=rz,"
+              "round=rz,p=23,ezero=-139,nan=canon,zero=pos", 64),
+}
+# even/odd groups (CDNA3's GFDRDA tree, one step of K products): the c step
+# keeps F2 = F+7 fraction bits as CDNA3 does (F=24, F2=31); the output is
+# rounded toward zero to FP32 like the other variants, so that only the tree
+# differs
+EVENODD = ("evenodd,a=e4m3,b=e4m3,c=fp32,d=fp32,k={k},l={k},f={f},f2={f2},cadd=rd,"
+           "align=rz,round=rz,p=23,nan=canon,zero=pos")
+TREES = {"cpa": "fused CPA", "csa": "fused CSA", "chain2": "chained-2", "evenodd": "even/odd"}
+PRESETS = [
+    ("hopper_qgmma_e4m3", "hopper:wgmma.m64n8k32.f32.e4m3.e4m3"),
+    ("blackwell_f8_e4m3", "blackwell:tcgen05.mma.m128n8k32.kind::f8f6f4.f32.e4m3.e4m3"),
+    ("hopper_hgmma_bf16", "hopper:wgmma.m64n8k16.f32.bf16.bf16"),
+    ("ampere_bf16", "ampere:mma.m16n8k16.f32.bf16.bf16.f32"),
+    ("cdna3_fp8", "cdna3:v_mfma_f32_16x16x32_fp8_fp8"),
+    ("blackwell_mxfp8", "blackwell:tcgen05.mma.m128n8k32.kind::mxf8f6f4.block32.f32.e4m3.e4m3.ue8m0"),
+    ("blackwell_nvfp4", "blackwell:tcgen05.mma.m128n8k64.kind::mxf4nvf4.block16.f32.e2m1.e2m1.ue4m3"),
+]
+
+
+def point(fmt, tree, f, pipe=0, k=None, expect_fail=False, override=None, pid=None, spec=None):
+    k = k or UNIT.get(fmt, ("", 32))[1]
+    if spec is None:
+        if tree == "evenodd":
+            spec = EVENODD.format(k=k, f=f, f2=min(f + 7, 40))
+        else:
+            spec = UNIT[fmt][0].format(k=k, l=k // 2 if tree == "chain2" else k, f=f)
+    params = dict(override or {})
+    if tree == "csa":
+        params["SUM"] = 1
+    if pipe:
+        params["STAGES"] = pipe
+        params["PIPE"] = 2
+    pid = pid or "%s_k%d_%s_f%d_p%d" % (fmt, k, tree, f, pipe)
+    return {"id": pid, "format": fmt, "k": k, "tree": TREES.get(tree, tree), "f": f, "pipe": pipe,
+            "spec": spec, "params": params, "expect_fail": expect_fail}
+
+
+def full():
+    pts = []
+    for f in range(10, 31):
+        for t in ("cpa", "csa"):
+            pts.append(point("e4m3", t, f))
+    step = (10, 13, 16, 19, 22, 25, 28)
+    for fmt in ("bf16", "mxfp8"):
+        for f in step:
+            for t in ("cpa", "csa"):
+                pts.append(point(fmt, t, f))
+    for f in (13, 25, 35):
+        for t in ("cpa", "csa"):
+            pts.append(point("nvfp4", t, f))
+    for f in (13, 17, 21, 25, 29):
+        for t in ("chain2", "evenodd"):
+            pts.append(point("e4m3", t, f))
+    for f in (13, 25):
+        for t in ("cpa", "csa"):
+            for s in (1, 2, 3):
+                pts.append(point("e4m3", t, f, pipe=s))
+    for pid, instr in PRESETS:
+        pts.append({"id": pid, "format": "preset", "k": 0, "tree": "", "f": None, "pipe": 0, "spec": instr,
+                    "params": {}, "expect_fail": False})
+    return pts
+
+
+def test():
+    """make area-test: F=13 and F=25 of the e4m3 unit with both fused trees
+    at K=8, one block-scaled unit (MXFP8's form at K=8, a scale per 8
+    elements), and two points that must be reported as failed: F=7, which
+    mmaparams refuses, and F=41 forced behind its back, which the RTL
+    refuses at elaboration."""
+    pts = []
+    for f in (13, 25):
+        for t in ("cpa", "csa"):
+            pts.append(point("e4m3", t, f, k=8))
+    pts.append(point("mxfp8", "cpa", 25, k=8))
+    pts.append(point("e4m3", "cpa", 7, k=8, expect_fail=True))
+    pts.append(point("e4m3", "cpa", 25, k=8, expect_fail=True, override={"F": 41}, pid="e4m3_k8_cpa_f41_p0"))
+    return pts
+
+
+SETS = {"full": full, "test": test}
