@@ -13,7 +13,8 @@
 #                   metrics, docs/tradeoff.md, its plots, docs/data/area.csv
 #                   and docs/data/area_sweep.json.  Without LIBERTY:
 #                   NAND2-equivalent figures of generic gates, report in
-#                   build/area/report only.
+#                   build/area/report only.  AREA_SET=question: only the
+#                   F=13/F=25 points (scripts/area/points.py).
 #   make area-test  (part of make test, about 2 minutes on 2 cores) the e4m3
 #                   unit at F=13 and F=25 with both fused trees (K=8), one
 #                   block-scaled unit, with the SKY130 library: each costed
@@ -27,6 +28,7 @@
 AREA_B        := $(B)/area
 AREA_JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
 LIBERTY       ?=
+AREA_SET      ?= full
 AREA_TEST_LIB ?= ../shared/pdk/sky130hd_tt.lib.gz
 AREA_PY       := python3 scripts/area/area.py
 AREA_DEPS     := $(wildcard scripts/area/*.py scripts/area/*.ys scripts/area/*.abc scripts/area/*.scr \
@@ -36,7 +38,7 @@ AREA_DEPS     := $(wildcard scripts/area/*.py scripts/area/*.ys scripts/area/*.a
 .PHONY: area area-test area-bench
 
 area: $(AREA_DEPS)
-	$(AREA_PY) sweep --set full --out $(AREA_B) --jobs $(AREA_JOBS) $(if $(LIBERTY),--liberty $(LIBERTY)) \
+	$(AREA_PY) sweep --set $(AREA_SET) --out $(AREA_B) --jobs $(AREA_JOBS) $(if $(LIBERTY),--liberty $(LIBERTY)) \
 	    --mmaparams $(B)/rtl/mmaparams --mmaref $(B)/mmaref
 	$(AREA_PY) report --area $(AREA_B)/area.csv --mmaref $(B)/mmaref --out $(AREA_B)/report \
 	    $(if $(LIBERTY),--publish docs)

@@ -33,7 +33,7 @@ sys.path.insert(0, HERE)
 
 
 def sweep_args(s):
-    s.add_argument("--set", choices=("full", "test"), default="full")
+    s.add_argument("--set", choices=("full", "question", "test"), default="full")
     s.add_argument("--out", required=True)
     s.add_argument("--liberty", default="")
     s.add_argument("--jobs", type=int, default=0, help="parallel points (default: all cores)")
@@ -47,7 +47,9 @@ def sweep_args(s):
     s.add_argument("--no-verify", action="store_true", help="cost without verifying (points marked verified=0)")
     s.add_argument("--stim-count", type=int, default=4096, help="vectors of the power stimulus")
     s.add_argument("--only", default="", help="only these point ids (comma-separated)")
-    s.add_argument("--cached-only", action="store_true", help=argparse.SUPPRESS)
+    s.add_argument("--stop-after", type=float, default=0,
+                   help="seconds: start no point after this less --point-guess (a time-limited host)")
+    s.add_argument("--point-guess", type=float, default=240, help="seconds a point takes, for --stop-after")
 
 
 def main():

@@ -14,9 +14,12 @@
 
 A point without LIBERTY stops after the NAND2-equivalent figures of the
 front (make area's figures before a library was given)."""
+import gzip
+import json
 import os
 import re
 import shutil
+import time
 
 import cache
 import stimulus
@@ -161,15 +164,39 @@ def synth_key(ctx, res):
                      ctx.targets)
 
 
-def do_synth(p, ctx, res, d):
-    k = synth_key(ctx, res)
-    got = ctx.cache.get(k)
-    have = got and (not ctx.lib or all(os.path.exists(os.path.join(d, "t_" + t["target"], "net.json"))
-                                         and os.path.exists(os.path.join(d, "t_" + t["target"], "key"))
-                                         and open(os.path.join(d, "t_" + t["target"], "key")).read() == k
-                                         for t in got.get("targets", [])))
-    if got and (have or ctx.cached_only):
-        return k, got
+def netlists_there(d, k, syn):
+    for t in syn.get("targets", []):
+        td = os.path.join(d, "t_" + t["target"])
+        kp = os.path.join(td, "key")
+        if not (os.path.exists(kp) and open(kp).read() == k and
+                all(os.path.exists(os.path.join(td, f)) or os.path.exists(os.path.join(td, f + ".gz"))
+                    for f in ("net.v", "net.json"))):
+            return False
+    return True
+
+
+def unpack_netlists(td):
+    """The netlists are kept gzipped between runs (a full-K point's are
+    40 MB plain); OpenSTA reads them plain."""
+    for f in ("net.v", "net.json"):
+        p = os.path.join(td, f)
+        if not os.path.exists(p) and os.path.exists(p + ".gz"):
+            with gzip.open(p + ".gz", "rb") as src, open(p + ".tmp", "wb") as dst:
+                shutil.copyfileobj(src, dst)
+            os.replace(p + ".tmp", p)
+
+
+def pack_netlists(td):
+    for f in ("net.v", "net.json"):
+        p = os.path.join(td, f)
+        if os.path.exists(p):
+            with open(p, "rb") as src, gzip.open(p + ".gz.tmp", "wb", compresslevel=6) as dst:
+                shutil.copyfileobj(src, dst)
+            os.replace(p + ".gz.tmp", p + ".gz")
+            os.unlink(p)
+
+
+def do_synth(p, ctx, res, d, k):
     fr = synth.front(d, ctx.tools, ctx.src, res["params"], res["top"], res["ports"], bool(ctx.lib))
     out = {"front": fr, "targets": [], "cpu": fr["cpu"]}
     if ctx.lib:
@@ -185,38 +212,55 @@ def do_synth(p, ctx, res, d):
             t.pop("dir")
         out["targets"] = first + more
         out["cpu"] += cpu1 + cpu2
-    return k, ctx.cache.put(k, out)
+        os.unlink(os.path.join(d, "front.il"))      # every mapping is done: 9 MB at full K
+    return ctx.cache.put(k, out)
 
 
-def do_cost(p, ctx, res, d, skey, syn):
-    k = cache.key("cost", skey, ctx.tools.versions.get("sta", ""), ctx.mmaref_sha, ctx.stim,
-                  cache.flow_sha("sta.tcl", "sta.py", "gatesim.py", "stimulus.py"))
-    got = ctx.cache.get(k)
-    if got:
-        return got
-    if ctx.cached_only:
-        return None
-    ports = {}
-    for name in ("a", "b", "c", "sa", "sb", "in_valid", "rst_n"):
-        if name in res["ports"]:
-            ports[name] = None
+def cost_key(ctx, skey, stim_path):
+    return cache.key("cost", skey, ctx.tools.versions.get("sta", ""), cache.file_sha(stim_path), ctx.stim,
+                     cache.flow_sha("sta.tcl", "sta.py", "gatesim.py", "stimulus.py"))
+
+
+def do_cost(p, ctx, res, d, syn, stim_path, k):
+    t0 = time.process_time()
     nets = []
     for t in syn["targets"]:
         td = os.path.join(d, "t_" + t["target"])
+        unpack_netlists(td)
         nets.append({"tag": t["target"], "verilog": os.path.join(td, "net.v"), "json": os.path.join(td, "net.json"),
                      "top": res["top"]})
-    # port widths from the netlist (the first one: all share the ports)
-    import json as _json
-    mod = next(iter(_json.load(open(nets[0]["json"]))["modules"].values()))
-    widths = {n: len(mod["ports"][n]["bits"]) for n in ports if n in mod["ports"]}
-    vec = stimulus.make(ctx.mmaref, res["config"], d, ctx.stim["count"], ctx.stim["seed"], ctx.stim["dist"])
-    stim = stimulus.Stimulus(vec, widths)
+    with open(nets[0]["json"]) as fh:        # the port widths (every target has the same ports)
+        mod = next(iter(json.load(fh)["modules"].values()))
+    widths = {n: len(mod["ports"][n]["bits"]) for n in ("a", "b", "c", "sa", "sb", "in_valid", "rst_n")
+              if n in mod["ports"]}
+    stim = stimulus.Stimulus(stim_path, widths)
     seq = syn["front"]["dff"] > 0
     cpu = sta.time_and_power(d, ctx.tools, ctx.lib, nets, seq, "clk" if "clk" in res["ports"] else "", stim)
     out = {"targets": [{k2: n[k2] for k2 in ("tag", "delay_ns", "energy_pj", "clk_energy_pj", "leak_mw",
                                               "mean_toggle")} for n in nets],
-           "latency": stim.latency, "cpu": cpu}
+           "latency": stim.latency, "cpu": cpu + time.process_time() - t0}
+    for n in nets:
+        for a in (".pwr0", ".pwr1"):
+            os.unlink(os.path.join(d, n["tag"] + a))
+        pack_netlists(os.path.dirname(n["verilog"]))
     return ctx.cache.put(k, out)
+
+
+def synth_and_cost(p, ctx, res, d):
+    """The synthesis and cost results, from the cache where they are there;
+    the netlists are made again only when the cost stage must run."""
+    skey = synth_key(ctx, res)
+    syn = ctx.cache.get(skey)
+    if not ctx.lib:
+        return syn or do_synth(p, ctx, res, d, skey), None
+    stim_path = stimulus.make(ctx.mmaref, res["config"], d, ctx.stim["count"], ctx.stim["seed"], ctx.stim["dist"])
+    ckey = cost_key(ctx, skey, stim_path)
+    cost = ctx.cache.get(ckey)
+    if syn and cost:
+        return syn, cost
+    if not syn or not netlists_there(d, skey, syn):
+        syn = do_synth(p, ctx, res, d, skey)
+    return syn, do_cost(p, ctx, res, d, syn, stim_path, ckey)
 
 
 def run_point(p, ctx):
@@ -234,8 +278,7 @@ def run_point(p, ctx):
                 k=res["params"].get("K", p["k"]))
     try:
         ver = verify(p, ctx, res, d)
-        skey, syn = do_synth(p, ctx, res, d)
-        cost = do_cost(p, ctx, res, d, skey, syn) if ctx.lib and syn else None
+        syn, cost = synth_and_cost(p, ctx, res, d)
     except FlowError as e:
         return "error", str(e), [base]
     fr = syn["front"]
@@ -245,8 +288,6 @@ def run_point(p, ctx):
         base["g_" + t] = n
     if not ctx.lib:
         return "ok", "", [base]
-    if cost is None:
-        return "pending", "synthesized; timing and power not yet run", [base]
     rows = []
     by = {c["tag"]: c for c in cost["targets"]}
     for t in syn["targets"]:

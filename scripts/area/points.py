@@ -94,6 +94,17 @@ def full():
     return pts
 
 
+def question():
+    """The F=13 against F=25 question alone: e4m3 K=32, bf16 K=16 and MXFP8
+    K=32, both fused trees, and the Hopper and Blackwell FP8 presets (a
+    short `make area AREA_SET=question`)."""
+    pts = [point(fmt, t, f) for fmt in ("e4m3", "bf16", "mxfp8") for t in ("cpa", "csa") for f in (13, 25)]
+    for pid, instr in PRESETS[:2] + PRESETS[5:6]:
+        pts.append({"id": pid, "format": "preset", "k": 0, "tree": "", "f": None, "pipe": 0, "spec": instr,
+                    "params": {}, "expect_fail": False})
+    return pts
+
+
 def test():
     """make area-test: F=13 and F=25 of the e4m3 unit with both fused trees
     at K=8, one block-scaled unit (MXFP8's form at K=8, a scale per 8
@@ -110,4 +121,4 @@ def test():
     return pts
 
 
-SETS = {"full": full, "test": test}
+SETS = {"full": full, "question": question, "test": test}

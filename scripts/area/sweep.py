@@ -42,7 +42,9 @@ def make_context(a, env):
         raise proc.FlowError("verilator does not run: mmaref verify needs it (scripts/deps.txt), or --no-verify")
     ctx.targets = [t for t in a.targets.split(",") if t] if a.liberty else []
     ctx.stim = {"count": a.stim_count, "seed": 1, "dist": "normal"}
-    ctx.cached_only = a.cached_only
+    # a sweep given a time budget starts no point later than the budget
+    # less a point's guessed duration (the device host's one command)
+    ctx.deadline = time.time() + a.stop_after - a.point_guess if a.stop_after else 0
     ctx.lib = None
     if a.liberty:
         ctx.lib = liberty.prepare(a.liberty, os.path.join(ctx.out, "lib"))
@@ -68,6 +70,9 @@ def _init(ctx):
 
 def _work(p):
     t0 = time.time()
+    if _CTX.deadline and t0 > _CTX.deadline:
+        return p["id"], "skipped", "not started: the sweep's time budget (--stop-after) ran out", \
+            [{"id": p["id"], "status": "skipped", "message": "not started (time budget)"}], 0.0
     try:
         status, msg, rows = flow.run_point(p, _CTX)
     except Exception as e:          # a broken point must not stop the sweep
@@ -150,10 +155,10 @@ def run(a, env):
     cpu = sum(float(results[p["id"]][2][0].get("cpu_s") or 0) for p in pts)
     bad = [p["id"] for p in pts if results[p["id"]][0] == "error" and not p["expect_fail"]]
     unsup = [p["id"] for p in pts if results[p["id"]][0] == "unsupported"]
-    pend = [p["id"] for p in pts if results[p["id"]][0] == "pending"]
+    pend = [p["id"] for p in pts if results[p["id"]][0] == "skipped"]
     meta = {"wall_s": round(wall), "jobs": a.jobs, "cpus": os.cpu_count() or 0, "cpu_s": round(cpu),
             "points": len(pts), "costed": sum(1 for p in pts if results[p["id"]][0] == "ok"),
-            "unsupported": unsup, "failed": bad, "pending": pend, "tools": ctx.tools.versions,
+            "unsupported": unsup, "failed": bad, "skipped": pend, "tools": ctx.tools.versions,
             "library": {k: lib[k] for k in ("name", "source", "sha256", "default_wire_load", "picks", "units")}
             if lib else None, "dont_use": lib["dont_use"] if lib else [], "targets": ctx.targets,
             "verify": {"count": ctx.verify_count, "random": ctx.verify_random}, "stimulus": ctx.stim,
@@ -166,6 +171,6 @@ def run(a, env):
         len(pts), fmt_s(wall), a.jobs, cpu, meta["costed"], len(unsup),
         "", len(bad), (": " + ", ".join(bad)) if bad else ""), flush=True)
     if pend:
-        print("area: %d points synthesized but not timed (--cached-only): %s" % (len(pend), ", ".join(pend)))
+        print("area: %d points not started (time budget): rerun to finish them" % len(pend))
     print("area: %s" % os.path.join(ctx.out, "area.csv"))
     return 1 if bad else 0
