@@ -51,3 +51,12 @@ area-bench: $(AREA_DEPS)
 	    --mmaref $(B)/mmaref --jobs 1
 
 EXTRA_TESTS += area-test
+
+# make area-xcheck (slow: Verilator compiles a flattened netlist, minutes):
+# the gate-level simulation's toggle counts against Verilator's toggle
+# coverage of the same netlist, net for net (scripts/area/xcheck.py), on
+# the e4m3 K=8 F=13 point of make area-test
+.PHONY: area-xcheck
+area-xcheck: area-test
+	MMAREF=$(B)/mmaref python3 scripts/area/xcheck.py $(AREA_B)/test/pts/e4m3_k8_cpa_f13_p0 \
+	    $$(ls -t $(AREA_B)/test/lib/liberty-*.json | head -1) $(AREA_B)/xcheck

@@ -73,10 +73,11 @@ def load_netlist(path):
     return next(iter(mods.items()))
 
 
-def simulate(net_json, cells_lib, stim, ncycles, skip):
+def simulate(net_json, cells_lib, stim, ncycles, skip, nets=None):
     """stim: {port name: [bit vector per port bit]} for the input ports
     (ports not given are held at 0).  Returns (per-instance toggle rate
-    over cycles skip..ncycles-1, {output port: [bit vector per bit]})."""
+    over cycles skip..ncycles-1, {output port: [bit vector per bit]}); with
+    a dict nets, fills it with every net's bit vector (tests)."""
     top, mod = load_netlist(net_json)
     M = (1 << ncycles) - 1
     val = {"0": 0, "1": M, "x": 0, "z": 0}
@@ -162,6 +163,8 @@ def simulate(net_json, cells_lib, stim, ncycles, skip):
     def rate(v):
         return popcount((v ^ (v >> 1)) & tmask) / span
 
+    if nets is not None:
+        nets.update(val)
     act = {}
     for cname, c in cells.items():
         m = models[c["type"]]

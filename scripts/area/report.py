@@ -240,13 +240,16 @@ def document(rows, meta):
       "page from them and compares. Do not edit it by hand.\n\n" % (
           (" LIBERTY=%s" % rel_lib(lib["source"])) if lib else ""))
     if not lib:
-        w("This run had no library (`LIBERTY` unset): the areas are NAND2 equivalents of generic gates.\n\n")
+        w("This run had no library (`LIBERTY` unset): the areas are NAND2 equivalents of generic gates "
+          "(NAND2 = NOR2 = 1, AND2 = OR2 = 1.33, XOR2 = XNOR2 = MUX2 = 2.33, NOT = 0.67, DFF = 4.67) and the "
+          "depth is in gates (`ltp -noff`).\n\n")
+        w(nand2_table(rows))
     w(question(pts, rows, meta))
     w(fronts(pts, meta))
     w(trees(pts, meta))
     w(pipelines(pts, allpts, meta))
     w(promotion(pts, meta))
-    w(method(rows, meta))
+    w(method(rows, meta) if lib else "")
     w(every_point(pts, meta))
     w(not_costed(allpts))
     return "".join(out)
@@ -471,6 +474,16 @@ def every_point(pts, meta):
             pid, fr["verified"], float(fr["delay_ns"]), float(fr["area_um2"]), float(fr["power_mw"]),
             float(sm["area_um2"]), float(sm["delay_ns"]), fr["nand2eq"].split(".")[0], fnum(fr["mean_ulp_normal"]),
             fnum(fr["mean_ulp_llm"]), fnum(fr["gemm_rel_tc"]), fnum(fr["gemm_rel_promote"])))
+    return "".join(out) + "\n"
+
+
+def nand2_table(rows):
+    out = ["| point | tree | F | pipe | verified | NAND2-eq | depth | mean ulp normal | mean ulp llm | GEMM tc | "
+           "GEMM promote |\n", "|" + "---|" * 11 + "\n"]
+    for r in sorted((r for r in rows if r["status"] == "ok"), key=lambda r: (r["format"], r["tree"], int(r["f"] or 0))):
+        out.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n" % (
+            r["id"], r["tree"], r["f"], r["pipe"], r["verified"], r["nand2eq"].split(".")[0], r["depth"],
+            fnum(r["mean_ulp_normal"]), fnum(r["mean_ulp_llm"]), fnum(r["gemm_rel_tc"]), fnum(r["gemm_rel_promote"])))
     return "".join(out) + "\n"
 
 
