@@ -1,7 +1,8 @@
 # Area against error, one line per format and tree (scripts/area/report.py
 # writes acc_<format>_<tree>.dat: area um2 of the fastest netlist, mean ulp
 # (normal), depth-4096 error (accumulator only), F).
-# gnuplot -e "dir='build/area/report'; out='build/area/report/tradeoff_accuracy.png'" accuracy.gp
+# key: a word per format and tree, 1 when that line has data (else no key entry).
+# gnuplot -e "dir='d'; out='d/tradeoff_accuracy.png'; key='1 0 0 0 1 0 0 0 0 0 0 0 0 0 0 0'" accuracy.gp
 set terminal pngcairo size 1500,680 font "sans,10"
 set output out
 set multiplot layout 1,2
@@ -18,7 +19,7 @@ col(u) = word("#1f77b4 #2ca02c #d62728 #9467bd", u)
 dash(t) = t + 1
 pt(t) = word("7 5 9 11", t + 1) + 0
 file(u, t) = "acc_".word(fmt, u)."_".t.".dat"
-title(u, t) = word(names, u)." ".word(trees, t + 1)
+title(u, t) = word(key, 4*(u-1)+t+1) eq "1" ? word(names, u)." ".word(trees, t + 1) : ""
 set title "one instruction, normal inputs"
 set ylabel "mean error (FP32 ulps)"
 plot for [u = 1:4] for [t = 0:3] f(file(u, t)) u 1:2 w lp dt dash(t) pt pt(t) ps 0.8 \

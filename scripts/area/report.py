@@ -197,6 +197,11 @@ def plots(joined, out):
     made = []
     have = " ".join("1" if any(r["format"] == fmt and r["k"] == k and r["pipe"] == "0" for r in rows) else "0"
                     for fmt, _, k in FORMATS)
+    # a key entry only for the lines with data (format-major, tree-minor)
+    have += "'; key='" + " ".join("1" if os.path.getsize(os.path.join(out, "acc_%s_%d.dat" % (fmt, t))) else "0"
+                                  for fmt, _, _ in FORMATS for t in range(4))
+    have += "'; keyad='" + " ".join("1" if os.path.getsize(os.path.join(out, "ad_%s_%d.dat" % (fmt, t))) else "0"
+                                    for fmt, _, _ in FORMATS for t in range(4))
     for gp, png in (("tradeoff.gp", "tradeoff.png"), ("accuracy.gp", "tradeoff_accuracy.png")):
         r = subprocess.run(["gnuplot", "-e", "dir='%s'; out='%s'; have='%s'" % (out, os.path.join(out, png), have),
                             os.path.join(HERE, gp)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -319,9 +324,8 @@ def fronts(pts, meta):
     out = ["## Pareto fronts\n\n"]
     w = out.append
     w("![area against delay](tradeoff.png)\n\n")
-    w("Area against delay of every netlist (each point's delay targets), combinational units; the numbers are F "
-      "at each point's fastest netlist; the lines join the netlists that no other of the same tree beats in "
-      "both.\n\n")
+    w("Area against delay of every netlist, combinational units: a line joins the netlists of one point (its "
+      "delay targets), the number at its fastest netlist is F.\n\n")
     w("![area against error](tradeoff_accuracy.png)\n\n")
     w("Area of each point's fastest netlist against the mean ulp error of one instruction (normal inputs) and "
       "the depth-%d error (accumulator only); numbers are F.\n\n" % meta["metrics"]["gemm_k"])
@@ -443,7 +447,8 @@ def method(rows, meta):
         w.append("- **Power**: the point's unit fed one vector a clock cycle with %d vectors of `mmaref gen --dist "
                  "%s --seed %d` (the inputs `mmaref metrics --dist %s` draws: normal values quantized into the "
                  "unit's formats); the mapped netlist is simulated gate by gate (scripts/area/gatesim.py, zero "
-                 "delay: functional toggles, no glitches), its outputs checked against the model's d on every "
+                 "delay: functional toggles, no glitches; `make area-xcheck` compares its counts with Verilator's toggle "
+                 "coverage of the same netlist, net for net), its outputs checked against the model's d on every "
                  "vector; each instance's power is OpenSTA's at activity 0 plus its output's toggle rate times "
                  "the difference to activity 1 (Debian's OpenSTA 2019 has no read_vcd/read_saif and overwrites "
                  "pin activities by propagation, so the weighting is done outside it). `power_mw` is at the "
@@ -455,12 +460,15 @@ def method(rows, meta):
              "the exact result, one instruction. GEMM: `mmaref gemm <configs> --k %d --mode tc,promote --nc %d "
              "--dist normal --count %d --seed %d`: normwise relative error sum|d - x| / sum|x|.\n" % (
                  m["count"], m["seed"], m["gemm_k"], m["nc"], m["gemm_count"], m["seed"]))
-    w.append("- **Run**: %d points (%d costed), %d jobs on %d cores, %.1f min wall, %.1f CPU minutes (%.0f CPU s a "
-             "costed point; %.1f points per hour per core); stages are cached by the hash of the RTL, the "
-             "parameters, the library, the tools' versions and the flow's scripts.\n\n" % (
-                 meta["points"], meta["costed"], meta["jobs"], meta["cpus"], meta["wall_s"] / 60.0,
-                 meta["cpu_s"] / 60.0, meta["cpu_s"] / max(meta["costed"], 1),
-                 3600.0 * max(meta["costed"], 1) / max(meta["cpu_s"], 1)))
+    n = meta.get("computed", meta["costed"])
+    w.append("- **Run**: %d points, %d costed (%d computed: the others have the parameters of one of them), %d the "
+             "RTL cannot realize; %d jobs on %d cores, %.1f min wall; %.1f CPU minutes for the computed points "
+             "(%.0f CPU s each, %.1f points per hour per core, stages taken from the cache counted at what they "
+             "cost when made); stages are cached by the hash of the RTL, the parameters, the library, the "
+             "tools' versions and the flow's scripts.\n\n" % (
+                 meta["points"], meta["costed"], n, len(meta.get("unsupported", [])), meta["jobs"], meta["cpus"],
+                 meta["wall_s"] / 60.0, meta["cpu_s"] / 60.0, meta["cpu_s"] / max(n, 1),
+                 3600.0 * max(n, 1) / max(meta["cpu_s"], 1)))
     return "".join(w)
 
 

@@ -169,12 +169,14 @@ def run(a, env):
         w.writeheader()
         w.writerows(rows)
     os.replace(tmp, os.path.join(ctx.out, "area.csv"))
-    cpu = sum(float(results[p["id"]][2][0].get("cpu_s") or 0) for p in pts)
+    # a point done once for two ids (its twin took it from the cache) counts once
+    cpu = sum(float(results[p["id"]][2][0].get("cpu_s") or 0) for p in first)
+    computed = sum(1 for p in first if results[p["id"]][0] == "ok")
     bad = [p["id"] for p in pts if results[p["id"]][0] == "error" and not p["expect_fail"]]
     unsup = [p["id"] for p in pts if results[p["id"]][0] == "unsupported"]
     pend = [p["id"] for p in pts if results[p["id"]][0] == "skipped"]
     meta = {"wall_s": round(wall), "jobs": a.jobs, "cpus": os.cpu_count() or 0, "cpu_s": round(cpu),
-            "points": len(pts), "costed": sum(1 for p in pts if results[p["id"]][0] == "ok"),
+            "points": len(pts), "costed": sum(1 for p in pts if results[p["id"]][0] == "ok"), "computed": computed,
             "unsupported": unsup, "failed": bad, "skipped": pend, "tools": ctx.tools.versions,
             "library": {k: lib[k] for k in ("name", "source", "sha256", "default_wire_load", "picks", "units")}
             if lib else None, "dont_use": lib["dont_use"] if lib else [], "targets": ctx.targets,

@@ -1,8 +1,9 @@
 # Area against delay of every mapped netlist, one panel per format
 # (scripts/area/report.py writes ad_<format>_<tree>.dat: delay ns, area um2,
 # label; a block per point, its netlists joined by a line).
-# have: a word per format, 1 when it has netlists.
-# gnuplot -e "dir='build/area/report'; out='build/area/report/tradeoff.png'; have='1 1 0 0'" tradeoff.gp
+# have: a word per format, 1 when it has netlists; keyad: a word per format
+# and tree, 1 when that line has data (else it gets no key entry).
+# gnuplot -e "dir='d'; out='d/tradeoff.png'; have='1 1 0 0'; keyad='1 0 0 0 1 0 0 0 0 0 0 0 0 0 0 0'" tradeoff.gp
 set terminal pngcairo size 1500,1100 font "sans,10"
 set output out
 set multiplot layout 2,2
@@ -27,7 +28,8 @@ do for [u = 1:4] {
         unset label 1; set tics; set border; set key; set autoscale
     } else {
         plot for [t = 0:3] f("ad_".fu."_".t.".dat") u 1:2 \
-                 w lp pt pt(t+1) ps 0.9 lw 1 lc rgb col(t+1) t word(trees, t+1), \
+                 w lp pt pt(t+1) ps 0.9 lw 1 lc rgb col(t+1) \
+                 t (word(keyad, 4*(u-1)+t+1) eq "1" ? word(trees, t+1) : ""), \
              for [t = 0:3] f("ad_".fu."_".t.".dat") u 1:2:3 \
                  w labels offset 0.8,0.6 font ",8" tc rgb col(t+1) notitle
     }
