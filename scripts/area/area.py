@@ -40,7 +40,7 @@ def sweep_args(s):
     s.add_argument("--rtl", default="rtl")
     s.add_argument("--mmaparams", default="build/rtl/mmaparams")
     s.add_argument("--mmaref", default="build/mmaref")
-    s.add_argument("--targets", default=os.environ.get("AREA_TARGETS", "1.04,1.08,1.15,1.35,1.7"),
+    s.add_argument("--targets", default=os.environ.get("AREA_TARGETS", "1.05,1.1,1.2,1.4,1.8"),
                    help="delay targets after the fastest mapping, as factors of its delay")
     s.add_argument("--verify-count", type=int, default=250, help="vectors per suite of mmaref verify")
     s.add_argument("--verify-random", type=int, default=2000, help="constrained-random vectors of mmaref verify")

@@ -28,9 +28,12 @@ mkdir -p "$W"
 if [ -f "$B/area_cache.tar.xz" ]; then
     tar -xJf "$B/area_cache.tar.xz" -C "$W" && echo "device_sweep: resumed from $(ls "$W/cache" | wc -l) cached stage results"
 fi
-echo "device_sweep: $(nproc) cores, $("$AREA_YOSYS" -V), $("$AREA_STA" -version), python $(python3 -V 2>&1)"
+# the host has 16 cores (a machine under gVisor may report more): AREA_JOBS overrides
+J=${AREA_JOBS:-$(nproc)}
+[ -z "${AREA_JOBS:-}" ] && [ "$J" -gt 16 ] && J=16
+echo "device_sweep: $(nproc) cores reported, $J jobs, $("$AREA_YOSYS" -V), $("$AREA_STA" -version), python $(python3 -V 2>&1)"
 PYTHONUNBUFFERED=1 python3 scripts/area/area.py sweep --set full --out "$W" --liberty "$R/sky130hd_tt.lib.gz" \
-    --no-verify --jobs "$(nproc)" --mmaparams "$R/bin/mmaparams" --mmaref "$R/bin/mmaref" \
+    --no-verify --jobs "$J" --mmaparams "$R/bin/mmaparams" --mmaref "$R/bin/mmaref" \
     --stop-after "$SECS" --point-guess "${AREA_POINT_GUESS:-200}" ${AREA_ONLY:+--only "$AREA_ONLY"} 2>&1 | tee "$OUT/sweep.log"
 tar -cJf "$OUT/area_cache.tar.xz" -C "$W" cache
 [ -f "$W/area.csv" ] && cp "$W/area.csv" "$OUT/"

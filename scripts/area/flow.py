@@ -200,11 +200,11 @@ def do_synth(p, ctx, res, d, k):
     fr = synth.front(d, ctx.tools, ctx.src, res["params"], res["top"], res["ports"], bool(ctx.lib))
     out = {"front": fr, "targets": [], "cpu": fr["cpu"]}
     if ctx.lib:
-        first, cpu1 = synth.map_targets(d, ctx.tools, ctx.lib, fr["dff"] > 0, [("min", None)], "min")
-        d0 = first[0]["abc_delay_ps"]
-        if not d0 > 0:
+        first, cpu1 = synth.map_targets(d, ctx.tools, ctx.lib, fr["dff"] > 0, [("min", None, None)], "min")
+        d0, m0 = first[0]["abc_delay_ps"], first[0]["map_delay"]
+        if not (d0 > 0 and m0 > 0):
             raise FlowError("ABC gave no delay for the fastest mapping (%s)" % os.path.join(d, "map_min.ylog"))
-        rest = [("x%s" % f, int(round(d0 * float(f)))) for f in ctx.targets]
+        rest = [("x%s" % f, int(round(m0 * float(f))), int(round(d0 * float(f)))) for f in ctx.targets]
         more, cpu2 = synth.map_targets(d, ctx.tools, ctx.lib, fr["dff"] > 0, rest, "rest") if rest else ([], 0.0)
         for t in first + more:
             with open(os.path.join(t["dir"], "key"), "w") as fh:

@@ -433,9 +433,10 @@ def method(rows, meta):
                  "-noshare -noabc`, then ABC (%s) once per point for technology-independent optimization "
                  "(scripts/area/front.abc: `dc2`, SAT sweeping `&fraig -x` with at most 1000 conflicts a node, `dc2`), "
                  "then once per delay target "
-                 "(scripts/area/map.abc): `dch -f; map -D <ps>; buffer -p; upsize -D; dnsize -D` against the "
+                 "(scripts/area/map.abc): `dch -f; map -D; buffer -p; upsize -D; dnsize -D` against the "
                  "library's timing with its wire-load model; `dfflibmap` maps the registers. Targets: the fastest "
-                 "mapping (no -D), then its ABC delay times %s: an area-delay curve per point. Area: `stat -liberty`.\n"
+                 "mapping (no -D), then its delays times %s (the mapper's and the sizing's, each in its own "
+                 "scale): an area-delay curve per point. Area: `stat -liberty`.\n"
                  % (t["yosys"], t["abc"], ", ".join(meta["targets"]) or "nothing"))
         w.append("- **Timing**: OpenSTA %s on each mapped netlist: every input driven by `%s` (pin %s) with no "
                  "input delay, every output loaded with %.2f fF (%s) with no output delay, wire-load model `%s`, "

@@ -35,6 +35,9 @@ def make_context(a, env):
     ctx.rtl_sha = [cache.file_sha(s) for s in ctx.src]
     ctx.mmaparams = os.path.abspath(a.mmaparams)
     ctx.mmaref = os.path.abspath(a.mmaref)
+    for prog, how in ((ctx.mmaparams, "make build/rtl/mmaparams"), (ctx.mmaref, "make")):
+        if not os.access(prog, os.X_OK):
+            raise proc.FlowError("%s: not there or not executable (%s builds it)" % (prog, how))
     ctx.mmaref_sha = cache.file_sha(ctx.mmaref) if os.path.exists(ctx.mmaref) else ""
     ctx.verify_count, ctx.verify_random = a.verify_count, a.verify_random
     ctx.verilator = flow.tool_version(["verilator", "--version"]) if a.verify_count else ""

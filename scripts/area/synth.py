@@ -102,19 +102,23 @@ def constr_file(d, lib):
 
 
 def map_targets(d, tools, lib, has_ff, targets, tag):
-    """Maps front.il once per target in targets: a list of (name, ps or None).
+    """Maps front.il once per target in targets: a list of (name, map_ps,
+    size_ps), both None for the fastest mapping.  ABC's mapper (map -D)
+    counts delay in the library's load-independent gate delays, its sizing
+    (upsize/dnsize -D) and stime with the loads: the two targets are each
+    scale's own, the fastest mapping's delay times the same factor.
     Returns one dict per target, in order."""
     constr = constr_file(d, lib)
     head = "read_rtlil %s\ndesign -save front\n" % os.path.join(d, "front.il")
     body = []
-    for name, ps in targets:
+    for name, map_ps, size_ps in targets:
         td = os.path.join(d, "t_" + name)
         if os.path.isdir(td):
             shutil.rmtree(td)
         os.makedirs(td)
-        dflag = "-D %d" % ps if ps else ""
         with open(os.path.join(td, "map.abc"), "w") as fh:
-            fh.write(open(os.path.join(HERE, "map.abc")).read().replace("@D@", dflag))
+            fh.write(open(os.path.join(HERE, "map.abc")).read().replace("@MAPD@", "-D %d" % map_ps if map_ps else "")
+                     .replace("@D@", "-D %d" % size_ps if size_ps else ""))
         body.append(fill("map.ys", {
             "DFFLIBMAP": ("dfflibmap -liberty %s" % lib["abc_lib"]) if has_ff else "",
             "ABCEXE": tools.abc, "ABCLIB": lib["abc_lib"], "CONSTR": constr,
@@ -127,9 +131,11 @@ def map_targets(d, tools, lib, has_ff, targets, tag):
     if r.returncode != 0:
         raise FlowError("yosys (mapping to %s): %s" % (os.path.basename(lib["path"]),
                                                      first_error(ylog) or "exit %d" % r.returncode))
-    delays = [float(x) for x in re.findall(r"ABC: WireLoad = .*Delay =\s*([\d.]+) ps", open(ylog).read())]
+    text = open(ylog).read()
+    delays = [float(x) for x in re.findall(r"ABC: WireLoad = .*Delay =\s*([\d.]+) ps", text)]
+    mapped = [float(x) for x in re.findall(r"ABC: .* i/o = .* delay =\s*([\d.]+)\s+lev", text)]
     out = []
-    for i, (name, ps) in enumerate(targets):
+    for i, (name, map_ps, ps) in enumerate(targets):
         td = os.path.join(d, "t_" + name)
         st = open(os.path.join(td, "stat.txt")).read()
         m = re.search(r"Chip area for module .*?:\s*([\d.]+)", st)
@@ -141,5 +147,6 @@ def map_targets(d, tools, lib, has_ff, targets, tag):
         if unk:
             raise FlowError("yosys (mapping, target %s): cells not in the library: %s" % (name, " ".join(unk[:5])))
         out.append({"target": name, "target_ps": ps or 0, "abc_delay_ps": delays[i] if i < len(delays) else 0.0,
+                    "map_delay": mapped[i] if i < len(mapped) else 0.0,
                     "area_um2": float(m.group(1)), "cells": int(n.group(1)) if n else 0, "dir": td})
     return out, r.cpu
