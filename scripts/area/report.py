@@ -462,12 +462,13 @@ def method(rows, meta):
              "--dist normal --count %d --seed %d`: normwise relative error sum|d - x| / sum|x|.\n" % (
                  m["count"], m["seed"], m["gemm_k"], m["nc"], m["gemm_count"], m["seed"]))
     n = meta.get("computed", meta["costed"])
-    w.append("- **Run**: %d points, %d costed (%d computed: the others have the parameters of one of them), %d the "
+    w.append("- **Run**: the `%s` set of scripts/area/points.py (`make area AREA_SET=%s`): %d points, %d costed (%d computed: the others have the parameters of one of them), %d the "
              "RTL cannot realize; %d jobs on %d cores, %.1f min wall; %.1f CPU minutes for the computed points "
              "(%.0f CPU s each, %.1f points per hour per core, stages taken from the cache counted at what they "
              "cost when made); stages are cached by the hash of the RTL, the parameters, the library, the "
              "tools' versions and the flow's scripts.\n\n" % (
-                 meta["points"], meta["costed"], n, len(meta.get("unsupported", [])), meta["jobs"], meta["cpus"],
+                 meta.get("set", "full"), meta.get("set", "full"), meta["points"], meta["costed"], n,
+                 len(meta.get("unsupported", [])), meta["jobs"], meta["cpus"],
                  meta["wall_s"] / 60.0, meta["cpu_s"] / 60.0, meta["cpu_s"] / max(n, 1),
                  3600.0 * max(n, 1) / max(meta["cpu_s"], 1)))
     return "".join(w)
