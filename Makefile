@@ -109,7 +109,17 @@ test-valgrind: $(B)/test_model $(B)/mmaref
 
 -include mk/*.mk
 
-test: test-unit test-cli test-vectors test-sanitize test-valgrind docs-check $(EXTRA_TESTS)
+# Two lanes side by side (scripts/run_tests.sh): the RTL, Verilator,
+# Yosys and Python targets in one, the model's in the other; what both use
+# is built first (test-prereqs).  MMAREF_TEST_LANES=1: one after the other.
+TESTS := test-unit test-cli test-vectors test-sanitize test-valgrind $(EXTRA_TESTS) docs-check
+TEST_LANE2 := $(filter tb-test rtl-variants test-verify test-verify-san verify-valgrind test-install \
+                python-test cocotb-test area-test,$(TESTS))
+TEST_LANE1 := $(filter-out $(TEST_LANE2),$(TESTS))
+.PHONY: test-prereqs
+test-prereqs: all dpi $(MMAPARAMS) python $(B)/test_model
+test: test-prereqs
+	@sh scripts/run_tests.sh "$(TEST_LANE1)" "$(TEST_LANE2)"
 	@echo "make test: all passed"
 
 demo: all
@@ -125,9 +135,22 @@ EXTRA_BENCH ?= metrics-bench tb-bench verify-bench python-bench probe-bench area
 bench: all
 	sh scripts/bench.sh $(B)/mmaref $(EXTRA_BENCH)
 
-install: all
+# The installed library gives the public headers' functions and nothing
+# else: the objects linked into one (ld -r, so that the library's own calls
+# are resolved) and every other global made local (the fast path's fast_*,
+# the metrics' mx_*, the model's internal mma_*).  The archive in build/
+# keeps them for the tests.
+$(B)/public.syms: $(wildcard model/include/*.h)
+	@grep -ohE '\bmma_[a-z0-9_]+[[:space:]]*\(' model/include/*.h | sed 's/[[:space:]]*($$//' | sort -u > $@.tmp && mv $@.tmp $@
+$(B)/public/libmmaref.a: $(MODEL_OBJ) $(B)/public.syms
+	@mkdir -p $(dir $@)
+	ld -r -o $(B)/public/mmaref.o $(MODEL_OBJ)
+	objcopy --keep-global-symbols=$(B)/public.syms $(B)/public/mmaref.o
+	rm -f $@ && ar rcs $@ $(B)/public/mmaref.o
+
+install: all $(B)/public/libmmaref.a
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig
-	install -m 644 $(B)/libmmaref.a $(DESTDIR)$(PREFIX)/lib/
+	install -m 644 $(B)/public/libmmaref.a $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 $(wildcard model/include/*.h) $(DESTDIR)$(PREFIX)/include/
 	install -m 755 $(B)/mmaref $(DESTDIR)$(PREFIX)/bin/
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(shell sed -n 's/#define MMAREF_VERSION "\(.*\)"/\1/p' model/include/mmaref.h)|' \

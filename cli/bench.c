@@ -219,6 +219,7 @@ static mma_vec *inputs(const char *instr, long n)
 
 const char cli_bench_help[] =
     "usage: mmaref bench [instr|config ...] [--all] [--file F.vec ...] [--threads N] [--seconds S] [--reps R]\n"
+    "                    [--device cuda [--count N] [--suite S] [--launch \"B,P ...\"]]\n"
     "  dot products per second: one core (thread CPU time and wall clock) and N threads,\n"
     "  on 4096 vectors of the normal suite, each a call of mma_dot; then the same vectors at\n"
     "  their natural widths through mma_batch_dot on one core (CPU time: \"batch 1 core\");\n"
@@ -230,7 +231,14 @@ const char cli_bench_help[] =
     "                   thread makes the call on the whole file)\n"
     "  --threads N      threads for the all-core figure (default: every core)\n"
     "  --seconds S      measuring time per figure (default 1)\n"
-    "  --reps R         R fixed passes over the vectors on one core (for instruction counts)\n";
+    "  --reps R         R fixed passes over the vectors on one core (for instruction counts)\n"
+    "  --device cuda    on the GPU instead (mmaref built with MMAREF_CUDA=1): --count N vectors\n"
+    "                   (default 4194304; at most 1 GB of operands) of --suite S (default\n"
+    "                   normal) or of each --file (repeated to N), copied to the GPU once, the\n"
+    "                   kernel run over them for --seconds and timed by CUDA events; every\n"
+    "                   result compared with the CPU library's (a mismatch: exit 1)\n"
+    "  --launch \"B,P ...\" with --device cuda: the kernel's launch shapes to time, B threads a\n"
+    "                   block and P blocks a multiprocessor (0: all that fit), a line each\n";
 
 static int usage(void)
 {
@@ -243,25 +251,46 @@ int cmd_bench(int argc, char **argv)
     long n = 4096;
     double secs = 1.0;
     long fixed_reps = 0;     /* fixed work, for instruction counting */
-    int threads = mma_default_threads(), all = 0;
+    int threads = mma_default_threads(), all = 0, device = CLI_DEV_CPU;
+    long gpu_count = 1L << 22;
+    const char *suite = "normal", *launch = NULL;
     const char **list = malloc(sizeof *list * (size_t)(argc + mma_catalogue_size() + 16));
     char (*names)[256] = NULL;
     int nl = 0, files = 0;
     for (int i = 0; i < argc; i++) {
         char *e = NULL;
         if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
-            threads = (int)strtol(argv[++i], &e, 10);
-            if (*e || threads < 1) { fprintf(stderr, "mmaref bench: --threads needs a positive integer\n"); free(list); return 2; }
+            if ((threads = cli_threads(argv[++i])) < 0) { free(list); return 2; }
         } else if (!strcmp(argv[i], "--seconds") && i + 1 < argc) {
-            secs = strtod(argv[++i], &e);
-            if (*e || secs <= 0) { fprintf(stderr, "mmaref bench: --seconds needs a positive number\n"); free(list); return 2; }
+            const char *v = argv[++i];
+            secs = strtod(v, &e);
+            /* (an hour a figure is already more than anyone waits for) */
+            if (!*v || *e || !(secs > 0) || secs > 3600) {
+                fprintf(stderr, "mmaref bench: --seconds needs a number of seconds above 0, at most 3600 (got '%s')\n", v);
+                free(list);
+                return 2;
+            }
         } else if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
-            fixed_reps = strtol(argv[++i], &e, 10);
-            if (*e || fixed_reps < 1) { fprintf(stderr, "mmaref bench: --reps needs a positive integer\n"); free(list); return 2; }
+            if ((fixed_reps = cli_count_arg("bench", "--reps", argv[++i], 1L << 30)) < 1) {
+                if (!fixed_reps) fprintf(stderr, "mmaref bench: --reps needs at least 1\n");
+                free(list);
+                return 2;
+            }
+        } else if (!strcmp(argv[i], "--device") && i + 1 < argc) {
+            if (cli_device_arg("bench", argv[++i], &device)) { free(list); return 2; }
+        } else if (!strcmp(argv[i], "--count") && i + 1 < argc) {
+            if ((gpu_count = cli_count_arg("bench", "--count", argv[++i], 1L << 27)) < 1) { free(list); return 2; }
+        } else if (!strcmp(argv[i], "--suite") && i + 1 < argc) {
+            suite = argv[++i];
+        } else if (!strcmp(argv[i], "--launch") && i + 1 < argc) {
+            launch = argv[++i];
         } else if (!strcmp(argv[i], "--all")) all = 1;
-        else if (!strcmp(argv[i], "--file")) files = 1;
+        else if (!strcmp(argv[i], "--file")) {
+            files = 1;
+            if (i + 1 == argc) { fprintf(stderr, "mmaref bench: --file needs a value (one or more vector files)\n"); free(list); return 2; }
+        }
         else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) { free(list); usage(); return 0; }
-        else if (argv[i][0] == '-') { fprintf(stderr, "mmaref bench: unknown option '%s'\n", argv[i]); free(list); return usage(); }
+        else if (argv[i][0] == '-') { cli_bad_option("bench", argv[i], "--threads --seconds --reps --device --count --suite --launch"); free(list); return 2; }
         else list[nl++] = argv[i];
     }
     if (threads > 256) threads = 256;
@@ -281,6 +310,12 @@ int cmd_bench(int argc, char **argv)
                                     "hopper:mma.m8n8k4.f64.f64.f64.f64", "hopper:wgmma.m64n8k16.f32.bf16.bf16",
                                     "blackwell:tcgen05.mma.m128n8k64.kind::mxf4nvf4.block16.f32.e2m1.e2m1.ue4m3"};
         for (size_t i = 0; i < sizeof def / sizeof def[0]; i++) list[nl++] = def[i];
+    }
+    if (device == CLI_DEV_CUDA) {
+        int rc = cli_bench_gpu(list, nl, files, gpu_count, secs, suite, launch);
+        free(names);
+        free(list);
+        return rc;
     }
     if (!fixed_reps)
         printf("%-80s %-10s %-9s %14s %14s %14s %7s %14s\n", "instruction", "algorithm", "kernel", "dot/s 1 core",

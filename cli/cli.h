@@ -43,20 +43,59 @@ long cli_count_arg(const char *cmd, const char *opt, const char *arg, long max);
  * path's folder, else -1 after a message with both sizes */
 int cli_out_fits(const char *path, double bytes);
 
+/* An option the command does not take, or one of `valued` (its options
+ * that take a value, space-separated) given last without one: -1 after
+ * the message that says which. */
+int cli_bad_option(const char *cmd, const char *opt, const char *valued);
+
+/* "i/n" with 0 <= i < n <= 10^6 (digits only): 0, else -1 (no message) */
+int cli_shard_arg(const char *arg, long *i, long *n);
+
 /* "--threads N": N >= 1, or -1 after a message */
 int cli_threads(const char *arg);
 
+/* --device (cli/device.c): where the dot products are computed.
+ * cli_device_arg parses "cpu" or "cuda" for command cmd; -1 after a
+ * message (also for cuda in a command built without the backend). */
+enum { CLI_DEV_CPU = 0, CLI_DEV_CUDA = 1 };
+int cli_device_arg(const char *cmd, const char *arg, int *device);
+/* A handle for one thread's batches on the device (its own stream and
+ * buffers): NULL with why in err when no device can be used. */
+typedef struct cli_dev cli_dev;
+cli_dev *cli_dev_open(char *err, size_t len);
+/* the batch x (host arrays, natural widths) computed on the device; returns when done */
+int cli_dev_batch(cli_dev *d, const mma_unit *u, const mma_batch *x, char *err, size_t len);
+void cli_dev_close(cli_dev *d);
+/* the kernel's launch shape: threads per block, blocks per multiprocessor (0: defaults) */
+void cli_dev_launch(int block, int per_sm);
+int cli_dev_name(char *buf, size_t len, char *err, size_t errlen);
+/* reps runs of the kernel over x (copied once), timed on the device; info:
+ * what the kernel uses */
+int cli_dev_bench(const mma_unit *u, const mma_batch *x, int reps, double *seconds, char *info, size_t infolen,
+                  char *err, size_t errlen);
+
 /* run (check = 0, output to o) or check (check = 1, up to show mismatches
- * printed) every vector of r on `threads` threads (0: all cores); the
- * same output for any thread count.  0, or -1 after a message. */
-int cli_vec_pass(mma_vec_reader *r, const char *in, int check, long show, cli_out *o, int threads,
+ * printed) every vector of r on `threads` threads (0: all cores), the dot
+ * products on `device` (CLI_DEV_*: a piece of the file at a time, as one
+ * batch); the same output for any thread count and device.  0, or -1
+ * after a message. */
+int cli_vec_pass(mma_vec_reader *r, const char *in, int check, long show, cli_out *o, int threads, int device,
                  long *nvec, long *nbad);
 /* gen: vectors lo..hi-1, fn filling vector i (called from several threads
- * at once, each with its own v), d from the model, written to o */
+ * at once, each with its own v), d from the model on `device`, written to o */
 typedef void (*cli_gen_fn)(void *ctx, long i, mma_vec *v);
-int cli_gen_pass(const mma_unit *u, long lo, long hi, cli_gen_fn fn, void *ctx, cli_out *o, int threads);
+int cli_gen_pass(const mma_unit *u, long lo, long hi, cli_gen_fn fn, void *ctx, cli_out *o, int threads, int device);
+
+/* The status line of long work (cli/progress.c): on a terminal only, off
+ * with the global option --quiet (cli_quiet).  total > 0: done counts
+ * toward it; else fraction (0..1, or 0 when unknown) says how far. */
+extern int cli_quiet;
+void cli_progress_begin(const char *what, double total, const char *unit);
+void cli_progress_update(double done, double fraction);
+void cli_progress_end(void);
 
 int cmd_gen(int argc, char **argv);
+int cli_suite_known(const char *name);   /* a suite of mmaref gen */
 /* Vectors lo .. hi-1 of `mmaref gen`'s suite (by name) for u into out[0 ..
  * hi-lo-1], d and flags filled in: the vectors the command writes.
  * Returns hi - lo, or -1 for an unknown suite. */
@@ -69,6 +108,8 @@ int cli_batch_natural(mma_batch *x, void *mem[6], const mma_unit *u, const mma_v
 int cmd_metrics(int argc, char **argv);
 int cmd_gemm(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+/* bench --device cuda (cli/bench_gpu.c): the units (or files) of list */
+int cli_bench_gpu(const char **list, int nl, int files, long count, double secs, const char *suite, const char *launch);
 int cmd_verify(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
 int cmd_probe_dut(int argc, char **argv);   /* probe <unit.dut>: through verify's testbench */

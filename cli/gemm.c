@@ -32,10 +32,11 @@ typedef struct {
 } gctx;
 
 const char cli_gemm_help[] =
-    "usage: mmaref gemm <instr|config>... --k K [options]\n"
+    "usage: mmaref gemm <instr|config>... --k K[,K2,...] [options]\n"
     "       mmaref gemm <instr|config>... --k K --ntrun [--nc N] [options]\n"
     "  a dot product of depth K built from K/k instruction calls, against the exact result\n"
-    "  --k K            the GEMM depth, a multiple of every unit's K (required)\n"
+    "  --k K            the GEMM depth, a multiple of every unit's K (required); a comma list\n"
+    "                   K1,K2,... runs each depth in turn (a table each)\n"
     "  --mode M,...     tc (the running sum stays in the accumulator), promote (added to an FP32\n"
     "                   register every Nc products), twostage (each call from c = 0, an FP32 add\n"
     "                   after every call); default tc\n"
@@ -47,7 +48,9 @@ const char cli_gemm_help[] =
     "  --scale X        the inputs' scale (default 1)\n"
     "  --quant FMT      round the values into FMT first\n"
     "  --threads T      threads (default: all cores; the output is the same for any T)\n"
-    "  --csv | --json   machine-readable output instead of the aligned table\n";
+    "  --csv | --json   machine-readable output instead of the aligned table\n"
+    "  --plot FILE      the normwise relative error (agg_rel) against the depth, a line for each\n"
+    "                   unit and mode, drawn by gnuplot into FILE (.png or .svg)\n";
 
 static void usage(FILE *f) { fputs(cli_gemm_help, f); }
 
@@ -193,6 +196,48 @@ static void print_ntrun(FILE *f, mx_outfmt of, const gctx *x)
     free(first); free(fr); free(mx); free(mean);
 }
 
+/* --plot: agg_rel of each (unit, mode) at each depth */
+#define MAX_KS 32
+typedef struct {
+    const char *const *names;
+    const mma_metrics_opts *o;
+    int nu, nm, nk;
+    long ks[MAX_KS];
+    const char *modes[MMA_GEMM_NMODES];
+    double *agg;          /* [k][unit][mode] */
+} gplot;
+
+static void gplot_data(FILE *f, void *vctx)
+{
+    const gplot *p = vctx;
+    for (int j = 0; j < p->nu; j++)
+        for (int m = 0; m < p->nm; m++) {
+            fprintf(f, "# %s %s\n", p->names[j], p->modes[m]);
+            for (int q = 0; q < p->nk; q++) {
+                double v = p->agg[((size_t)q * (size_t)p->nu + (size_t)j) * (size_t)p->nm + (size_t)m];
+                if (v > 0) fprintf(f, "%ld %.9g\n", p->ks[q], v);   /* (log axes: exact results left out) */
+            }
+            fprintf(f, "\n\n");
+        }
+}
+
+static void gplot_script(FILE *g, const char *data, void *vctx)
+{
+    const gplot *p = vctx;
+    fprintf(g, "set title \"mmaref gemm: dist=%s count=%ld seed=%ld nc=%d\"\n", mma_dist_name(p->o->dist), p->o->count,
+            (long)p->o->seed, p->o->nc);
+    fprintf(g, "set logscale xy 2\nset format y '2^{%%L}'\nset grid\nset key outside below font ',9'\n"
+               "set xlabel 'GEMM depth K'\nset ylabel 'normwise relative error (agg_rel)'\nplot ");
+    for (int j = 0; j < p->nu; j++)
+        for (int m = 0; m < p->nm; m++) {
+            char lab[160];
+            mx_plot_label(lab, sizeof lab, p->names[j]);
+            fprintf(g, "%s\"%s\" index %d using 1:2 with linespoints lw 1.5 %s title \"%s, %s\"", j || m ? ", " : "",
+                    data, j * p->nm + m, m ? "dt 2" : "", lab, p->modes[m]);
+        }
+    fprintf(g, "\n");
+}
+
 int cmd_gemm(int argc, char **argv)
 {
     const char *names[64];
@@ -204,17 +249,37 @@ int cmd_gemm(int argc, char **argv)
     mma_metrics_opts opt;
     mma_metrics_defaults(&opt);
     opt.count = 1000;
+    const char *plot = NULL;
+    long ks[MAX_KS];
+    int nk = 0;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--k") && v && strchr(v, ',')) {       /* a list of depths */
+            char buf[512], one[64];
+            snprintf(buf, sizeof buf, "%s", v);
+            nk = 0;
+            for (char *sv = buf, *tok; (tok = strsep(&sv, ",")) != NULL;) {
+                if (nk == MAX_KS) { fprintf(stderr, "mmaref gemm: --k: at most %d depths\n", MAX_KS); return 2; }
+                snprintf(one, sizeof one, "%s", tok);
+                if (mx_parse_long("gemm", a, one, 1, 1L << 24, &ks[nk])) return 2;
+                nk++;
+            }
+            opt.k = (int)ks[0];
+            i++;
+            continue;
+        }
+        if (!strcmp(a, "--plot") && v) { plot = v; i++; continue; }
         int c = mx_common_option("gemm", a, v, 1L << 32, &opt);
+        if (c == 1 && !strcmp(a, "--k")) nk = 0;
         if (c < 0) return 2;
         if (c) { i++; continue; }
         if (!strcmp(a, "--mode") && v) {
             char buf[256];
             snprintf(buf, sizeof buf, "%s", v);
-            for (char *sv = NULL, *tok = strtok_r(buf, ",", &sv); tok; tok = strtok_r(NULL, ",", &sv)) {
+            /* (strsep, not strtok: "tc," names an empty mode) */
+            for (char *sv = buf, *tok; (tok = strsep(&sv, ",")) != NULL; ) {
                 mma_gemm_mode m;
-                if (mma_gemm_mode_parse(tok, &m)) { fprintf(stderr, "mmaref gemm: unknown mode '%s' (tc, promote, twostage)\n", tok); return 2; }
+                if (mma_gemm_mode_parse(tok, &m)) { fprintf(stderr, "mmaref gemm: --mode: unknown mode '%s' (tc, promote, twostage)\n", tok); return 2; }
                 int dup = 0;
                 for (int q = 0; q < nm; q++) dup |= modes[q] == m;
                 if (!dup) modes[nm++] = m;
@@ -223,17 +288,20 @@ int cmd_gemm(int argc, char **argv)
         }
         else if (!strcmp(a, "--nc") && v) { if (mx_parse_long("gemm", a, v, 1, 1L << 24, &nc)) return 2; have_nc = 1; i++; }
         else if (!strcmp(a, "--ntrun")) ntrun = 1;
-        else if (!strcmp(a, "--csv")) of = MX_OUT_CSV;
-        else if (!strcmp(a, "--json")) of = MX_OUT_JSON;
+        else if (!strcmp(a, "--csv") || !strcmp(a, "--json")) {
+            mx_outfmt want = a[2] == 'c' ? MX_OUT_CSV : MX_OUT_JSON;
+            if (of != MX_OUT_TABLE && of != want) { fprintf(stderr, "mmaref gemm: --csv and --json: give one\n"); return 2; }
+            of = want;
+        }
         else if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); return 0; }
         else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "mmaref gemm: unknown option '%s'%s\n", a, v || a[1] != '-' ? "" : " (or it needs a value)");
-            usage(stderr);
+            cli_bad_option("gemm", a, "--dist --count --seed --k --scale --quant --threads --mode --nc --plot");
             return 2;
         }
         else if (nu < 64) names[nu++] = a;
         else { fprintf(stderr, "mmaref gemm: at most 64 units\n"); return 2; }
     }
+    if (!nk && opt.k) ks[nk++] = opt.k;
     long k = opt.k;
     if (!nu || !k) {
         if (nu && !k) fprintf(stderr, "mmaref gemm: --k K (the GEMM depth) is required\n");
@@ -247,9 +315,12 @@ int cmd_gemm(int argc, char **argv)
     int rc = 2, ran = 0, uses_nc = ntrun;
     if (!u) { fprintf(stderr, "mmaref: out of memory\n"); goto out; }
     for (int m = 0; m < nm; m++) uses_nc |= modes[m] == MMA_GEMM_PROMOTE;
+    if (plot && ntrun) { fprintf(stderr, "mmaref gemm: --plot draws the error against the depth, not --ntrun\n"); goto out; }
+    if (plot && mx_plot_check("gemm", plot)) goto out;
     for (int j = 0; j < nu; j++) {
         if (cli_unit(names[j], &u[j])) goto out;
-        if (k % u[j].k) { fprintf(stderr, "mmaref gemm: --k %ld is not a multiple of %s's K=%d\n", k, names[j], u[j].k); goto out; }
+        for (int q = 0; q < nk; q++)
+            if (ks[q] % u[j].k) { fprintf(stderr, "mmaref gemm: --k %ld is not a multiple of %s's K=%d\n", ks[q], names[j], u[j].k); goto out; }
         if (ntrun && u[j].d == MMA_FMT_FP64) { fprintf(stderr, "mmaref gemm: --ntrun needs an fp32, fp16 or bf16 output (%s gives fp64)\n", names[j]); goto out; }
     }
     if (ntrun && !have_nc) {
@@ -274,13 +345,38 @@ int cmd_gemm(int argc, char **argv)
         goto out;
     }
     char err[1024];
-    if (mma_gemm_run(&opt, u, nu, rows, chg, &x.tmax, err, sizeof err)) { fprintf(stderr, "mmaref gemm: %s\n", err); goto out; }
-    ran = 1;
-    x.rows = rows;
-    x.chg = chg;
-    if (ntrun) print_ntrun(stdout, of, &x);
-    else print_gemm(stdout, of, &x);
+    gplot gp = {names, &opt, nu, nm, nk, {0}, {0}, calloc((size_t)nk * (size_t)nu * (size_t)nm, sizeof(double))};
+    if (!gp.agg) { fprintf(stderr, "mmaref: out of memory\n"); goto out; }
+    memcpy(gp.ks, ks, sizeof ks);
+    for (int q = 0; q < nk; q++) {
+        opt.k = (int)ks[q];
+        if (mma_gemm_run(&opt, u, nu, rows, chg, &x.tmax, err, sizeof err)) {
+            fprintf(stderr, "mmaref gemm: %s\n", err);
+            free(gp.agg);
+            goto out;
+        }
+        ran = 1;
+        x.rows = rows;
+        x.chg = chg;
+        if (ntrun) print_ntrun(stdout, of, &x);
+        else print_gemm(stdout, of, &x);
+        if (!ntrun)
+            for (int r = 0; r < nu * nm; r++) {
+                double v[MMA_GEMM_NFIG];
+                mma_gemm_figures(&rows[r], v);
+                gp.agg[(size_t)q * (size_t)nu * (size_t)nm + (size_t)r] = v[2];      /* agg_rel */
+                gp.modes[r % nm] = rows[r].mode;
+            }
+        if (q + 1 < nk) {
+            if (!ntrun) for (int r = 0; r < nu * nm; r++) mma_row_free(&rows[r]);
+            if (chg) for (int j = 0; j < nu; j++) { free(chg[j]); chg[j] = NULL; }
+            memset(rows, 0, sizeof *rows * (size_t)nu * (size_t)nm);
+            ran = 0;
+        }
+    }
     rc = 0;
+    if (plot && mx_plot("gemm", plot, gplot_data, gplot_script, &gp)) rc = 2;
+    free(gp.agg);
 out:
     if (ran && !ntrun) for (int r = 0; r < nu * nm; r++) mma_row_free(&rows[r]);
     if (chg) for (int j = 0; j < nu; j++) free(chg[j]);

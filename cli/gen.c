@@ -785,6 +785,8 @@ static int suite_index(const char *name)
     return -1;
 }
 
+int cli_suite_known(const char *name) { return suite_index(name) >= 0; }
+
 /* The operands of vector i of suite si into g->v: they depend only on
  * (seed, si, i), so any thread may make any vector. */
 static void fill_vector(G *g, int si, unsigned long long seed, long i)
@@ -819,7 +821,7 @@ long cli_gen_suite(const mma_unit *u, const char *suite, unsigned long long seed
 }
 
 const char cli_gen_help[] =
-    "usage: mmaref gen <instr|config> --suite S --count N --seed S [--shard i/n] [--threads N] -o out.vec\n"
+    "usage: mmaref gen <instr|config> --suite S --count N --seed S [--shard i/n] [--threads N] [--device D] -o out.vec\n"
     "       mmaref gen <instr|config> --dist D --count N --seed S ... -o out.vec\n"
     "       mmaref gen --list-suites\n"
     "  a vector suite for the unit, d (and the flags of units that raise them) computed by the\n"
@@ -831,8 +833,11 @@ const char cli_gen_help[] =
     "                   (--list-suites says what each holds; compliance mixes them)\n"
     "  --count N        vectors                             --seed S   the same seed, the same bytes\n"
     "  --shard i/n      only part i of n (0 <= i < n): the parts concatenated are the whole file\n"
-    "  -o FILE          the output (.vec, or compressed .vec.xz, .vec.gz), written only on success\n"
-    "  --threads N      threads (default: one per core); the bytes are the same for any N\n";
+    "  -o FILE          the output (.vec, or compressed .vec.zst, .vec.xz, .vec.gz), written only\n"
+    "                   on success (a hidden temporary file beside it until then)\n"
+    "  --threads N      threads (default: one per core); the bytes are the same for any N\n"
+    "  --device D       where d is computed: cpu (default) or cuda (the GPU; mmaref built with\n"
+    "                   MMAREF_CUDA=1); the bytes are the same\n";
 
 /* vector i of the suite for cli_gen_pass, which computes d */
 typedef struct { const mma_unit *u; int si, ieee; unsigned long long seed; } gen_ctx;
@@ -870,7 +875,7 @@ int cmd_gen(int argc, char **argv)
     const char *instr = NULL, *suite = NULL, *dist = NULL, *out = NULL;
     long count = -1, shard_i = 0, shard_n = 1;
     unsigned long long seed = 0;
-    int have_seed = 0, threads = 0;
+    int have_seed = 0, threads = 0, device = CLI_DEV_CPU;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--suite") && i + 1 < argc) suite = argv[++i];
@@ -885,12 +890,13 @@ int cmd_gen(int argc, char **argv)
             if (!*t || *e || errno || *t == '-') { fprintf(stderr, "mmaref gen: --seed needs an integer from 0 to 2^64-1 (got '%s')\n", t); return 2; }
         }
         else if (!strcmp(a, "--shard") && i + 1 < argc) {
-            if (sscanf(argv[++i], "%ld/%ld", &shard_i, &shard_n) != 2 || shard_n < 1 || shard_i < 0 || shard_i >= shard_n) { fprintf(stderr, "mmaref gen: --shard needs i/n with 0 <= i < n\n"); return 2; }
+            if (cli_shard_arg(argv[++i], &shard_i, &shard_n)) { fprintf(stderr, "mmaref gen: --shard needs i/n with 0 <= i < n (got '%s')\n", argv[i]); return 2; }
         }
         else if (!strcmp(a, "-o") && i + 1 < argc) out = argv[++i];
         else if (!strcmp(a, "--threads") && i + 1 < argc) { if ((threads = cli_threads(argv[++i])) < 0) return 2; }
+        else if (!strcmp(a, "--device") && i + 1 < argc) { if (cli_device_arg("gen", argv[++i], &device)) return 2; }
         else if (!strcmp(a, "--list-suites")) { for (size_t s = 0; s < sizeof suites / sizeof suites[0]; s++) printf("%-13s %s\n", suites[s].name, suites[s].what); return 0; }
-        else if (a[0] == '-') { fprintf(stderr, "mmaref gen: unknown option '%s'\n", a); return 2; }
+        else if (a[0] == '-') { cli_bad_option("gen", a, "--suite --dist --count --seed --shard -o --threads --device"); return 2; }
         else if (!instr) instr = a;
         else { fprintf(stderr, "mmaref gen: unexpected argument '%s'\n", a); return 2; }
     }
@@ -927,8 +933,10 @@ int cmd_gen(int argc, char **argv)
     }
     long lo = count * shard_i / shard_n, hi = count * (shard_i + 1) / shard_n;
     gen_ctx ctx = {&u, si, ieee_semantics(&u), seed};
-    int rc = dist ? cli_gen_pass(&u, lo, hi, dist_one, draws, &o, threads)
-                  : cli_gen_pass(&u, lo, hi, gen_one, &ctx, &o, threads);
+    cli_progress_begin("gen", (double)(hi - lo), "vectors");
+    int rc = dist ? cli_gen_pass(&u, lo, hi, dist_one, draws, &o, threads, device)
+                  : cli_gen_pass(&u, lo, hi, gen_one, &ctx, &o, threads, device);
+    cli_progress_end();
     mma_draws_free(draws);
     if (rc) {
         cli_out_abort(&o);

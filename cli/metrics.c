@@ -3,7 +3,7 @@
  *
  *   mmaref metrics <instr|config>... [--dist D] [--count N] [--seed S] [--k K]
  *                  [--scale X] [--zero-c] [--quant FMT] [--threads T]
- *                  [--csv | --json] [--hist FILE [--hist-bins B]]
+ *                  [--csv | --json] [--hist FILE [--hist-bins B]] [--plot FILE.png|svg]
  *
  * Every unit sees the same draws (quantized into its own formats); a depth
  * K larger than a unit's k is computed as K/k chained calls, the running
@@ -26,6 +26,7 @@ const char cli_metrics_help[] =
     "  --csv | --json   machine-readable output instead of the aligned table\n"
     "  --hist FILE      histograms of the signed ulp error and of log2 |error| (gnuplot data)\n"
     "  --hist-bins B    linear bins of the ulp histogram (default 101)\n"
+    "  --plot FILE      the two histograms drawn by gnuplot into FILE (.png or .svg)\n"
     "  --gemm MODE ...  the same as mmaref gemm --mode MODE ...\n";
 
 static void usage(FILE *f) { fputs(cli_metrics_help, f); }
@@ -109,6 +110,40 @@ static void print_metrics(FILE *f, mx_outfmt of, const mma_metrics_opts *o, cons
     free(cells);
 }
 
+/* --plot: the histograms of --hist, one panel each */
+typedef struct {
+    const mma_metrics_opts *o;
+    const mma_row *rows;
+    const char *const *names;
+    int nu, bins;
+} plot_ctx;
+
+static void plot_data(FILE *f, void *vctx)
+{
+    const plot_ctx *p = vctx;
+    mx_write_hist(f, p->rows, p->names, p->nu, p->bins);
+}
+
+static void plot_script(FILE *g, const char *data, void *vctx)
+{
+    const plot_ctx *p = vctx;
+    fprintf(g, "set multiplot layout 1,2 title \"mmaref metrics: dist=%s k=%d count=%ld seed=%ld\"\n",
+            mma_dist_name(p->o->dist), p->o->k, p->o->count, (long)p->o->seed);
+    fprintf(g, "set grid\nset key top left font ',8'\nset ylabel 'fraction of results'\n");
+    for (int panel = 0; panel < 2; panel++) {
+        fprintf(g, "set title '%s'\nset xlabel '%s'\nplot ", panel ? "log2 |error|, quarter octaves" : "signed error",
+                panel ? "log2 |error| (ulp of the output)" : "error (ulp of the output; +-99th percentile of |error|)");
+        for (int j = 0; j < p->nu; j++) {
+            char lab[160];
+            mx_plot_label(lab, sizeof lab, p->names[j]);
+            fprintf(g, "%s\"%s\" index %d using 1:3 with steps lw 1.5 title \"%s\"", j ? ", " : "", data,
+                    2 * j + panel, lab);
+        }
+        fprintf(g, "\n");
+    }
+    fprintf(g, "unset multiplot\n");
+}
+
 int cmd_gemm(int argc, char **argv);
 
 int cmd_metrics(int argc, char **argv)
@@ -129,7 +164,7 @@ int cmd_metrics(int argc, char **argv)
     int nu = 0;
     long bins = 101;
     mx_outfmt of = MX_OUT_TABLE;
-    const char *hist = NULL;
+    const char *hist = NULL, *plot = NULL;
     mma_metrics_opts opt;
     mma_metrics_defaults(&opt);
     for (int i = 0; i < argc; i++) {
@@ -139,13 +174,16 @@ int cmd_metrics(int argc, char **argv)
         if (c) { i++; continue; }
         if (!strcmp(a, "--hist-bins") && v) { if (mx_parse_long("metrics", a, v, 1, 100000, &bins)) return 2; i++; }
         else if (!strcmp(a, "--hist") && v) { hist = v; i++; }
+        else if (!strcmp(a, "--plot") && v) { plot = v; i++; }
         else if (!strcmp(a, "--zero-c")) opt.zero_c = 1;
-        else if (!strcmp(a, "--csv")) of = MX_OUT_CSV;
-        else if (!strcmp(a, "--json")) of = MX_OUT_JSON;
+        else if (!strcmp(a, "--csv") || !strcmp(a, "--json")) {
+            mx_outfmt want = a[2] == 'c' ? MX_OUT_CSV : MX_OUT_JSON;
+            if (of != MX_OUT_TABLE && of != want) { fprintf(stderr, "mmaref metrics: --csv and --json: give one\n"); return 2; }
+            of = want;
+        }
         else if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); return 0; }
         else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "mmaref metrics: unknown option '%s'%s\n", a, v || a[1] != '-' ? "" : " (or it needs a value)");
-            usage(stderr);
+            cli_bad_option("metrics", a, "--dist --count --seed --k --scale --quant --threads --hist --hist-bins --plot");
             return 2;
         }
         else if (nu < 256) names[nu++] = a;
@@ -177,6 +215,7 @@ int cmd_metrics(int argc, char **argv)
             }
         }
     }
+    if (plot && mx_plot_check("metrics", plot)) goto out;
     if (hist) {                                      /* before any work: fail early */
         if (cli_out_open(&o, hist)) goto out;
         ht = 1;
@@ -194,6 +233,10 @@ int cmd_metrics(int argc, char **argv)
         mx_write_hist(o.f, rows, names, nu, (int)bins);
         ht = 0;
         if (cli_out_commit(&o)) rc = 2;
+    }
+    if (plot && rc == 0) {
+        plot_ctx pc = {&opt, rows, names, nu, (int)bins};
+        if (mx_plot("metrics", plot, plot_data, plot_script, &pc)) rc = 2;
     }
 out:
     if (ht) cli_out_abort(&o);

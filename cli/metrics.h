@@ -35,4 +35,14 @@ int mx_parse_double(const char *cmd, const char *opt, const char *v, double *out
 void mx_json_str(FILE *f, const char *s);
 void mx_csv_str(FILE *f, const char *s);
 
+/* --plot (plot.c): the name checked (.png or .svg) and gnuplot looked
+ * for before any work (-1: a message was printed); a label cut to what a
+ * gnuplot string may hold; the picture drawn and written whole or not at
+ * all (write_data and write_script write the data and the plot commands,
+ * the data file's path given). */
+int mx_plot_check(const char *cmd, const char *path);
+void mx_plot_label(char *out, size_t len, const char *s);
+int mx_plot(const char *cmd, const char *path, void (*write_data)(FILE *, void *),
+            void (*write_script)(FILE *, const char *data, void *), void *ctx);
+
 #endif

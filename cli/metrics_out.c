@@ -2,6 +2,7 @@
  * tables, CSV and JSON strings, histograms, option values. */
 #include "metrics.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -40,7 +41,7 @@ void mx_progress(mma_metrics_opts *o, progress_line *p, const char *what, double
 {
     p->what = what;
     p->evals_per_item = evals_per_item;
-    o->progress = isatty(2) ? show_progress : NULL;
+    o->progress = isatty(2) && !cli_quiet ? show_progress : NULL;
     o->pctx = p;
 }
 
@@ -164,8 +165,9 @@ void mx_csv_str(FILE *f, const char *s)
 int mx_parse_long(const char *cmd, const char *opt, const char *v, long lo, long hi, long *out)
 {
     char *e;
+    errno = 0;
     long x = strtol(v, &e, 0);
-    if (!*v || *e || x < lo || x > hi) {
+    if (!*v || *e || errno || ((*v < '0' || *v > '9') && *v != '-') || x < lo || x > hi) {
         fprintf(stderr, "mmaref %s: %s needs an integer in %ld..%ld (got '%s')\n", cmd, opt, lo, hi, v);
         return -1;
     }
@@ -179,7 +181,7 @@ int mx_common_option(const char *cmd, const char *a, const char *v, long count_m
     if (!v) return 0;
     if (!strcmp(a, "--dist")) {
         if (mma_dist_parse(v, &o->dist)) {
-            fprintf(stderr, "mmaref %s: unknown distribution '%s' (one of: %s)\n", cmd, v, mma_dist_list());
+            fprintf(stderr, "mmaref %s: --dist: unknown distribution '%s' (one of: %s)\n", cmd, v, mma_dist_list());
             return -1;
         }
     }
@@ -191,7 +193,7 @@ int mx_common_option(const char *cmd, const char *a, const char *v, long count_m
     else if (!strcmp(a, "--quant")) {
         o->quant = mma_format_by_name(v);
         if (!o->quant || mma_format(o->quant)->width > 32) {
-            fprintf(stderr, "mmaref %s: --quant needs an input format (e4m3, fp16, ...), got '%s'\n", cmd, v);
+            fprintf(stderr, "mmaref %s: --quant: unknown format '%s' (an input format: e4m3, fp16, ...)\n", cmd, v);
             return -1;
         }
     }

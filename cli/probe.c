@@ -45,23 +45,25 @@ int cmd_probe(int argc, char **argv)
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) { free(files); return usage(stdout); }
         else if (!strcmp(argv[i], "--instr") && i + 1 < argc) instr = argv[++i];
         else if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
-            char *end;
-            long t = strtol(argv[++i], &end, 10);
-            if (*end || t < 1 || t > 256) {
-                fprintf(stderr, "mmaref probe: --threads '%s' is not a count of 1..256\n", argv[i]);
-                free(files);
-                return 2;
-            }
-            threads = (int)t;
+            if ((threads = cli_threads(argv[++i])) < 0) { free(files); return 2; }
         }
         else if (argv[i][0] == '-' && argv[i][1]) {
-            fprintf(stderr, "mmaref probe: unknown option '%s'\n", argv[i]);
+            cli_bad_option("probe", argv[i], "--instr --threads");
             free(files);
             return 2;
         }
         else files[nfiles++] = argv[i];
     }
     if (!nfiles) { free(files); return usage(stderr); }
+    if (instr) {                      /* the argument's mistake, named as such */
+        mma_unit iu;
+        char ierr[1024];
+        if (mma_unit_parse(instr, &iu, ierr, sizeof ierr)) {
+            fprintf(stderr, "mmaref probe: --instr: %s\n", ierr);
+            free(files);
+            return 2;
+        }
+    }
     mma_obs o;
     memset(&o, 0, sizeof o);
     char err[1024];
@@ -72,6 +74,12 @@ int cmd_probe(int argc, char **argv)
             free(files);
             return 2;
         }
+    if (!o.n) {
+        fprintf(stderr, "mmaref probe: %s%s: no vectors to probe\n", files[0], nfiles > 1 ? " (and the other files)" : "");
+        mma_obs_free(&o);
+        free(files);
+        return 2;
+    }
     free(files);
     const mma_unit *sh = &o.shape;
     printf("probe: %zu vectors from %d file%s, a=%s b=%s c=%s d=%s k=%d", o.n, nfiles, nfiles > 1 ? "s" : "",

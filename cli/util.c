@@ -22,7 +22,7 @@ int cli_threads(const char *arg)
 {
     char *e;
     long t = strtol(arg, &e, 10);
-    if (!*arg || *e || t < 1 || t > 1024) {
+    if (!*arg || *e || *arg < '0' || *arg > '9' || t < 1 || t > 1024) {
         fprintf(stderr, "mmaref: --threads needs a number of threads from 1 to 1024 (got '%s')\n", arg);
         return -1;
     }
@@ -50,7 +50,7 @@ long cli_count_arg(const char *cmd, const char *opt, const char *arg, long max)
     char *e;
     errno = 0;
     long long v = strtoll(arg, &e, 10);
-    if (!*arg || *e || *arg == '-' || *arg == '+') {
+    if (!*arg || *e || *arg < '0' || *arg > '9') {
         fprintf(stderr, "mmaref %s: %s needs a whole number from 0 to %ld (got '%s')\n", cmd, opt, max, arg);
         return -1;
     }
@@ -83,4 +83,33 @@ int cli_out_fits(const char *path, double bytes)
     fprintf(stderr, "mmaref: %s: the output needs about %.3g GB%s and the disk has %.3g GB free\n", path, need / 1e9,
             packed ? " compressed" : "", avail / 1e9);
     return -1;
+}
+
+int cli_bad_option(const char *cmd, const char *opt, const char *valued)
+{
+    size_t n = strlen(opt);
+    for (const char *p = valued; *p; ) {
+        while (*p == ' ') p++;
+        size_t l = strcspn(p, " ");
+        if (l == n && !strncmp(p, opt, n)) {
+            fprintf(stderr, "mmaref %s: %s needs a value\n", cmd, opt);
+            return -1;
+        }
+        p += l;
+    }
+    fprintf(stderr, "mmaref %s: unknown option '%s' (mmaref %s --help)\n", cmd, opt, cmd);
+    return -1;
+}
+
+int cli_shard_arg(const char *arg, long *i, long *n)
+{
+    char *e, *f;
+    if (*arg < '0' || *arg > '9') return -1;
+    long a = strtol(arg, &e, 10);
+    if (*e != '/' || e[1] < '0' || e[1] > '9') return -1;
+    long b = strtol(e + 1, &f, 10);
+    if (*f || b < 1 || b > 1000000 || a >= b) return -1;
+    *i = a;
+    *n = b;
+    return 0;
 }

@@ -63,6 +63,7 @@ typedef struct {
     char *err_line;
     int nmis, io_err;
     int rd_err;                       /* reading the piece failed: RD_* */
+    char *dev_err;                    /* the device failed: why */
     mismatch *mis;
 } slot;
 
@@ -108,11 +109,16 @@ typedef struct {
     mma_vec **v;
     char **line;
     size_t *linecap;
+    /* --device cuda: each piece's vectors as one batch (per thread) */
+    int device;
+    cli_dev **dev;
+    struct dbatch *db;
     /* results, in order */
     long line0, nvec, nbad, shown;
     long err_lineno;
     char *err_line;
     int mem_err, read_err, write_err;   /* read_err: RD_* */
+    char *dev_err;                      /* the device failed: why */
     int write_errno;                    /* why the write failed (the writer's) */
     output o;
 } pass;
@@ -205,6 +211,8 @@ static void slot_reset(slot *p)
     p->nmis = 0;
     p->io_err = 0;
     p->rd_err = RD_OK;
+    free(p->dev_err);
+    p->dev_err = NULL;
 }
 
 static int add_mismatch(const pass *x, slot *p, long rel, const mma_vec *v, uint64_t d, unsigned fl)
@@ -257,10 +265,175 @@ static int do_line(const pass *x, slot *p, const char *line, long rel, mma_vec *
     return 0;
 }
 
+/* ---- --device: a piece's vectors as one batch ------------------------------ */
+
+/* One thread's batch: the piece's vectors at their natural widths (the
+ * device's input), the line each came from (relative), the file's d and
+ * flags, and the results */
+typedef struct dbatch {
+    unsigned char *p[5];              /* c, a, b, sa, sb */
+    uint64_t *fd;
+    unsigned *ffl;
+    long *rel;
+    unsigned char *d, *fl;
+    size_t n, cap;
+} dbatch;
+
+/* the element sizes and per-vector counts of c, a, b, sa, sb */
+static void db_layout(const pass *x, int sz[5], size_t per[5])
+{
+    const mma_unit *u = x->u;
+    sz[0] = mma_natural_size(u->c);
+    sz[1] = mma_natural_size(u->a);
+    sz[2] = mma_natural_size(u->b);
+    sz[3] = sz[4] = x->ns ? mma_natural_size(u->scale) : 1;
+    per[0] = 1;
+    per[1] = per[2] = (size_t)u->k;
+    per[3] = per[4] = (size_t)x->ns;
+}
+
+static void db_put(unsigned char *dst, int size, size_t i, uint64_t v)
+{
+    memcpy(dst + i * (size_t)size, &v, (size_t)size);        /* (little-endian hosts) */
+}
+
+static uint64_t db_ld(const unsigned char *src, int size, size_t i)
+{
+    uint64_t v = 0;
+    memcpy(&v, src + i * (size_t)size, (size_t)size);
+    return v;
+}
+
+static int db_add(const pass *x, dbatch *b, const mma_vec *v, long rel)
+{
+    int sz[5];
+    size_t per[5];
+    db_layout(x, sz, per);
+    if (b->n == b->cap) {
+        size_t cap = b->cap ? b->cap * 2 : 1024;
+        for (int i = 0; i < 5; i++) {
+            unsigned char *q = realloc(b->p[i], cap * (per[i] ? per[i] : 1) * (size_t)sz[i]);
+            if (!q) return -1;
+            b->p[i] = q;
+        }
+        uint64_t *fd = realloc(b->fd, cap * sizeof *fd);
+        if (fd) b->fd = fd;
+        unsigned *ffl = realloc(b->ffl, cap * sizeof *ffl);
+        if (ffl) b->ffl = ffl;
+        long *r = realloc(b->rel, cap * sizeof *r);
+        if (r) b->rel = r;
+        unsigned char *d = realloc(b->d, cap * 8), *fl = realloc(b->fl, cap);
+        if (d) b->d = d;
+        if (fl) b->fl = fl;
+        if (!fd || !ffl || !r || !d || !fl) return -1;
+        b->cap = cap;
+    }
+    size_t i = b->n++;
+    db_put(b->p[0], sz[0], i, v->c);
+    for (size_t j = 0; j < per[1]; j++) {
+        db_put(b->p[1], sz[1], i * per[1] + j, v->a[j]);
+        db_put(b->p[2], sz[2], i * per[2] + j, v->b[j]);
+    }
+    for (size_t j = 0; j < per[3]; j++) {
+        db_put(b->p[3], sz[3], i * per[3] + j, v->sa[j]);
+        db_put(b->p[4], sz[4], i * per[4] + j, v->sb[j]);
+    }
+    b->fd[i] = v->d;
+    b->ffl[i] = v->flags;
+    b->rel[i] = rel;
+    return 0;
+}
+
+/* vector i back into v (d and flags: the file's) */
+static void db_get(const pass *x, const dbatch *b, size_t i, mma_vec *v)
+{
+    int sz[5];
+    size_t per[5];
+    db_layout(x, sz, per);
+    v->c = db_ld(b->p[0], sz[0], i);
+    for (size_t j = 0; j < per[1]; j++) {
+        v->a[j] = db_ld(b->p[1], sz[1], i * per[1] + j);
+        v->b[j] = db_ld(b->p[2], sz[2], i * per[2] + j);
+    }
+    for (size_t j = 0; j < per[3]; j++) {
+        v->sa[j] = db_ld(b->p[3], sz[3], i * per[3] + j);
+        v->sb[j] = db_ld(b->p[4], sz[4], i * per[4] + j);
+    }
+    v->d = b->fd[i];
+    v->flags = b->ffl[i];
+}
+
+/* The batch through the device (this thread's handle, opened on first
+ * use), then each vector's result as do_line takes it: compared
+ * (check), or its line written with d and flags (run, gen). */
+static void db_finish(pass *x, int tid, slot *p)
+{
+    dbatch *b = &x->db[tid];
+    char err[512];
+    if (!b->n) return;
+    int sz[5];
+    size_t per[5];
+    db_layout(x, sz, per);
+    mma_batch y;
+    mma_batch_init(&y);
+    y.n = b->n;
+    y.c = b->p[0]; y.a = b->p[1]; y.b = b->p[2];
+    y.c_size = sz[0]; y.a_size = sz[1]; y.b_size = sz[2];
+    if (x->ns) { y.sa = b->p[3]; y.sb = b->p[4]; y.sa_size = sz[3]; y.sb_size = sz[4]; }
+    y.d = b->d;
+    y.d_size = 8;
+    y.flags = x->unit_flags ? b->fl : NULL;
+    y.threads = 1;
+    if (!x->dev[tid] && !(x->dev[tid] = cli_dev_open(err, sizeof err))) {
+        if (!(p->dev_err = strdup(err))) p->io_err = 1;
+        return;
+    }
+    if (cli_dev_batch(x->dev[tid], x->u, &y, err, sizeof err)) {
+        if (!(p->dev_err = strdup(err))) p->io_err = 1;
+        return;
+    }
+    mma_vec *v = x->v[tid];
+    for (size_t i = 0; i < b->n; i++) {
+        uint64_t d = db_ld(b->d, 8, i);
+        unsigned fl = x->unit_flags ? b->fl[i] : 0;
+        p->nvec++;
+        if (x->check) {
+            if (!mma_result_equal(x->u, d, b->fd[i]) || (x->file_flags && fl != b->ffl[i])) {
+                p->nbad++;
+                db_get(x, b, i, v);
+                if (add_mismatch(x, p, b->rel[i], v, d, fl)) p->io_err = 1;
+            }
+        } else {
+            db_get(x, b, i, v);
+            v->d = d;
+            v->flags = fl;
+            if (grow(&p->out, &p->outcap, p->outlen + LINE_MAX_OUT)) { p->io_err = 1; return; }
+            p->outlen += mma_vec_format(p->out + p->outlen, x->u, v);
+        }
+    }
+}
+
+/* one line of a piece for the device: parsed into this thread's batch */
+static int do_line_dev(pass *x, int tid, slot *p, const char *line, long rel)
+{
+    char err[16];
+    mma_vec *v = x->v[tid];
+    int rc = mma_vec_parse(x->r, line, 0, v, err, sizeof err);
+    if (rc == 0) return 0;
+    if (rc < 0) {
+        p->err_rel = rel;
+        if (!(p->err_line = strdup(line))) p->io_err = 1;
+        return -1;
+    }
+    if (db_add(x, &x->db[tid], v, rel)) { p->io_err = 1; return -1; }
+    return 0;
+}
+
 /* the lines of s[0 .. n) that start before `stop` (a line may run past it) */
 static void do_lines(pass *x, int tid, slot *p, const char *s, size_t n, size_t pos, size_t stop)
 {
     long rel = 0;
+    if (x->device) x->db[tid].n = 0;
     while (pos < stop) {
         const char *nl = memchr(s + pos, '\n', n - pos);
         size_t e = nl ? (size_t)(nl - s) : n, t = e;
@@ -269,12 +442,13 @@ static void do_lines(pass *x, int tid, slot *p, const char *s, size_t n, size_t 
         if (grow(&x->line[tid], &x->linecap[tid], t - pos + 1)) { p->io_err = 1; break; }
         memcpy(x->line[tid], s + pos, t - pos);
         x->line[tid][t - pos] = 0;
-        int rc = do_line(x, p, x->line[tid], rel, x->v[tid]);
+        int rc = x->device ? do_line_dev(x, tid, p, x->line[tid], rel) : do_line(x, p, x->line[tid], rel, x->v[tid]);
         rel++;
         pos = e + 1;
         if (rc) break;
     }
     p->nlines = rel;
+    if (x->device && !p->io_err) db_finish(x, tid, p);
 }
 
 /* A fault on the mapped input while this thread reads a piece from it:
@@ -326,7 +500,15 @@ static void map_piece(pass *x, int tid, slot *p)
 static void compute(pass *x, int tid, slot *p)
 {
     mma_vec *v = x->v[tid];
-    if (x->gen) {
+    if (x->gen && x->device) {
+        long a = x->glo + p->idx * x->gper, b = a + x->gper < x->ghi ? a + x->gper : x->ghi;
+        x->db[tid].n = 0;
+        for (long j = a; j < b; j++) {
+            x->gen(x->gctx, j, v);
+            if (db_add(x, &x->db[tid], v, 0)) { p->io_err = 1; return; }
+        }
+        db_finish(x, tid, p);
+    } else if (x->gen) {
         long a = x->glo + p->idx * x->gper, b = a + x->gper < x->ghi ? a + x->gper : x->ghi;
         for (long j = a; j < b; j++) {
             if (grow(&p->out, &p->outcap, p->outlen + LINE_MAX_OUT)) { p->io_err = 1; return; }
@@ -426,6 +608,7 @@ static void commit(pass *x)
         if (p->idx != x->committed || !p->done) break;
         if (p->io_err) { x->mem_err = 1; x->stop = 1; break; }
         if (p->rd_err) { x->read_err = p->rd_err; x->stop = 1; break; }
+        if (p->dev_err) { x->dev_err = p->dev_err; p->dev_err = NULL; x->stop = 1; break; }
         for (int m = 0; m < p->nmis && x->shown < x->show; m++, x->shown++) {
             mismatch *q = &p->mis[m];
             int hd = mma_format(x->u->d)->hexdigits;
@@ -439,6 +622,13 @@ static void commit(pass *x)
         }
         x->nvec += p->nvec;
         x->nbad += p->nbad;
+        if (x->gen) {
+            long made = (x->committed + 1) * x->gper;
+            cli_progress_update((double)(made < x->ghi - x->glo ? made : x->ghi - x->glo), 0);
+        } else {
+            cli_progress_update((double)x->nvec, x->map && x->size > x->body
+                                ? (double)(x->committed + 1) * PIECE_BYTES / (double)(x->size - x->body) : 0);
+        }
         if (p->err_rel >= 0) {
             x->err_lineno = x->line0 + p->err_rel + 1;
             x->err_line = p->err_line;
@@ -558,8 +748,12 @@ static int run_pool(pass *x, int threads)
     x->linecap = calloc((size_t)threads, sizeof *x->linecap);
     worker *w = calloc((size_t)threads, sizeof *w);
     pthread_t *th = calloc((size_t)threads, sizeof *th);
+    if (x->device) {
+        x->dev = calloc((size_t)threads, sizeof *x->dev);
+        x->db = calloc((size_t)threads, sizeof *x->db);
+    }
     int rc = -1, started = 1;
-    if (!x->s || !x->v || !x->line || !x->linecap || !w || !th) goto out;
+    if (!x->s || !x->v || !x->line || !x->linecap || !w || !th || (x->device && (!x->dev || !x->db))) goto out;
     for (int i = 0; i < x->nslots; i++) x->s[i].idx = -1;
     for (int t = 0; t < threads; t++) if (!(x->v[t] = calloc(1, sizeof *x->v[t]))) goto out;
     pthread_mutex_init(&x->mu, NULL);
@@ -594,6 +788,13 @@ out:
             free(x->s[i].out);
         }
     for (int t = 0; t < threads && x->v; t++) free(x->v[t]);
+    for (int t = 0; t < threads && x->dev; t++) cli_dev_close(x->dev[t]);
+    for (int t = 0; t < threads && x->db; t++) {
+        dbatch *b = &x->db[t];
+        for (int i = 0; i < 5; i++) free(b->p[i]);
+        free(b->fd); free(b->ffl); free(b->rel); free(b->d); free(b->fl);
+    }
+    free(x->dev); free(x->db);
     for (int t = 0; t < threads && x->line; t++) free(x->line[t]);
     free(x->s); free(x->v); free(x->line); free(x->linecap); free(w); free(th);
     return rc;
@@ -610,7 +811,7 @@ static int write_failed(pass *x, cli_out *o)
     return -1;
 }
 
-int cli_vec_pass(mma_vec_reader *r, const char *in, int check, long show, cli_out *o, int threads,
+int cli_vec_pass(mma_vec_reader *r, const char *in, int check, long show, cli_out *o, int threads, int device,
                  long *nvec, long *nbad)
 {
     if (threads <= 0) threads = mma_default_threads();
@@ -620,6 +821,7 @@ int cli_vec_pass(mma_vec_reader *r, const char *in, int check, long show, cli_ou
     x.u = mma_vec_unit(r);
     x.name = in;
     x.check = check;
+    x.device = device;
     x.has_out = !check;
     x.unit_flags = mma_unit_has_flags(x.u);
     x.file_flags = mma_vec_has_flags(r);
@@ -655,6 +857,7 @@ int cli_vec_pass(mma_vec_reader *r, const char *in, int check, long show, cli_ou
     if (bus) sigaction(SIGBUS, &old_sa, NULL);
     if (rc) fprintf(stderr, "mmaref: out of memory\n");
     else if (x.mem_err) { fprintf(stderr, "mmaref: out of memory\n"); rc = -1; }
+    else if (x.dev_err) { fprintf(stderr, "mmaref: %s: --device cuda: %s\n", in, x.dev_err); rc = -1; }
     else if (x.read_err == RD_SHORTER) {
         fprintf(stderr, "mmaref: %s: the file got shorter while it was read (changed by another program?)\n", in);
         rc = -1;
@@ -677,19 +880,21 @@ int cli_vec_pass(mma_vec_reader *r, const char *in, int check, long show, cli_ou
     if (x.map && x.maplen > x.released) munmap((char *)x.map + x.released, x.maplen - x.released);
     if (x.has_out && (out_stop(&x.o, !rc && !x.write_err) || x.write_err) && !rc) rc = write_failed(&x, o);
     free(x.err_line);
+    free(x.dev_err);
     free(x.carry);
     *nvec = x.nvec;
     *nbad = x.nbad;
     return rc;
 }
 
-int cli_gen_pass(const mma_unit *u, long lo, long hi, cli_gen_fn fn, void *ctx, cli_out *o, int threads)
+int cli_gen_pass(const mma_unit *u, long lo, long hi, cli_gen_fn fn, void *ctx, cli_out *o, int threads, int device)
 {
     if (threads <= 0) threads = mma_default_threads();
     pass x;
     memset(&x, 0, sizeof x);
     x.u = u;
     x.has_out = 1;
+    x.device = device;
     x.ns = mma_unit_nscales(u);
     x.unit_flags = mma_unit_has_flags(u);
     x.gen = fn;
@@ -702,6 +907,8 @@ int cli_gen_pass(const mma_unit *u, long lo, long hi, cli_gen_fn fn, void *ctx, 
     out_start(&x.o, o);
     int rc = run_pool(&x, threads);
     if (rc || x.mem_err) { fprintf(stderr, "mmaref: out of memory\n"); rc = -1; }
+    else if (x.dev_err) { fprintf(stderr, "mmaref: --device cuda: %s\n", x.dev_err); rc = -1; }
+    free(x.dev_err);
     if ((out_stop(&x.o, !rc && !x.write_err) || x.write_err) && !rc) rc = write_failed(&x, o);
     return rc;
 }

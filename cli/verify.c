@@ -2,8 +2,10 @@
 #include "cli.h"
 #include "mmaref_verify.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define DEFAULT_SUITES "random normal cancel order precision rounding specials ezero"
 #define IEEE_SUITES "ieee-zero ieee-overflow ieee-tiny ieee-sticky ieee-nan"
@@ -20,6 +22,8 @@ const char cli_verify_help[] =
     "  --timeout S         stop the simulation after S seconds (reported as a failure)\n"
     "  --max-wait N        cycles without progress before the unit counts as not answering\n"
     "  --gaps P            input gaps, percent of cycles  --backpressure P  output not ready, percent\n"
+    "  --latency N|auto    a unit without out_valid answers N clock edges after it took a vector\n"
+    "                      (default: the description's); auto: measured by a short run first\n"
     "  --workdir DIR       where the testbench is built and run (default <name>.verify)\n"
     "  --no-fst            no waveform of the first mismatch   --jobs N  parallel compile jobs\n"
     "  --build-only        build the testbench and the suites, run nothing (before shards)\n"
@@ -51,7 +55,7 @@ static int number(const char *opt, const char *s, long lo, long hi, long *out)
 static int takes_value(const char *opt)
 {
     static const char *const opts[] = {"--suites", "--count", "--random", "--max-wait", "--gaps", "--backpressure",
-                                       "--jobs", "--seed", "--shard", "--timeout", "--vec", "--workdir", "--threads", NULL};
+                                       "--jobs", "--seed", "--shard", "--timeout", "--vec", "--workdir", "--threads", "--latency", NULL};
     for (int i = 0; opts[i]; i++) if (!strcmp(opt, opts[i])) return 1;
     return 0;
 }
@@ -64,6 +68,7 @@ static int verify_main(int argc, char **argv, int probe)
     memset(&o, 0, sizeof o);
     o.count = o.random = o.max_wait = -1;
     o.gaps = o.backpressure = -1;
+    o.latency = MMA_VERIFY_LATENCY_DUT;
     o.shard_n = 1;
     o.default_suites = DEFAULT_SUITES;
     o.ieee_suites = IEEE_SUITES;
@@ -88,6 +93,11 @@ static int verify_main(int argc, char **argv, int probe)
         else if (!strcmp(a, "--suites")) {
             snprintf(suites, sizeof suites, "%s", v);
             for (char *p = suites; *p; p++) if (*p == ',') *p = ' ';
+            /* a typo is named now, not after the testbench is built */
+            char names[512];
+            snprintf(names, sizeof names, "%s", suites);
+            for (char *sv = NULL, *t = strtok_r(names, " ", &sv); t; t = strtok_r(NULL, " ", &sv))
+                if (!cli_suite_known(t)) { fprintf(stderr, "mmaref verify: --suites: unknown suite '%s' (mmaref gen --list-suites)\n", t); goto out; }
             o.suites = suites;
             i++;
         }
@@ -96,11 +106,18 @@ static int verify_main(int argc, char **argv, int probe)
         else if (!strcmp(a, "--max-wait")) { if (number(a, v, 1, 100000000L, &o.max_wait)) goto out; i++; }
         else if (!strcmp(a, "--gaps")) { if (number(a, v, 0, 90, &n)) goto out; o.gaps = (int)n; i++; }
         else if (!strcmp(a, "--backpressure")) { if (number(a, v, 0, 90, &n)) goto out; o.backpressure = (int)n; i++; }
+        else if (!strcmp(a, "--latency")) {
+            if (!strcmp(v, "auto")) o.latency = MMA_VERIFY_LATENCY_AUTO;
+            else if (number(a, v, 0, 4096, &n)) goto out;
+            else o.latency = (int)n;
+            i++;
+        }
         else if (!strcmp(a, "--jobs")) { if (number(a, v, 1, 256, &n)) goto out; o.jobs = (int)n; i++; }
         else if (!strcmp(a, "--seed")) {
             char *e;
+            errno = 0;
             o.seed = strtoull(v, &e, 0);
-            if (*e || !*v) { fprintf(stderr, "mmaref verify: --seed needs an integer ('%s')\n", v); goto out; }
+            if (*e || !*v || errno || *v < '0' || *v > '9') { fprintf(stderr, "mmaref verify: --seed needs an integer from 0 to 2^64-1 ('%s')\n", v); goto out; }
             o.have_seed = 1;
             i++;
         }
@@ -118,7 +135,13 @@ static int verify_main(int argc, char **argv, int probe)
             if (*e || !*v || o.timeout <= 0) { fprintf(stderr, "mmaref verify: --timeout needs seconds ('%s')\n", v); goto out; }
             i++;
         }
-        else if (!strcmp(a, "--vec")) { vec[o.nvec++] = v; i++; }
+        else if (!strcmp(a, "--vec")) {
+            FILE *t = fopen(v, "r");
+            if (!t) { fprintf(stderr, "mmaref verify: --vec: %s: cannot open (%s)\n", v, strerror(errno)); goto out; }
+            fclose(t);
+            vec[o.nvec++] = v;
+            i++;
+        }
         else if (!strcmp(a, "--workdir")) { o.workdir = v; i++; }
         else if (!strcmp(a, "--threads") && probe) { if (number(a, v, 1, 256, &n)) goto out; threads = (int)n; i++; }
         else files[nfiles++] = a;
@@ -130,6 +153,8 @@ static int verify_main(int argc, char **argv, int probe)
     }
     if (nfiles != 1) { fputs(nfiles ? "mmaref verify: one description at a time\n" : cli_verify_help, stderr); goto out; }
     o.dut = files[0];
+    struct stat st;
+    if (!stat(o.dut, &st) && S_ISDIR(st.st_mode)) { fprintf(stderr, "mmaref verify: %s: is a directory, not a description\n", o.dut); goto out; }
     o.vec = vec;
     if (probe) {
         /* the directed suites; constrained-random stimulus only when asked */

@@ -20,6 +20,7 @@
 #include "mmaref_tbkit.h"
 #include "mmaref_results.h"
 #include "mmaref_bits.h"
+#include "mmaref_timing.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -44,15 +45,19 @@ typedef struct {
     char name[64];
     mma_unit u;
     int tile, M, N, bi, bo;         /* a matrix unit: D is M x N, in bi beats, out bo */
+    int lanes;                      /* a unit of M lanes: D's diagonal only (the lanes) */
     tlay ta, tb, tc, td;
     FILE *sample, *mism_el, *sample_el;   /* matching results kept for the triage; elements of tiles */
     long nsample;
     uint64_t value;                 /* of the mode ports */
     oplay a, b;
+    oplay sc_a, sc_b;               /* block scales, in the a and b buses */
+    int ns;                         /* scales per operand (0: unscaled) */
     int cbox, dbox, wc, wd;
     int has_flags;                  /* the unit defines exception flags */
     mmaref_tbk_sb *sb;              /* coverage */
     mmaref_tbk_gen *gen;            /* random stimulus, created on first use */
+    char gen_dist[16];              /* its distribution */
     FILE *mism;                     /* mismatching vectors, opened on the first */
     char mism_path[1100];
 } vmode;
@@ -61,6 +66,7 @@ enum { SRC_FILE, SRC_RANDOM };
 typedef struct {
     int mode, kind;
     char label[96], path[1024];
+    char dist[16];                  /* a random item's distribution (mmaref_tbkit's modes) */
     uint64_t seed;
     long lo, hi, next;              /* vectors [lo, hi); the next one to drive */
     int started, done;
@@ -70,6 +76,7 @@ typedef struct {
 
 typedef struct {
     uint64_t c, d, a[MMA_MAX_K], b[MMA_MAX_K];
+    uint64_t sa[MMA_MAX_SCALES], sb[MMA_MAX_SCALES];
     unsigned fl;
     int mode, item, live;
     long index;
@@ -103,6 +110,11 @@ typedef struct {
     int *tag_slot;                  /* per tag: its entry, or -1 */
     unsigned ntags, next_tag;
     mmaref_results *res;
+    /* the timing watch (mmaref_timing.h): the description's latency (-1:
+     * out_valid), the largest the testbench waits for, and whether this
+     * run measures it (--latency auto) */
+    mmaref_tw *watch;
+    int latency, lmax, measure;
     int status;
     struct timespec c0, cpu0;
 } harness;
@@ -215,7 +227,8 @@ static int parse_tlay(tlay *L, char *rest, int n, int w, int bits, int beats)
         if (!u || !v) return -1;
         L->beat[i] = atoi(u);
         L->off[i] = atoi(v);
-        if (L->beat[i] < 0 || L->beat[i] >= beats || L->off[i] < 0 || L->off[i] + L->slot > bits) return -1;
+        /* offset -1: an element the unit has not (a unit of lanes: C and D off the diagonal) */
+        if (L->beat[i] < 0 || L->beat[i] >= beats || L->off[i] < -1 || L->off[i] + L->slot > bits) return -1;
     }
     return strtok_r(NULL, " ", &save) || L->slot < w || L->slot > 64 ? -1 : 0;
 }
@@ -274,11 +287,14 @@ static int read_plan(harness *h, const char *path)
                 m->has_flags = mma_unit_has_flags(&m->u);
                 m->wc = mma_format(m->u.c)->width;
                 m->wd = mma_format(m->u.d)->width;
+                m->ns = mma_unit_nscales(&m->u);
                 m->sb = mmaref_tbk_sb_create(&m->u, m->name);
             }
         } else if (m && !strcmp(key, "tile")) {
-            ok = sscanf(rest, "%d %d %d %d", &m->M, &m->N, &m->bi, &m->bo) == 4 && m->M > 0 && m->N > 0 &&
+            int o3 = 0;
+            ok = sscanf(rest, "%d %d %d %d %n", &m->M, &m->N, &m->bi, &m->bo, &o3) == 4 && m->M > 0 && m->N > 0 &&
                  m->M <= 64 && m->N <= 64 && m->bi > 0 && m->bo > 0;
+            m->lanes = ok && o3 && !strcmp(rest + o3, "lanes");
             m->tile = ok;
             size_t tw = (size_t)m->M * (size_t)m->u.k + (size_t)m->u.k * (size_t)m->N + 3 * (size_t)m->M * (size_t)m->N;
             if (tw > h->tile_words) h->tile_words = tw;
@@ -289,8 +305,13 @@ static int read_plan(harness *h, const char *path)
             ok = parse_tlay(L, rest, key[0] == 'a' ? m->M * K : key[0] == 'b' ? K * m->N : m->M * m->N,
                             mma_format(ef)->width, key[0] == 'a' ? h->aw : key[0] == 'b' ? h->bw : key[0] == 'c' ? h->cw : h->dw,
                             key[0] == 'a' || key[0] == 'b' || key[0] == 'c' ? m->bi : m->bo) == 0;
+        } else if (!strcmp(key, "timing")) {
+            ok = sscanf(rest, "%d %d %d", &h->latency, &h->lmax, &h->measure) == 3 && h->lmax >= 0;
+            if (ok) h->watch = mmaref_tw_create(h->latency, h->lmax);
         } else if (!strcmp(key, "sample")) {
             h->sample_keep = strtol(rest, NULL, 0);
+        } else if (m && m->ns && (!strcmp(key, "sa") || !strcmp(key, "sb"))) {
+            ok = parse_layout(key[1] == 'a' ? &m->sc_a : &m->sc_b, rest, m->ns, 8) == 0;
         } else if (m && (!strcmp(key, "a") || !strcmp(key, "b"))) {
             int w = mma_format(key[0] == 'a' ? m->u.a : m->u.b)->width;
             ok = parse_layout(key[0] == 'a' ? &m->a : &m->b, rest, m->u.k, w) == 0;
@@ -309,7 +330,13 @@ static int read_plan(harness *h, const char *path)
             int o2 = 0;
             ok = sscanf(rest, "%d %15s %95s %ld %ld %n", &it->mode, kind, it->label, &it->lo, &it->hi, &o2) == 5 &&
                  o2 && it->mode >= 0 && it->mode < h->nmodes && it->lo <= it->hi;
-            if (ok && !strcmp(kind, "random")) { it->kind = SRC_RANDOM; it->seed = strtoull(rest + o2, NULL, 0); }
+            if (ok && !strcmp(kind, "random")) {
+                char *e;
+                it->kind = SRC_RANDOM;
+                it->seed = strtoull(rest + o2, &e, 0);
+                while (*e == ' ') e++;
+                snprintf(it->dist, sizeof it->dist, "%s", *e ? e : "mix");
+            }
             else if (ok && (!strcmp(kind, "suite") || !strcmp(kind, "file"))) { it->kind = SRC_FILE; snprintf(it->path, sizeof it->path, "%s", rest + o2); }
             else ok = 0;
             it->next = it->lo;
@@ -345,6 +372,8 @@ void *mmaref_vfy_open(const char *plan)
     }
     for (int i = 0; i < h->nitems; i++)
         h->items[i].res = mmaref_res_item_get(h->res, h->modes[h->items[i].mode].name, h->items[i].label);
+    /* the watch shifts one result stream: none for tags or tiles */
+    if (h->watch && (h->tw || h->modes[0].tile)) { mmaref_tw_free(h->watch); h->watch = NULL; }
     return h;
 }
 
@@ -354,10 +383,15 @@ static int item_start(harness *h, vitem *it)
     vmode *m = &h->modes[it->mode];
     it->started = 1;
     if (it->kind == SRC_RANDOM) {
+        if (m->gen && strcmp(m->gen_dist, it->dist)) { mmaref_tbk_gen_free(m->gen); m->gen = NULL; }
         if (!m->gen) {
             char err[256];
-            m->gen = mmaref_tbk_gen_create(&m->u, it->seed, "mix", err, sizeof err);
+            /* a, b and c as for the unit without scales; draw_scales adds them */
+            mma_unit us = m->u;
+            us.scale = MMA_FMT_NONE;
+            m->gen = mmaref_tbk_gen_create(&us, it->seed, it->dist, err, sizeof err);
             if (!m->gen) { fail(h, "mode %s: %s", m->name, err); return -1; }
+            snprintf(m->gen_dist, sizeof m->gen_dist, "%s", it->dist);
         }
         return 0;
     }
@@ -379,6 +413,25 @@ static int item_start(harness *h, vitem *it)
     return 0;
 }
 
+/* Block scales for the random stimulus, drawn from the vector's own seed
+ * (shards stay the whole campaign's parts): mostly near 1 (ue8m0 127 +- 8,
+ * ue4m3 0x30..0x4f, its ignored top bit at random), 1 in 16 any byte, 1 in
+ * 32 an edge (NaN, the largest, the smallest, zero). */
+static void draw_scales(const vmode *m, uint64_t r, ventry *e)
+{
+    int ue8 = m->u.scale == MMA_FMT_UE8M0;
+    static const uint64_t edge8[4] = {0xff, 0xfe, 0x00, 0x7f}, edge4[4] = {0x7f, 0x7e, 0x00, 0x01};
+    for (int i = 0; i < 2 * m->ns; i++) {
+        uint64_t u = rng_next(&r), x;
+        unsigned sel = (unsigned)(u & 31);
+        if (sel < 2) x = (u >> 8) & 0xff;
+        else if (sel == 2) x = (ue8 ? edge8 : edge4)[(u >> 8) & 3] | (ue8 ? 0 : (u >> 16) & 0x80);
+        else if (ue8) x = 127 + (u >> 8) % 17 - 8;
+        else x = (0x30 + ((u >> 8) & 0x1f)) | ((u >> 16) & 0x80);
+        if (i < m->ns) e->sa[i] = x; else e->sb[i - m->ns] = x;
+    }
+}
+
 /* the item's next vector into e: 1, 0 at its end, -1 on error */
 static int item_next(harness *h, vitem *it, ventry *e)
 {
@@ -391,6 +444,7 @@ static int item_next(harness *h, vitem *it, ventry *e)
             for (long i = blk * RANDOM_BLOCK; i < it->next; i++) mmaref_tbk_gen_next(m->gen, &e->c, e->a, e->b);
         }
         mmaref_tbk_gen_next(m->gen, &e->c, e->a, e->b);
+        if (m->ns) draw_scales(m, mix64(it->seed ^ mix64(~(uint64_t)it->next)), e);
     } else {
         static mma_vec v;
         char err[1024];
@@ -400,6 +454,8 @@ static int item_next(harness *h, vitem *it, ventry *e)
         e->c = v.c;
         memcpy(e->a, v.a, (size_t)m->u.k * sizeof e->a[0]);
         memcpy(e->b, v.b, (size_t)m->u.k * sizeof e->b[0]);
+        memcpy(e->sa, v.sa, (size_t)m->ns * sizeof e->sa[0]);
+        memcpy(e->sb, v.sb, (size_t)m->ns * sizeof e->sb[0]);
     }
     e->index = it->next++;
     return 1;
@@ -410,7 +466,7 @@ static void model(const vmode *m, ventry *e)
 {
     e->fl = 0;
     e->d = m->has_flags ? mma_dot_flags(&m->u, e->c, e->a, e->b, NULL, NULL, &e->fl)
-                        : mma_dot(&m->u, e->c, e->a, e->b, NULL, NULL);
+                        : mma_dot(&m->u, e->c, e->a, e->b, m->ns ? e->sa : NULL, m->ns ? e->sb : NULL);
 }
 
 /* ---- tiles --------------------------------------------------------------------- */
@@ -439,7 +495,7 @@ static int tile_next(harness *h, vitem *it, const vmode *m, ventry *e)
         for (int k = 0; k < K; k++) col[k] = v[j].b[k];
         for (int i = 0; i < M; i++) {
             C[i * N + j] = v[j].c;
-            D[i * N + j] = mma_dot(&m->u, v[j].c, A + i * K, col, NULL, NULL);
+            if (m->td.off[i * N + j] >= 0) D[i * N + j] = mma_dot(&m->u, v[j].c, A + i * K, col, NULL, NULL);
         }
     }
     e->index = v[0].index;
@@ -451,7 +507,7 @@ static void put_tile(const tlay *L, svBitVecVal *v, int bits, int beat, const ui
 {
     memset(v, 0, (size_t)words(bits) * sizeof *v);
     for (int i = 0; i < L->n; i++)
-        if (L->beat[i] == beat) mmaref_put_bits(v, L->off[i], L->slot, box(x[i], L->w, L->slot, L->box, rng));
+        if (L->beat[i] == beat && L->off[i] >= 0) mmaref_put_bits(v, L->off[i], L->slot, box(x[i], L->w, L->slot, L->box, rng));
 }
 
 /* beat e->bin of the tile e into the input buses */
@@ -585,10 +641,15 @@ int mmaref_vfy_push(void *hp, svBitVecVal *a, svBitVecVal *b, svBitVecVal *c, sv
     e->live = 1;
     e->tag = t;
     model(m, e);
+    if (h->watch) mmaref_tw_push(h->watch, e->d, it->mode);
     if (h->tw) h->tag_slot[t] = (h->head + h->n) % h->cap;
     h->n++;
     put_operand(&m->a, a, h->aw, m->u.k, e->a, &h->rng);
     put_operand(&m->b, b, h->bw, m->u.k, e->b, &h->rng);
+    for (int i = 0; i < m->ns; i++) {
+        mmaref_put_bits(a, m->sc_a.off[i], m->sc_a.slot, box(e->sa[i], 8, m->sc_a.slot, m->sc_a.box, &h->rng));
+        mmaref_put_bits(b, m->sc_b.off[i], m->sc_b.slot, box(e->sb[i], 8, m->sc_b.slot, m->sc_b.box, &h->rng));
+    }
     c[0] = 0;
     if (h->cw > 32) c[1] = 0;
     mmaref_put_bits(c, 0, h->cw, box(e->c, m->wc, h->cw, m->cbox, &h->rng));
@@ -617,6 +678,8 @@ static void vec_line(FILE *f, const vmode *m, const ventry *e, uint64_t d, unsig
     v.c = e->c;
     memcpy(v.a, e->a, (size_t)m->u.k * sizeof v.a[0]);
     memcpy(v.b, e->b, (size_t)m->u.k * sizeof v.b[0]);
+    memcpy(v.sa, e->sa, (size_t)m->ns * sizeof v.sa[0]);
+    memcpy(v.sb, e->sb, (size_t)m->ns * sizeof v.sb[0]);
     v.d = d;
     v.flags = flags;
     mma_vec_write(f, &m->u, &v);
@@ -652,8 +715,11 @@ static void record(harness *h, vmode *m, const ventry *e, uint64_t got, unsigned
             m->mism_el = fopen(p, "w");
         }
         if (m->mism_el) fprintf(m->mism_el, "%d\n", e->elem);
-        fprintf(m->mism, "# %s tile of vectors %ld.., element (%d,%d): model d=%0*llx", it->label, e->index,
-                e->elem / m->N, e->elem % m->N, dd, (unsigned long long)e->d);
+        if (m->lanes)
+            fprintf(m->mism, "# %s vectors %ld.., lane %d: model d=%0*llx", it->label, e->index, e->elem, dd, (unsigned long long)e->d);
+        else
+            fprintf(m->mism, "# %s tile of vectors %ld.., element (%d,%d): model d=%0*llx", it->label, e->index,
+                    e->elem / m->N, e->elem % m->N, dd, (unsigned long long)e->d);
     } else {
         fprintf(m->mism, "# %s vector %ld: model d=%0*llx", it->label, e->index, dd, (unsigned long long)e->d);
     }
@@ -731,7 +797,7 @@ static int tile_pop(harness *h, const svBitVecVal *d)
     int M = m->M, N = m->N, K = m->u.k;
     uint64_t *A = e->t, *B = A + M * K, *C = B + K * N, *D = C + M * N, *G = D + M * N;
     for (int i = 0; i < M * N; i++)
-        if (m->td.beat[i] == e->bout) G[i] = mmaref_get_bits(d, m->td.off[i], m->td.slot);
+        if (m->td.beat[i] == e->bout && m->td.off[i] >= 0) G[i] = mmaref_get_bits(d, m->td.off[i], m->td.slot);
     if (++e->bout < m->bo) return 2;
     mmaref_res_item *r = h->items[e->item].res;
     static ventry x;
@@ -739,16 +805,19 @@ static int tile_pop(harness *h, const svBitVecVal *d)
     x.mode = e->mode;
     x.item = e->item;
     x.index = e->index;
-    x.fl = 0;
     for (int i = 0; i < M; i++)
         for (int j = 0; j < N; j++) {
             int el = i * N + j;
+            if (m->td.off[el] < 0) continue;
             uint64_t got = G[el] & ones(m->wd);
-            x.elem = el;
+            x.elem = m->lanes ? i : el;
+            x.fl = 0;
             x.c = C[el];
             x.d = D[el];
             memcpy(x.a, A + i * K, (size_t)K * sizeof x.a[0]);
             for (int k = 0; k < K; k++) x.b[k] = B[k * N + j];
+            /* the model's flags go into the files (no flags port here) */
+            if (m->has_flags) mma_dot_flags(&m->u, x.c, x.a, x.b, NULL, NULL, &x.fl);
             int ok = box_ok(G[el], m->wd, m->td.slot, m->td.box) && mma_result_equal(&m->u, x.d, got);
             mmaref_tbk_sb_record(m->sb, x.c, x.a, x.b, x.d, got, 0, 0, -1);
             r->n++;
@@ -789,6 +858,7 @@ int mmaref_vfy_pop(void *hp, const svBitVecVal *d, const svBitVecVal *flags, con
         f_ok = fgot == (e->fl & h->flagmask);
     }
     mmaref_tbk_sb_record(m->sb, e->c, e->a, e->b, e->d, got, 0, 0, -1);
+    if (h->watch) mmaref_tw_pop(h->watch, got);
     mmaref_res_item *r = h->items[e->item].res;
     r->n++;
     int bad = !(d_ok && f_ok);
@@ -801,6 +871,40 @@ int mmaref_vfy_pop(void *hp, const svBitVecVal *d, const svBitVecVal *flags, con
     }
     release(h, e);
     return bad;
+}
+
+/* ---- timing ------------------------------------------------------------------------- */
+int mmaref_vfy_watch(void *hp, int taken, const svBitVecVal *d)
+{
+    harness *h = (harness *)hp;
+    return h->watch ? mmaref_tw_edge(h->watch, taken, mmaref_get_bits(d, 0, h->dw)) : 0;
+}
+
+static int tw_equal(void *ctx, int mode, uint64_t want, uint64_t got)
+{
+    const vmode *m = &((harness *)ctx)->modes[mode];
+    return mma_result_equal(&m->u, want, got & ones(m->wd));
+}
+
+/* Most vectors wrong (or the latency to measure): which timing explains
+ * them?  The finding goes into the report, and into <out>/timing for the
+ * command: "<best> <vectors it explains> <compared> <explained as given>
+ * <1 when it is the report's finding and explains every vector, 2 most>". */
+static void timing(harness *h)
+{
+    long n, mism, cls[MMAREF_CLS_COUNT];
+    mmaref_res_totals(h->res, &n, &mism, cls);
+    mmaref_tw_fit fit;
+    if (!h->watch || (!h->measure && 2 * mism <= n) || mmaref_tw_best(h->watch, h->measure, tw_equal, h, &fit)) return;
+    char note[512], path[1100];
+    int found = !h->measure && mmaref_tw_note(h->watch, &fit, note, sizeof note);
+    if (found) mmaref_res_note(h->res, note);
+    if (found && fit.match < fit.compared) found = 2;     /* the unit has other faults too */
+    fmt(path, sizeof path, "%s/timing", h->out);
+    FILE *f = fopen(path, "w");
+    if (!f) return;
+    fprintf(f, "%d %ld %ld %ld %d\n", fit.shift, fit.match, fit.compared, fit.match_given, found);
+    fclose(f);
 }
 
 /* ---- the end ---------------------------------------------------------------------- */
@@ -818,7 +922,7 @@ static int finish(harness *h, long long cycles)
         m->mism_el = m->sample = m->sample_el = NULL;
         int hit, bins;
         mmaref_tbk_sb_coverage(m->sb, &hit, &bins);
-        if (h->res->ncov < 64) {
+        if (h->res->ncov < MMAREF_RES_MAX_COV) {
             snprintf(h->res->cov[h->res->ncov].mode, sizeof h->res->cov[0].mode, "%s", m->name);
             h->res->cov[h->res->ncov].hit = hit;
             h->res->cov[h->res->ncov++].bins = bins;
@@ -830,6 +934,7 @@ static int finish(harness *h, long long cycles)
     h->res->cycles = cycles;
     h->res->seconds = (double)(c1.tv_sec - h->c0.tv_sec) + 1e-9 * (double)(c1.tv_nsec - h->c0.tv_nsec);
     h->res->cpu = (double)(cpu1.tv_sec - h->cpu0.tv_sec) + 1e-9 * (double)(cpu1.tv_nsec - h->cpu0.tv_nsec);
+    timing(h);
     char path[1100];
     fmt(path, sizeof path, "%s/results", h->out);
     if (mmaref_res_write(h->res, path)) fail(h, "%s: cannot write", path);

@@ -15,9 +15,15 @@
  *   seed <n>  gaps <per 256>                input gaps (no vector a cycle)
  *   mode <name> <port value, hex> <instruction or configuration>
  *   a|b <slot bits> <box> <bit offset of element 0> ... <of element K-1>
+ *   sa|sb <slot bits> <box> <bit offset of scale 0> ...   block scales: in
+ *                                           the a and b buses, above a and b
  *   c|d <box>                               box: zero nan sign any
  *   tile <M> <N> <beats in> <beats out>     a matrix unit; then its layouts
  *   a|b|c|d <slot bits> <box> <beat> <offset> ...  per element, row-major
+ *   timing <latency> <lmax> <measure>       the timing watch: the description's
+ *                                           latency (-1: out_valid), the
+ *                                           largest the testbench waits for,
+ *                                           1 to measure it (--latency auto)
  *   sample <n>                              matching results kept for the
  *                                           triage per mode (-1: all)
  *   item <mode index> suite|file|random <label> <first> <end> <path|seed>
@@ -41,6 +47,10 @@ void *mmaref_vfy_open(const char *plan);
  * items), 2 the campaign is over, -1 an error (bad vector file; status 2). */
 int mmaref_vfy_push(void *h, svBitVecVal *a, svBitVecVal *b, svBitVecVal *c,
                     svBitVecVal *mode, svBitVecVal *tag);
+/* A clock edge after reset, for the timing watch (mmaref_timing.h):
+ * taken, whether the unit took a vector at this edge; d, its result bus.
+ * 1 while the watch wants edges, 0 when the testbench may stop calling. */
+int mmaref_vfy_watch(void *h, int taken, const svBitVecVal *d);
 /* A result of the unit: 0 it matches the oldest vector in flight (or the
  * one of its tag), 1 it does not (recorded); 2 a beat of a tile's D with
  * more to come. */

@@ -89,7 +89,7 @@ int mmaref_res_merge(mmaref_results *r, const char *path, char *err, size_t len)
         } else if (sscanf(line, "cov %63s %ld %ld", mode, &v[0], &v[1]) == 3) {
             int i = 0;
             while (i < r->ncov && strcmp(r->cov[i].mode, mode)) i++;
-            if (i == r->ncov && r->ncov < 64) {
+            if (i == r->ncov && r->ncov < MMAREF_RES_MAX_COV) {
                 scopy(r->cov[r->ncov].mode, sizeof r->cov[0].mode, mode);
                 r->cov[r->ncov].hit = v[0];
                 r->cov[r->ncov++].bins = v[1];

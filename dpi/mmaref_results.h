@@ -39,13 +39,14 @@ typedef struct {
     long n, mism, cls[MMAREF_CLS_COUNT];
 } mmaref_res_item;
 
-#define MMAREF_RES_MAX_ITEMS 512
+#define MMAREF_RES_MAX_ITEMS 4096
+#define MMAREF_RES_MAX_COV 256
 #define MMAREF_RES_MAX_LINES 64
 typedef struct {
     int nitems;
     mmaref_res_item items[MMAREF_RES_MAX_ITEMS];
     int ncov;
-    struct { char mode[64]; long hit, bins; } cov[64];
+    struct { char mode[64]; long hit, bins; } cov[MMAREF_RES_MAX_COV];
     int has_first;
     char first_mode[64], first_label[96], first_file[1024];
     long first_index;

@@ -623,6 +623,12 @@ static unsigned cls_or(const fmtx *x, const unsigned char *tab, const uint64_t *
     return (unsigned)(nan | inf << 1 | zero << 2 | sub << 3);
 }
 
+static int exact_window(const mma_unit *u);
+
+/* the fraction bits of the unit's alignment: an exact unit's window (the
+ * F of rtl/mma_dpa.sv's TREE=5), F otherwise */
+static int align_f(const mma_unit *u) { return u->tree == MMA_TREE_EXACT ? exact_window(u) : u->f; }
+
 mmaref_tbk_sb *mmaref_tbk_sb_create(const mma_unit *u, const char *label)
 {
     mmaref_tbk_sb *s = (mmaref_tbk_sb *)calloc(1, sizeof *s);
@@ -663,7 +669,7 @@ mmaref_tbk_sb *mmaref_tbk_sb_create(const mma_unit *u, const char *label)
     int clsb = fc->emin - fc->mbits < fd->emin - fd->mbits ? fc->emin - fc->mbits : fd->emin - fd->mbits;
     int minlsb = plsb < clsb ? plsb : clsb;
     int mine = plo < clo ? plo : clo;
-    int fsum = u->cadd == MMA_CADD_FUSED ? u->f : u->f2 + 1;
+    int fsum = u->cadd == MMA_CADD_FUSED ? align_f(u) : u->f2 + 1;
     int qmin = mine - fsum > minlsb ? mine - fsum : minlsb;
     int qout = fd->emin - u->p - (u->rho == MMA_RNE ? 1 : 0);
     if (qmin >= qout) s->impossible[B_EV0 + 12] = 1;
@@ -678,15 +684,21 @@ mmaref_tbk_sb *mmaref_tbk_sb_create(const mma_unit *u, const char *label)
             if (u->ezero - clo > span) span = u->ezero - clo;
         }
     }
-    int f = u->f, lows[6] = {0, 1, f / 2 + 1, f + 2, f + 9, 255};
+    int f = align_f(u), lows[6] = {0, 1, f / 2 + 1, f + 2, f + 9, 255};
+    if (u->tree == MMA_TREE_EXACT) s->impossible[B_EV0 + 5] = 1;              /* an exact sum cuts nothing */
     for (int i = 0; i < 6; i++) if (lows[i] > span) s->impossible[B_DM0 + i] = 1;
+    /* the cov word holds the shift saturated at 255 and the leading bit's
+     * position at -128..127: with a wide window (exact units) the bins
+     * beyond them cannot be observed */
+    for (int i = 2; i < 6; i++) if (f / 2 + 1 > 255 || (i < 5 && lows[i] > 254)) s->impossible[B_DM0 + i] = 1;
+    if (f / 2 >= 128) s->impossible[B_LD0 + 6] = 1;
     /* output rounding that is always exact: the fused sum has at most
      * 2 + F + log2(terms) significant bits and its last bit is on the
      * output grid */
     if (u->cadd == MMA_CADD_FUSED) {
         int lg = 0;
         while ((1 << lg) < u->lmax + 1) lg++;
-        if (2 + u->f + lg <= u->p + 1 && mine - u->f >= fd->emin - u->p) {
+        if (2 + f + lg <= u->p + 1 && mine - f >= fd->emin - u->p) {
             s->impossible[B_EV0 + 8] = 1;
             s->impossible[B_EV0 + 9] = 1;
         }
@@ -801,7 +813,7 @@ static int sb_record(mmaref_tbk_sb *s, uint64_t c, const uint64_t *a, const uint
         s->h_ev[(w >> 16) & 0x1fff]++;
         int fin = !(w & ((1u << 19) | (1u << 20)));
         if (fin && !(w & (1u << 23))) {
-            int dm = (int)(w & 0xff), f = u->f;
+            int dm = (int)(w & 0xff), f = align_f(u);
             s->h_dm[dm == 0 ? 0 : dm <= f / 2 ? 1 : dm <= f + 1 ? 2 : dm <= f + 8 ? 3 : dm < 255 ? 4 : 5]++;
             if (!(w & (1u << 22)) && !(w & (1u << 27))) {
                 int ld = (int)(int8_t)((w >> 8) & 0xff);
@@ -893,13 +905,74 @@ static int input_ok(mma_fmt f)
 
 static int acc_ok(mma_fmt f) { return f == MMA_FMT_FP32 || f == MMA_FMT_FP16 || f == MMA_FMT_BF16; }
 
+/* The parameters of the block-scaled top, rtl/mma_dpa_bs.sv: one fused
+ * step, ST-FDPA (tree fused) or GDFS (tree groups), NVIDIA's conventions. */
+static int rtl_params_scaled(const mma_unit *u, int f, const char **names, long *values,
+                             int max, char *err, size_t errlen)
+{
+#define NO(...) do { if (err) snprintf(err, errlen, __VA_ARGS__); return -1; } while (0)
+    int groups = u->tree == MMA_TREE_GROUPS;
+    if (u->tree != MMA_TREE_FUSED && !groups)
+        NO("algorithm %s with block scales is not realized in RTL (field 'tree': fused or groups)", mma_unit_algorithm(u));
+    if (mma_format(u->a)->width > 8 || mma_format(u->b)->width > 8)
+        NO("block-scaled units take inputs of up to 8 bits in RTL (fields 'a', 'b')");
+    if (u->lmax != u->k) NO("a block-scaled unit is one fused step in RTL (field 'l' must equal k)");
+    if (u->k / u->block > 16) NO("at most 16 blocks per operand in RTL (field 'block')");
+    if (u->flags & MMA_F_PROD_OVF) NO("product overflow with block scales is not realized in RTL (field 'povf')");
+    if (groups && (u->flags & MMA_F_FTZ_IN)) NO("flushing inputs of a groups unit is not realized in RTL (field 'ftz')");
+    if (f < 8 || f > 45) NO("F=%d is outside the block-scaled RTL's 8..45 (field 'f')", f);
+#undef NO
+    const mma_format_info *fa = mma_format(u->a), *fb = mma_format(u->b);
+    const mma_format_info *fc = mma_format(u->c), *fd = mma_format(u->d);
+    int ez = !(u->flags & MMA_F_NO_EZERO);
+    const char *n[] = {"A_EB", "A_MB", "A_BIAS", "A_SPEC", "B_EB", "B_MB", "B_BIAS", "B_SPEC",
+                       "C_EB", "C_MB", "C_BIAS", "D_EB", "D_MB", "D_BIAS", "P", "K",
+                       "TREE", "G", "SCALE", "BLOCK", "F", "ALIGN", "RHO", "ZERO_POS", "NAN_CANON",
+                       "EZERO_EN", "EZERO", "FTZ"};
+    long v[] = {fa->ebits, fa->mbits, fa->bias, spec_of(u->a), fb->ebits, fb->mbits, fb->bias,
+                spec_of(u->b), fc->ebits, fc->mbits, fc->bias, fd->ebits, fd->mbits, fd->bias,
+                u->p, u->k, groups ? 2 : 0, groups ? u->g : 0, u->scale == MMA_FMT_UE8M0 ? 1 : 2,
+                u->block, f, u->align, u->rho, (u->flags & MMA_F_ZERO_POS) != 0,
+                (u->flags & MMA_F_NAN_CANON) != 0, ez, ez ? u->ezero : 0,
+                (u->flags & MMA_F_FTZ_IN) != 0};
+    int cnt = (int)(sizeof v / sizeof v[0]);
+    for (int i = 0; i < cnt && i < max; i++) { names[i] = n[i]; values[i] = v[i]; }
+    return cnt;
+}
+
+/* The alignment window of an exact unit (TREE=5 in rtl/mma_dpa.sv, which
+ * computes the same): fraction bits that cut no bit of any term, the
+ * largest exponent distance between two terms (products, c) above the
+ * terms' common fraction bits. */
+static int emax_normal(mma_fmt f)
+{
+    const mma_format_info *fi = mma_format(f);
+    return (1 << fi->ebits) - (fmt_kind(f) == K_IEEE ? 2 : 1) - fi->bias;
+}
+
+static int exact_window(const mma_unit *u)
+{
+    const mma_format_info *fa = mma_format(u->a), *fb = mma_format(u->b);
+    const mma_format_info *fc = mma_format(u->c), *fd = mma_format(u->d);
+    int pmax = emax_normal(u->a) + emax_normal(u->b), pmin = fa->emin + fb->emin;
+    int cmax = emax_normal(u->c) > emax_normal(u->d) ? emax_normal(u->c) : emax_normal(u->d);
+    int cmin = fc->emin < fd->emin ? fc->emin : fd->emin;
+    int tf = fa->mbits + fb->mbits, x = pmax - pmin;
+    if (fc->mbits > tf) tf = fc->mbits;
+    if (fd->mbits > tf) tf = fd->mbits;
+    if (pmax - cmin > x) x = pmax - cmin;
+    if (cmax - pmin > x) x = cmax - pmin;
+    return tf + x;
+}
+
 int mmaref_tbk_rtl_params(const mma_unit *u, int fdelta, const char **names, long *values,
                           int max, char *err, size_t errlen)
 {
 #define NO(...) do { if (err) snprintf(err, errlen, __VA_ARGS__); return -1; } while (0)
-    if (u->tree != MMA_TREE_FUSED && u->tree != MMA_TREE_EVENODD)
-        NO("algorithm %s is not realized in RTL (field 'tree': fused or evenodd)", mma_unit_algorithm(u));
-    if (u->scale != MMA_FMT_NONE) NO("block scales are not realized in RTL (field 'scale')");
+    int exact = u->tree == MMA_TREE_EXACT;
+    if (u->scale == MMA_FMT_NONE && u->tree != MMA_TREE_FUSED && u->tree != MMA_TREE_EVENODD && !exact)
+        NO("algorithm %s is not realized in RTL (field 'tree': fused, evenodd or exact)", mma_unit_algorithm(u));
+    if (exact && (u->flags & MMA_F_FTZ_IN)) NO("flushing inputs of an exact unit is not realized in RTL (field 'ftz')");
     if (!input_ok(u->a)) NO("input format %s is not realized in RTL (field 'a')", mma_format(u->a)->name);
     if (!input_ok(u->b)) NO("input format %s is not realized in RTL (field 'b')", mma_format(u->b)->name);
     if (!acc_ok(u->c)) NO("c format %s is not realized in RTL (field 'c')", mma_format(u->c)->name);
@@ -917,18 +990,20 @@ int mmaref_tbk_rtl_params(const mma_unit *u, int fdelta, const char **names, lon
     if (u->flags & MMA_F_ZERO_IEEE) NO("zero=ieee is not realized in RTL (field 'zero': pos or fixed)");
     if (u->flags & MMA_F_NAN_PROP) NO("nan=prop is not realized in RTL (field 'nan': canon or default)");
     int f = u->f + fdelta;
-    if (f < 8 || f > 40) NO("F=%d is outside the RTL's 8..40 (field 'f')", f);
-#undef NO
+    if (u->scale != MMA_FMT_NONE) return rtl_params_scaled(u, f, names, values, max, err, errlen);
     const mma_format_info *fa = mma_format(u->a), *fb = mma_format(u->b);
     const mma_format_info *fc = mma_format(u->c), *fd = mma_format(u->d);
-    int fused = u->cadd == MMA_CADD_FUSED, ez = fused && !(u->flags & MMA_F_NO_EZERO);
+    if (exact) f = exact_window(u) + fdelta;
+    else if (f < 8 || f > 40) NO("F=%d is outside the RTL's 8..40 (field 'f')", f);
+#undef NO
+    int fused = u->cadd == MMA_CADD_FUSED, ez = fused && !exact && !(u->flags & MMA_F_NO_EZERO);
     const char *n[] = {"A_EB", "A_MB", "A_BIAS", "A_SPEC", "B_EB", "B_MB", "B_BIAS", "B_SPEC",
                        "C_EB", "C_MB", "C_BIAS", "D_EB", "D_MB", "D_BIAS", "P", "K", "L",
                        "TREE", "CADD", "F", "F2", "ALIGN", "RHO", "ZERO_POS", "NAN_CANON", "EZERO_EN",
                        "EZERO", "POVF", "FTZ"};
     long v[] = {fa->ebits, fa->mbits, fa->bias, spec_of(u->a), fb->ebits, fb->mbits, fb->bias,
                 spec_of(u->b), fc->ebits, fc->mbits, fc->bias, fd->ebits, fd->mbits, fd->bias,
-                u->p, u->k, u->lmax, u->tree == MMA_TREE_EVENODD, u->cadd, f,
+                u->p, u->k, u->lmax, exact ? 5 : u->tree == MMA_TREE_EVENODD, u->cadd, f,
                 fused ? 31 : u->f2, fused ? u->align : 0, u->rho,
                 (u->flags & MMA_F_ZERO_POS) != 0, !fused || (u->flags & MMA_F_NAN_CANON) != 0,
                 ez, ez ? u->ezero : 0,

@@ -72,8 +72,8 @@ void mmaref_tbk_sb_coverage(const mmaref_tbk_sb *s, int *hit, int *bins);
 void mmaref_tbk_sb_free(mmaref_tbk_sb *s);
 
 /* ---- RTL parameters ----------------------------------------------------- */
-/* The mma_dpa parameter set realizing u (rtl/mma_dpa.sv), F shifted by
- * fdelta.  Fills up to max (name, value) pairs and returns their number, or
+/* The mma_dpa parameter set realizing u (rtl/mma_dpa.sv; for a
+ * block-scaled unit, rtl/mma_dpa_bs.sv's), F shifted by fdelta.  Fills up to max (name, value) pairs and returns their number, or
  * -1 with a message naming the unit field when the RTL does not realize u. */
 int mmaref_tbk_rtl_params(const mma_unit *u, int fdelta, const char **names, long *values,
                           int max, char *err, size_t errlen);

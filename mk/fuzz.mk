@@ -20,8 +20,11 @@
 # coverage to the seed corpus, one folder a target (one file in git rather
 # than a thousand small ones); unpacked into $(FUZZ_B)/found/ and given to
 # every run as a second corpus.
-FUZZ_TARGETS := config vecfile vecfile_xz vecfile_gz dut
+FUZZ_TARGETS := config vecfile vecfile_xz vecfile_gz dut cli_args
 FUZZ_SRC_dut := verify/dut.c
+# the command line: every CLI source but main.c (which the target includes)
+FUZZ_SRC_cli_args := $(filter-out cli/main.c,$(CLI_SRC)) $(VERIFY_SRC)
+FUZZ_LIBS_cli_args := -llzma -lz -lzstd -lpthread
 
 FUZZ_CC    ?= clang
 FUZZ_B     := $(B)/fuzz
@@ -66,7 +69,7 @@ endef
 define FUZZ_TARGET_RULES
 $(FUZZ_B)/$(1): fuzz/$(1).c fuzz/fuzz.h $(FUZZ_B)/libmmaref.a $(FUZZ_SRC_$(1)) $(wildcard $(addsuffix *.h,$(sort $(dir $(FUZZ_SRC_$(1))))))
 	$(FUZZ_CC) -O1 -g -fsanitize=fuzzer $(FUZZ_SAN) $(WARN) -Imodel/include $(addprefix -I,$(sort $(dir $(FUZZ_SRC_$(1))))) \
-	  fuzz/$(1).c $(FUZZ_SRC_$(1)) $(FUZZ_B)/libmmaref.a -lm -o $$@
+	  fuzz/$(1).c $(FUZZ_SRC_$(1)) $(FUZZ_B)/libmmaref.a $(FUZZ_LIBS_$(1)) -lm -o $$@
 
 test-fuzz-$(1): $(FUZZ_B)/$(1) $(FUZZ_FOUND)
 	@rm -rf $(FUZZ_B)/test/$(1)

@@ -26,7 +26,7 @@ PY := $(PY_VENV)/bin/python
 # exact versions: the tests compare bits, and cocotb 1.8 is the last series
 # that supports Debian bookworm's Verilator 5.006
 PY_PINS := numpy==2.4.6 pytest==9.2.0 ml_dtypes==0.6.0 setuptools==84.2.1 cocotb==1.8.1
-PY_SRC := pyproject.toml setup.py $(wildcard python/mmaref/*.py python/mmaref/*.c) $(MODEL_SRC) $(MODEL_HDR)
+PY_SRC := pyproject.toml setup.py $(wildcard python/mmaref/*.py python/mmaref/*.c cuda/*) $(MODEL_SRC) $(MODEL_HDR)
 # numpy's OpenBLAS threads spin while idle; the package computes on its own threads
 PY_ENV := OPENBLAS_NUM_THREADS=1 MMAREF_CLI=$(B)/mmaref
 
@@ -38,8 +38,11 @@ $(PY_VENV)/pins.txt: mk/python.mk
 	$(PY) -m pip install -q $(PY_PINS)
 	echo "$(PY_PINS)" > $@
 
+# (the CUDA backend's module, mmaref._cuda, only under MMAREF_CUDA=1:
+# setup.py builds it wherever nvcc is found, which costs make test a
+# minute for a module it cannot run without a GPU)
 $(PY_VENV)/installed: $(PY_VENV)/pins.txt $(PY_SRC)
-	$(PY) -m pip install -q --no-build-isolation --no-deps .
+	$(if $(filter 1,$(MMAREF_CUDA)),,MMAREF_CUDA=0) $(PY) -m pip install -q --no-build-isolation --no-deps .
 	touch $@
 
 python: $(PY_VENV)/installed

@@ -5,7 +5,8 @@
 #   make tb         every preset: 1,000,000 constrained-random vectors, every
 #                   vector suite of `mmaref gen`, the H100 files of
 #                   vectors/hw/h100/ for the hopper presets, the broken
-#                   variant, the SystemC testbench, lint and Yosys checks
+#                   variant, the SystemC testbench, lint and Yosys checks;
+#                   the structural variants (VAR_PRESETS: SUM, STAGES) too
 #   make tb-test    the shorter run of `make test`: 100,000 random vectors
 #                   and 2,000 of every suite per preset, the rest as above
 #   make tb-bench   vectors per second through the Verilator testbench with
@@ -46,6 +47,23 @@ HW_PRESETS    := qgmma_e4m3 qgmma_e5m2 hgmma_bf16 hgmma_f16
 PIPE_PRESETS  := qgmma_e4m3_pipe2 cdna3_fp8_pipe2
 I_qgmma_e4m3_pipe2 := $(I_qgmma_e4m3)
 I_cdna3_fp8_pipe2  := $(I_cdna3_fp8)
+# the structural variants (docs/rtl.md): the sum as a carry-save tree
+# (SUM=1 3:2 counters, SUM=2 4:2 compressors) and register cuts inside the
+# steps (STAGES), each the same arithmetic as its preset
+VAR_PRESETS := qgmma_e4m3_csa32 qgmma_e4m3_csa42_st4 cdna3_fp8_csa32_st2 cdna3_fp8_csa42_st4 \
+               ampere_bf16_csa42_st3 hgmma_bf16_st1
+I_qgmma_e4m3_csa32       := $(I_qgmma_e4m3)
+G_qgmma_e4m3_csa32       := -GSUM=1
+I_qgmma_e4m3_csa42_st4   := $(I_qgmma_e4m3)
+G_qgmma_e4m3_csa42_st4   := -GSUM=2 -GSTAGES=4 -GPIPE=2
+I_cdna3_fp8_csa32_st2    := $(I_cdna3_fp8)
+G_cdna3_fp8_csa32_st2    := -GSUM=1 -GSTAGES=2
+I_cdna3_fp8_csa42_st4    := $(I_cdna3_fp8)
+G_cdna3_fp8_csa42_st4    := -GSUM=2 -GSTAGES=4 -GPIPE=1
+I_ampere_bf16_csa42_st3  := $(I_ampere_bf16)
+G_ampere_bf16_csa42_st3  := -GSUM=2 -GSTAGES=3
+I_hgmma_bf16_st1         := $(I_hgmma_bf16)
+G_hgmma_bf16_st1         := -GSTAGES=1
 
 # further units (`make tb`, `make tb-configs`): more catalogue instructions,
 # among them H100-captured ones, and generic configuration strings that
@@ -53,7 +71,7 @@ I_cdna3_fp8_pipe2  := $(I_cdna3_fp8)
 # RD alignment, F=8 and F=40, fp4/fp6 inputs, flush-to-zero, IEEE NaN/zero)
 RTL_CONFIGS := ada_qmma_e4m3 qgmma_f16_e4m3 qgmma_e4m3_e5m2 hgmma_f16_f16 volta_f16 \
                cdna3_bf16 cdna3_bf8_fp8 gen_fp4_fp6 gen_bf16_f40 gen_f16_bf16out \
-               gen_evenodd_rd gen_e2m3_f16
+               gen_evenodd_rd gen_e2m3_f16 cdna1_f16_exact cdna1_bf16_exact
 I_ada_qmma_e4m3   := ada:mma.m16n8k32.f32.e4m3.e4m3.f32
 I_qgmma_f16_e4m3  := hopper:wgmma.m64n8k32.f16.e4m3.e4m3
 I_qgmma_e4m3_e5m2 := hopper:wgmma.m64n8k32.f32.e4m3.e5m2
@@ -66,6 +84,8 @@ I_gen_bf16_f40    := fused,a=bf16,b=bf16,c=fp32,d=fp32,k=8,l=2,f=40,round=rd,ftz
 I_gen_f16_bf16out := fused,a=fp16,b=fp16,c=fp32,d=bf16,k=16,f=20,round=ru,ezero=-140
 I_gen_evenodd_rd  := evenodd,a=e5m2fnuz,b=e4m3fnuz,c=fp32,d=fp32,k=16,l=8,f=20,f2=30,cadd=rd,round=rne
 I_gen_e2m3_f16    := fused,a=e2m3,b=e2m3,c=fp16,d=fp16,k=32,f=12,align=rd,round=rne,ezero=none
+I_cdna1_f16_exact := cdna1:v_mfma_f32_16x16x16f16
+I_cdna1_bf16_exact := cdna1:v_mfma_f32_16x16x8bf16
 SC_TEST_PRESETS := qgmma_e4m3 cdna3_fp8
 
 TB_SUITES     := random normal cancel order precision rounding specials compliance
@@ -83,7 +103,7 @@ VCFLAGS ?= -O3 -march=native
 # the DPI layer and the testbench kit: the stimulus loops vectorize at -O3
 DPI_CFLAGS ?= -O3 -march=native
 
-.PHONY: FORCE tb tb-test tb-bench tb-broken tb-sc tb-valgrind rtl-check tb-bins tb-sc-bins tb-configs tb-config-bins
+.PHONY: FORCE tb tb-test tb-bench tb-broken tb-sc tb-valgrind rtl-check tb-bins tb-sc-bins tb-configs tb-config-bins tb-var-bins
 
 $(RTL_B)/obj/mmaref_dpi.o: dpi/mmaref_dpi.c dpi/mmaref_tbkit.h model/include/mmaref.h model/include/mmaref_vec.h
 	@mkdir -p $(dir $@)
@@ -126,11 +146,13 @@ endef
 $(foreach p,$(RTL_PRESETS) $(RTL_CONFIGS),$(eval $(call TB_BUILD,$(p),$(I_$(p)),,)))
 $(eval $(call TB_BUILD,qgmma_e4m3_broken,$(I_qgmma_e4m3),--f-delta -1,--trace-fst -DTB_TRACE))
 $(foreach p,$(PIPE_PRESETS),$(eval $(call TB_BUILD,$(p),$(I_$(p)),,-GPIPE=2)))
+$(foreach p,$(VAR_PRESETS),$(eval $(call TB_BUILD,$(p),$(I_$(p)),,$(G_$(p)))))
 
 FORCE:
 
 tb-bins: $(foreach p,$(RTL_PRESETS) $(PIPE_PRESETS),$(RTL_B)/$(p)/Vtb_top)
 tb-config-bins: $(foreach p,$(RTL_CONFIGS),$(RTL_B)/$(p)/Vtb_top)
+tb-var-bins: $(foreach p,$(VAR_PRESETS),$(RTL_B)/$(p)/Vtb_top)
 
 # ---- runs -------------------------------------------------------------------
 PAIRS    = $(foreach p,$(1),$(p)='$(I_$(p))')
@@ -143,8 +165,8 @@ tb-test: rtl-check tb-bins $(B)/mmaref
 	@$(MAKE) --no-print-directory tb-sc TB_SC_PRESETS="$(SC_TEST_PRESETS)" TB_SC_N=50000
 	@$(MAKE) --no-print-directory tb-valgrind
 
-tb: rtl-check tb-bins tb-config-bins $(B)/mmaref
-	@sh tb/run.sh random $(RTL_B) $(TB_N_FULL) $(TB_SEED) $(call PAIRS,$(RTL_PRESETS) $(PIPE_PRESETS))
+tb: rtl-check tb-bins tb-config-bins tb-var-bins $(B)/mmaref
+	@sh tb/run.sh random $(RTL_B) $(TB_N_FULL) $(TB_SEED) $(call PAIRS,$(RTL_PRESETS) $(PIPE_PRESETS) $(VAR_PRESETS))
 	@sh tb/run.sh suites $(RTL_B) $(B)/mmaref $(TB_SUITE_FULL) $(TB_SEED) "$(TB_SUITES)" $(call PAIRS,$(RTL_PRESETS))
 	@sh tb/run.sh random $(RTL_B) $(TB_N_CONFIG) $(TB_SEED) $(call PAIRS,$(RTL_CONFIGS))
 	@sh tb/run_hw.sh $(RTL_B) $(MMAPARAMS) $(call PAIRS,$(HW_PRESETS) $(RTL_CONFIGS))
@@ -235,3 +257,13 @@ EXTRA_TESTS += tb-test
 
 rtl-check: $(MMAPARAMS)
 	@VERILATOR=$(VERILATOR) YOSYS=$(YOSYS) sh tb/rtl_check.sh $(MMAPARAMS) $(call PAIRS,$(RTL_PRESETS) $(RTL_CONFIGS))
+
+# our RTL (docs/rtl.md) and mmaparams, which gives its parameters for a unit:
+# docs/dpi.md's example from an installation alone
+.PHONY: install-rtl
+install: install-rtl
+install-rtl: $(MMAPARAMS)
+	install -d $(DESTDIR)$(PREFIX)/bin $(KIT_DATA)/rtl
+	install -m 755 $(MMAPARAMS) $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 $(wildcard rtl/*.sv) $(KIT_DATA)/rtl/
+	printf '$(PREFIX)/share/mmaref/rtl/%s\n' $(notdir $(wildcard rtl/*.sv)) > $(KIT_DATA)/rtl/mma_dpa.f

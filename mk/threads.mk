@@ -20,3 +20,15 @@ test-threads: $(B)/test_threads
 	$(B)/test_threads 100
 
 EXTRA_TESTS += test-threads
+
+# ---- the bad-input contract -------------------------------------------------
+#   make test-bad-input  tests/bad_inputs.tsv through tests/bad_input_test.sh:
+#                        every command on bad arguments, options and files
+#                        (exit status, a message naming the argument or
+#                        file:line:field, nothing created or changed); about
+#                        30 s
+.PHONY: test-bad-input
+test-bad-input: $(B)/mmaref
+	sh tests/bad_input_test.sh $(B)/mmaref tests/bad_inputs.tsv
+
+EXTRA_TESTS += test-bad-input

@@ -3,12 +3,15 @@
 #
 #   make test-verify    descriptions that are wrong (exit 2), units that never
 #                       answer, modes of different K on one bus, results out
-#                       of order by tag, shards, replays, the time limit
+#                       of order by tag, shards, replays, the time limit; a
+#                       wrong latency named and a latency measured, '1 fill
+#                       literals, a unit whose flow needs --timing
 #   make test-install   a fresh make install in a temporary prefix, used from
 #                       outside the repository: a copy of examples/ (each
 #                       unit passes, each broken variant fails with its
-#                       class), docs/dpi.md's testbench (passes, and fails on
-#                       a broken unit), the operand-array length check
+#                       class), docs/dpi.md's testbench from the installed
+#                       RTL and mmaparams (passes, and fails on a broken
+#                       unit), the operand-array length check
 #   make test-slurm     the Slurm job array of docs/verify.md on a single-node
 #                       Slurm started and stopped here (needs root; not in
 #                       make test)

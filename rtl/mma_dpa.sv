@@ -11,9 +11,13 @@
 //   C_*, D_*    accumulator and output formats (IEEE-like)
 //   P           fraction bits kept in the output (23 fp32, 13 "e8m13", 10 fp16)
 //   K, L        products in all, products per fused step
-//   TREE        0 fused, 1 even/odd groups (mma_tree)
+//   TREE        0 fused, 1 even/odd groups, 5 exact (mma_tree): the exact sum
+//               of c and each step's products, rounded once (CDNA1 E-FDPA):
+//               the fused step with an alignment window F wide enough that
+//               no term loses a bit (a Kulisch accumulator)
 //   CADD        0 c fused as a term, 1 RD, 2 RDZ (mma_cadd)
-//   F, F2       fraction bits kept in alignment (F: 8..40), AMD second stage
+//   F, F2       fraction bits kept in alignment (F: 8..40; TREE=5: at least
+//               FX, the exact window below), AMD second stage
 //   ALIGN       cut of aligned terms: 0 toward zero, 2 toward -inf
 //   RHO         output rounding: 0 RZ, 1 RNE, 2 RD, 3 RU (mma_rounding)
 //   ZERO_POS    a zero result is +0
@@ -22,6 +26,11 @@
 //   POVF        products reaching 2^128 overflow to Inf (AMD)
 //   FTZ         subnormal inputs flush to +0
 //   PIPE        0 combinational; 1 output register; 2 input and output registers
+//   SUM         the exact sum of a step: 0 a tree of carry-propagate adders
+//               (mma_add), 1 a carry-save tree of 3:2 counters, 2 of 4:2
+//               compressors, with one carry-propagate adder (mma_csa_tree)
+//   STAGES      0..4 register cuts inside each step (mma_fda, mma_fdrda);
+//               out_valid follows in_valid by PIPE + STAGES * K/L cycles
 //
 // cov is a coverage observation port (bit map in docs/rtl.md); leave it
 // unconnected in a design, synthesis removes its logic.
@@ -46,6 +55,8 @@ module mma_dpa #(
   parameter int POVF     = 0,
   parameter int FTZ      = 0,
   parameter int PIPE     = 0,
+  parameter int SUM      = 0,
+  parameter int STAGES   = 0,
   localparam int AWD = 1 + A_EB + A_MB,
   localparam int BWD = 1 + B_EB + B_MB,
   localparam int CWD = 1 + C_EB + C_MB,
@@ -65,8 +76,24 @@ module mma_dpa #(
   localparam int NS = (L > 0) ? K / L : 1;
   if (K < 1 || K > 256)                 begin : g_e_k     $error("mma_dpa: parameter K must be 1..256"); end
   if (L < 1 || (K % L) != 0)            begin : g_e_l     $error("mma_dpa: parameter L must divide K"); end
-  if (F < 8 || F > 40)                  begin : g_e_f     $error("mma_dpa: parameter F must be 8..40"); end
-  if (TREE != 0 && TREE != 1)           begin : g_e_tree  $error("mma_dpa: parameter TREE must be 0 (fused) or 1 (evenodd)"); end
+  // the exact window: F - TF must cover the largest exponent distance
+  // between two terms (products, c), so that the alignment cuts nothing
+  localparam int A_EMIN = 1 - A_BIAS, A_EMAX = (1 << A_EB) - ((A_SPEC == 0) ? 2 : 1) - A_BIAS;
+  localparam int B_EMIN = 1 - B_BIAS, B_EMAX = (1 << B_EB) - ((B_SPEC == 0) ? 2 : 1) - B_BIAS;
+  localparam int C_EMIN = 1 - ((C_BIAS > D_BIAS) ? C_BIAS : D_BIAS);
+  localparam int C_EMX0 = (1 << C_EB) - 2 - C_BIAS, D_EMX0 = (1 << D_EB) - 2 - D_BIAS;
+  localparam int C_EMAX = (C_EMX0 > D_EMX0) ? C_EMX0 : D_EMX0;
+  localparam int XPP = (A_EMAX + B_EMAX) - (A_EMIN + B_EMIN);
+  localparam int XPC = (A_EMAX + B_EMAX) - C_EMIN;
+  localparam int XCP = C_EMAX - (A_EMIN + B_EMIN);
+  localparam int XTF0 = (A_MB + B_MB > C_MB) ? A_MB + B_MB : C_MB;
+  localparam int XTF  = (XTF0 > D_MB) ? XTF0 : D_MB;
+  localparam int FX  = XTF + ((XPP > XPC) ? ((XPP > XCP) ? XPP : XCP) : ((XPC > XCP) ? XPC : XCP));
+  if (TREE != 5 && (F < 8 || F > 40))   begin : g_e_f     $error("mma_dpa: parameter F must be 8..40"); end
+  if (TREE == 5 && (F < FX || F > 1100)) begin : g_e_fx   $error("mma_dpa: parameter F must be at least the exact window for TREE=5 (exact)"); end
+  if (TREE != 0 && TREE != 1 && TREE != 5) begin : g_e_tree $error("mma_dpa: parameter TREE must be 0 (fused), 1 (evenodd) or 5 (exact)"); end
+  if (TREE == 5 && (CADD != 0 || EZERO_EN != 0 || FTZ != 0))
+                                        begin : g_e_tx    $error("mma_dpa: parameter TREE=5 (exact) needs CADD=0, EZERO_EN=0 and FTZ=0"); end
   if (CADD < 0 || CADD > 2)             begin : g_e_cadd  $error("mma_dpa: parameter CADD must be 0 (fused), 1 (rd) or 2 (rdz)"); end
   if (TREE == 1 && CADD == 0)           begin : g_e_tc    $error("mma_dpa: parameter TREE=1 (evenodd) needs CADD=1 or 2"); end
   if (CADD != 0 && (F2 < F || F2 > 40)) begin : g_e_f2    $error("mma_dpa: parameter F2 must be F..40"); end
@@ -80,6 +107,8 @@ module mma_dpa #(
   if (A_EB + A_MB + 1 > 16)             begin : g_e_a     $error("mma_dpa: parameter A_EB/A_MB: inputs of up to 16 bits (fp16, bf16, fp8, fp6, fp4)"); end
   if (B_EB + B_MB + 1 > 16)             begin : g_e_b     $error("mma_dpa: parameter B_EB/B_MB: inputs of up to 16 bits"); end
   if (PIPE < 0 || PIPE > 2)             begin : g_e_pipe  $error("mma_dpa: parameter PIPE must be 0, 1 or 2"); end
+  if (SUM < 0 || SUM > 2)               begin : g_e_sum   $error("mma_dpa: parameter SUM must be 0 (adder tree), 1 (3:2 carry-save tree) or 2 (4:2 carry-save tree)"); end
+  if (STAGES < 0 || STAGES > 4)         begin : g_e_stg   $error("mma_dpa: parameter STAGES must be 0..4"); end
 
   localparam int EBM0 = (A_EB > B_EB) ? A_EB : B_EB;
   localparam int EBM1 = (C_EB > D_EB) ? C_EB : D_EB;
@@ -106,6 +135,8 @@ module mma_dpa #(
   end
 
   // ---- the chained steps ------------------------------------------------
+  // With STAGES > 0 a step takes STAGES cycles: the operands of step s wait
+  // s * STAGES cycles for the c that step s-1 gives.
   for (genvar s = 0; s < NS; s++) begin : g_s
     logic [DWD-1:0] y;
     logic [31:0]    cv;
@@ -113,11 +144,23 @@ module mma_dpa #(
     localparam int SC_MB   = (s == 0) ? C_MB   : D_MB;
     localparam int SC_BIAS = (s == 0) ? C_BIAS : D_BIAS;
     localparam int SCW     = 1 + SC_EB + SC_MB;
+    localparam int DLY     = s * STAGES;
     logic [SCW-1:0] cin;
     if (s == 0) begin : g_c0
       assign cin = c_i;
     end else begin : g_cn
       assign cin = g_s[s-1].y;
+    end
+    for (genvar t = 0; t <= DLY; t++) begin : g_dl
+      logic [L*AWD-1:0] as;
+      logic [L*BWD-1:0] bs;
+      if (t == 0) begin : g_in
+        assign as = a_i[s*L*AWD +: L*AWD];
+        assign bs = b_i[s*L*BWD +: L*BWD];
+      end else begin : g_r
+        mma_reg #(.W(L * (AWD + BWD))) u_r (
+          .clk(clk), .d({g_dl[t-1].as, g_dl[t-1].bs}), .q({as, bs}));
+      end
     end
     if (CADD == 0) begin : g_nv
       mma_fda #(
@@ -126,9 +169,10 @@ module mma_dpa #(
         .C_EB(SC_EB), .C_MB(SC_MB), .C_BIAS(SC_BIAS),
         .D_EB(D_EB), .D_MB(D_MB), .D_BIAS(D_BIAS), .P(P), .L(L), .F(F),
         .ALIGN(ALIGN), .RHO(RHO), .ZERO_POS(ZERO_POS), .NAN_CANON(NAN_CANON), .EZERO_EN(EZERO_EN),
-        .EZERO(EZERO), .POVF(POVF), .FTZ(FTZ), .EW(EW)
+        .EZERO(EZERO), .POVF(POVF), .FTZ(FTZ), .SUM(SUM), .STAGES(STAGES), .EW(EW)
       ) u_step (
-        .a(a_i[s*L*AWD +: L*AWD]), .b(b_i[s*L*BWD +: L*BWD]), .c(cin), .d(y), .cov(cv));
+        .clk(clk), .a(g_dl[DLY].as), .b(g_dl[DLY].bs), .c(cin), .sa(8'h00), .sb(8'h00),
+        .d(y), .cov(cv));
     end else begin : g_amd
       mma_fdrda #(
         .A_EB(A_EB), .A_MB(A_MB), .A_BIAS(A_BIAS), .A_SPEC(A_SPEC),
@@ -136,9 +180,10 @@ module mma_dpa #(
         .C_EB(SC_EB), .C_MB(SC_MB), .C_BIAS(SC_BIAS),
         .D_EB(D_EB), .D_MB(D_MB), .D_BIAS(D_BIAS), .P(P), .L(L),
         .TREE(TREE), .CADD(CADD), .F(F), .F2(F2), .RHO(RHO),
-        .ZERO_POS(ZERO_POS), .NAN_CANON(NAN_CANON), .POVF(POVF), .FTZ(FTZ), .EW(EW)
+        .ZERO_POS(ZERO_POS), .NAN_CANON(NAN_CANON), .POVF(POVF), .FTZ(FTZ),
+        .SUM(SUM), .STAGES(STAGES), .EW(EW)
       ) u_step (
-        .a(a_i[s*L*AWD +: L*AWD]), .b(b_i[s*L*BWD +: L*BWD]), .c(cin), .d(y), .cov(cv));
+        .clk(clk), .a(g_dl[DLY].as), .b(g_dl[DLY].bs), .c(cin), .d(y), .cov(cv));
     end
   end
 
@@ -156,17 +201,28 @@ module mma_dpa #(
     end
   end
 
-  // ---- optional output register -----------------------------------------
+  // ---- valid through the steps' cuts, optional output register ----------
+  localparam int VD = NS * STAGES;
+  logic v_o;
+  if (VD > 0) begin : g_vd
+    logic [VD-1:0] vq;
+    always_ff @(posedge clk or negedge rst_n)
+      if (!rst_n) vq <= '0;
+      else        vq <= VD'({vq, v_i});
+    assign v_o = vq[VD-1];
+  end else begin : g_nvd
+    assign v_o = v_i;
+  end
   if (PIPE >= 1) begin : g_pout
     always_ff @(posedge clk) begin
       d   <= g_s[NS-1].y;
       cov <= cov_c;
     end
     always_ff @(posedge clk or negedge rst_n)
-      if (!rst_n) out_valid <= 1'b0; else out_valid <= v_i;
+      if (!rst_n) out_valid <= 1'b0; else out_valid <= v_o;
   end else begin : g_nopout
     assign d         = g_s[NS-1].y;
     assign cov       = cov_c;
-    assign out_valid = v_i;
+    assign out_valid = v_o;
   end
 endmodule

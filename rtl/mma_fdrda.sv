@@ -10,7 +10,13 @@
 // c at F bits; with CADD=2 (RDZ) c is dropped when e_c < emax - F - 1.  The
 // sum is rounded down to F2 fraction bits, then rounded (RHO) to P bits.
 // The groups use the same blocks as mma_fda: per product unpack and exact
-// multiply, trees of mma_emax and mma_add nodes around per-product mma_align.
+// multiply, trees of mma_emax and mma_add nodes around per-product mma_align
+// (SUM > 0: mma_csa_tree for each group's sum).
+//
+// Pipeline (STAGES, docs/rtl.md): register cuts, in the order they are
+// added, A after the alignment of the products (STAGES >= 1), S after the
+// group sums (>= 2), P after the products and the groups' emax (>= 3), R
+// after the c step's addition, before the two roundings (>= 4).
 module mma_fdrda #(
   parameter int A_EB = 4, parameter int A_MB = 3, parameter int A_BIAS = 8,   parameter int A_SPEC = 2,
   parameter int B_EB = 4, parameter int B_MB = 3, parameter int B_BIAS = 8,   parameter int B_SPEC = 2,
@@ -27,12 +33,15 @@ module mma_fdrda #(
   parameter int NAN_CANON = 1,
   parameter int POVF     = 1,
   parameter int FTZ      = 0,
+  parameter int SUM      = 0,
+  parameter int STAGES   = 0,
   parameter int EW       = 11,
   localparam int AWD = 1 + A_EB + A_MB,
   localparam int BWD = 1 + B_EB + B_MB,
   localparam int CWD = 1 + C_EB + C_MB,
   localparam int DWD = 1 + D_EB + D_MB
 ) (
+  input  logic              clk,        // used when STAGES > 0
   input  logic [L*AWD-1:0]  a,
   input  logic [L*BWD-1:0]  b,
   input  logic [CWD-1:0]    c,
@@ -43,6 +52,8 @@ module mma_fdrda #(
   if (CADD != 1 && CADD != 2)   begin : g_e_cadd $error("mma_fdrda: parameter CADD must be 1 (RD) or 2 (RDZ)"); end
   if (F2 < F)                   begin : g_e_f2   $error("mma_fdrda: parameter F2 must be at least F"); end
   if (TREE == 1 && (L % 2) != 0) begin : g_e_l   $error("mma_fdrda: parameter L must be even for TREE=1 (evenodd)"); end
+  if (SUM < 0 || SUM > 2)       begin : g_e_sum  $error("mma_fdrda: parameter SUM must be 0, 1 or 2"); end
+  if (STAGES < 0 || STAGES > 4) begin : g_e_stg  $error("mma_fdrda: parameter STAGES must be 0..4"); end
 
   localparam int PF  = A_MB + B_MB;
   localparam int TW  = PF + 2;
@@ -61,8 +72,14 @@ module mma_fdrda #(
   localparam int SW2 = ((XW > CW2 + G2) ? XW : CW2 + G2) + 1;
   localparam int LW  = EW + 3;
   localparam logic [EW-1:0] FLIP = {1'b1, {(EW-1){1'b0}}};   // offset form
+  // the pipeline cuts
+  localparam int CUT_A = (STAGES >= 1) ? 1 : 0;
+  localparam int CUT_S = (STAGES >= 2) ? 1 : 0;
+  localparam int CUT_P = (STAGES >= 3) ? 1 : 0;
+  localparam int CUT_R = (STAGES >= 4) ? 1 : 0;
+  localparam int CRW   = 1 + 1 + EW + C_MB + 1;         // the c record: sign, zero, exponent, significand
 
-  logic [L-1:0] p_sgn, p_inf, p_nan, zinf, nan_in, cuts;
+  logic [L-1:0] p_sgn, p_inf, p_nan, zinf, nan_in;
 
   // ---- products --------------------------------------------------------
   for (genvar k = 0; k < L; k++) begin : g_p
@@ -94,11 +111,31 @@ module mma_fdrda #(
     .x(c), .sgn(cs), .zero(cz), .inf(ci), .nan(cn), .exp(ce), .sig(cm));
 
   // ---- specials ------------------------------------------------------------
-  logic sp_nan, sp_inf, sp_neg, sp_conf;
+  logic sp_nan0, sp_inf0, sp_neg0, sp_conf0;
   mma_special u_sp (
     .any_nan(cn | (|p_nan)), .any_pinf((ci & ~cs) | (|(p_inf & ~p_sgn))),
     .any_ninf((ci & cs) | (|(p_inf & p_sgn))),
-    .nan(sp_nan), .inf(sp_inf), .inf_neg(sp_neg), .cov_conflict(sp_conf));
+    .nan(sp_nan0), .inf(sp_inf0), .inf_neg(sp_neg0), .cov_conflict(sp_conf0));
+
+  // what crosses the cuts beside the products: c, the specials and two
+  // coverage bits (NaN operand, 0*Inf), through cuts P, A and S
+  logic [CRW+5:0] x0, xp, xa, xs;
+  assign x0 = {cs, cz, ce, cm, sp_nan0, sp_inf0, sp_neg0, sp_conf0, |nan_in | cn, |zinf};
+  if (CUT_P != 0) begin : g_xp
+    mma_reg #(.W(CRW + 6)) u_xp (.clk(clk), .d(x0), .q(xp));
+  end else begin : g_xp_w
+    assign xp = x0;
+  end
+  if (CUT_A != 0) begin : g_xa
+    mma_reg #(.W(CRW + 6)) u_xa (.clk(clk), .d(xp), .q(xa));
+  end else begin : g_xa_w
+    assign xa = xp;
+  end
+  if (CUT_S != 0) begin : g_xs
+    mma_reg #(.W(CRW + 6)) u_xs (.clk(clk), .d(xa), .q(xs));
+  end else begin : g_xs_w
+    assign xs = xa;
+  end
 
   // ---- groups of products fused apart (F bits, cut toward zero) -----------
   // group g holds the products k = g + G*j; TREE=0: one group of all L
@@ -124,45 +161,118 @@ module mma_fdrda #(
         end
       end
     end
-    logic [EW-1:0] uemax;
-    logic          any;
-    assign uemax = g_em[LG].g_n[0].ue;
-    assign any   = g_em[LG].g_n[0].an;
-    // alignment and exact sum
+    // cut P: the products and the group's emax; alignment; cut A
+    logic [EW-1:0] uemax_p, uemax_a, uemax_s;
+    logic          any_p, any_a, any_s;
+    if (CUT_P != 0) begin : g_rp
+      mma_reg #(.W(EW + 1)) u_rp (
+        .clk(clk),
+        .d({g_em[LG].g_n[0].ue, g_em[LG].g_n[0].an}),
+        .q({uemax_p, any_p}));
+    end else begin : g_rp_w
+      assign {uemax_p, any_p} = {g_em[LG].g_n[0].ue, g_em[LG].g_n[0].an};
+    end
+    if (CUT_A != 0) begin : g_ra
+      mma_reg #(.W(EW + 1)) u_ra (.clk(clk), .d({uemax_p, any_p}), .q({uemax_a, any_a}));
+    end else begin : g_ra_w
+      assign {uemax_a, any_a} = {uemax_p, any_p};
+    end
+    for (genvar j = 0; j < NG; j++) begin : g_al
+      logic                 sgn, zero, cut0, cut;
+      logic [EW-1:0]        ue, nmn;
+      logic [TW-1:0]        pm;
+      logic signed [AW-1:0] al, s;
+      if (CUT_P != 0) begin : g_rp
+        mma_reg #(.W(2 + EW + TW)) u_r (
+          .clk(clk), .d({p_sgn[g + G*j], g_p[g + G*j].zero, g_p[g + G*j].ue, g_p[g + G*j].pm}),
+          .q({sgn, zero, ue, pm}));
+      end else begin : g_wp     // (field by field: Verilator keeps a concatenation)
+        assign sgn  = p_sgn[g + G*j];
+        assign zero = g_p[g + G*j].zero;
+        assign ue   = g_p[g + G*j].ue;
+        assign pm   = g_p[g + G*j].pm;
+      end
+      mma_align #(.EW(EW), .TW(TW), .TF(PF), .F(F), .CUT(0)) u_al (
+        .uemax(uemax_p), .sgn(sgn), .zero(zero), .uexp(ue), .sig(pm), .al(al), .cut(cut0));
+      logic nz;
+      if (CUT_A != 0) begin : g_ra
+        mma_reg #(.W(AW + 1 + 1 + EW)) u_r (
+          .clk(clk), .d({al, cut0, ~zero, ~ue}), .q({s, cut, nz, nmn}));
+      end else begin : g_wa
+        assign s   = al;
+        assign cut = cut0;
+        assign nz  = ~zero;
+        assign nmn = ~ue;
+      end
+    end
+    // alignment and exact sum; beside it the bits cut and the smallest
+    // exponent of a nonzero product (coverage)
     for (genvar lv = 0; lv <= LG; lv++) begin : g_sum
       for (genvar j = 0; j < (M >> lv); j++) begin : g_n
-        logic signed [AW+lv-1:0] s;
         logic [EW-1:0]           nmn;    // ~(smallest exponent of a nonzero product below)
+        logic                    nz, cut;
         if (lv == 0) begin : g_leaf
           if (j < NG) begin : g_in
-            mma_align #(.EW(EW), .TW(TW), .TF(PF), .F(F), .CUT(0)) u_al (
-              .uemax(uemax), .sgn(p_sgn[g + G*j]), .zero(g_p[g + G*j].zero),
-              .uexp(g_p[g + G*j].ue), .sig(g_p[g + G*j].pm), .al(s), .cut(cuts[g + G*j]));
-            assign nmn = ~g_p[g + G*j].ue;
+            assign nmn = g_al[j].nmn;
+            assign nz  = g_al[j].nz;
+            assign cut = g_al[j].cut;
           end else begin : g_pad
-            assign s   = '0;
             assign nmn = '0;
+            assign nz  = 1'b0;
+            assign cut = 1'b0;
           end
         end else begin : g_node
-          mma_add #(.W(AW+lv-1)) u_add (
-            .a(g_sum[lv-1].g_n[2*j].s), .b(g_sum[lv-1].g_n[2*j+1].s), .s(s));
+          assign nz  = g_sum[lv-1].g_n[2*j].nz | g_sum[lv-1].g_n[2*j+1].nz;
+          assign cut = g_sum[lv-1].g_n[2*j].cut | g_sum[lv-1].g_n[2*j+1].cut;
           // the min exponent as the max of the complements, on an emax node
-          // (the any flags are those of the emax tree: nonzero products)
           logic nzany;
           mma_emax #(.EW(EW)) u_mn (
-            .a_any(g_em[lv-1].g_n[2*j].an), .a_e(g_sum[lv-1].g_n[2*j].nmn),
-            .b_any(g_em[lv-1].g_n[2*j+1].an), .b_e(g_sum[lv-1].g_n[2*j+1].nmn),
+            .a_any(g_sum[lv-1].g_n[2*j].nz), .a_e(g_sum[lv-1].g_n[2*j].nmn),
+            .b_any(g_sum[lv-1].g_n[2*j+1].nz), .b_e(g_sum[lv-1].g_n[2*j+1].nmn),
             .any(nzany), .e(nmn));
+        end
+        if (SUM == 0) begin : g_a
+          logic signed [AW+lv-1:0] s;
+          if (lv == 0 && j < NG) begin : g_in
+            assign s = g_al[j].s;
+          end else if (lv == 0) begin : g_pad
+            assign s = '0;
+          end else begin : g_add
+            mma_add #(.W(AW+lv-1)) u_add (
+              .a(g_sum[lv-1].g_n[2*j].g_a.s), .b(g_sum[lv-1].g_n[2*j+1].g_a.s), .s(s));
+          end
         end
       end
     end
+    logic signed [GW-1:0] s0;
+    if (SUM == 0) begin : g_cpa
+      assign s0 = g_sum[LG].g_n[0].g_a.s;
+    end else begin : g_csa
+      logic [NG*AW-1:0] x;
+      for (genvar j = 0; j < NG; j++) begin : g_x
+        assign x[j*AW +: AW] = g_al[j].s;
+      end
+      mma_csa_tree #(.N(NG), .W(AW), .C42((SUM == 2) ? 1 : 0)) u_tree (.x(x), .s(s0));
+    end
+    // cut S: the group's sum
     logic signed [GW-1:0] s;
+    logic [EW-1:0]        nmn;
+    logic                 lost;   // bits cut in alignment
+    if (CUT_S != 0) begin : g_rs
+      mma_reg #(.W(GW + EW + 1 + EW + 1)) u_rs (
+        .clk(clk),
+        .d({s0, g_sum[LG].g_n[0].nmn, g_sum[LG].g_n[0].cut, uemax_a, any_a}),
+        .q({s, nmn, lost, uemax_s, any_s}));
+    end else begin : g_rs_w
+      assign {s, nmn, lost, uemax_s, any_s} = {s0, g_sum[LG].g_n[0].nmn, g_sum[LG].g_n[0].cut, uemax_a, any_a};
+    end
     logic signed [EW-1:0] emax;
+    logic                 any;
     logic [EW-1:0]        dmx;
     logic [7:0]           dm;      // largest alignment shift of a nonzero product
-    assign s    = g_sum[LG].g_n[0].s;
-    assign emax = $signed(uemax ^ FLIP);
-    assign dmx  = uemax + g_sum[LG].g_n[0].nmn + EW'(1);
+    assign any  = any_s;
+    assign emax = $signed(uemax_s ^ FLIP);
+    assign dmx  = uemax_s + nmn + EW'(1);
     if (EW > 8) begin : g_dsat      // narrow exponents cannot exceed 255
       assign dm = any ? ((dmx > EW'(255)) ? 8'd255 : dmx[7:0]) : 8'd0;
     end else begin : g_dnarrow
@@ -170,18 +280,26 @@ module mma_fdrda #(
     end
   end
 
+  // c, the specials and the coverage bits after cut S
+  logic                 cs_s, cz_s;
+  logic signed [EW-1:0] ce_s;
+  logic [C_MB:0]        cm_s;
+  logic                 sp_nan, sp_inf, sp_neg, sp_conf, cv_nan, cv_zinf;
+  logic                 sp_nan_s, sp_inf_s, sp_neg_s, sp_conf_s, cv_nan_s, cv_zinf_s;
+  assign {cs_s, cz_s, ce_s, cm_s, sp_nan_s, sp_inf_s, sp_neg_s, sp_conf_s, cv_nan_s, cv_zinf_s} = xs;
+
   // ---- the dot part: value = sdot * 2^(edot - F) -----------------------------
   logic signed [EW-1:0]  edot;
   logic                  dany, lost;
   logic signed [DW0-1:0] sdot;
   logic [7:0]            dmax;
 
-  if (TREE == 0) begin : g_fused
+  if (G == 1) begin : g_fused         // (G, not TREE: a refused TREE stops at its $error)
     assign edot = g_g[0].emax;
     assign dany = g_g[0].any;
     assign sdot = g_g[0].s;
     assign dmax = g_g[0].dm;
-    assign lost = |cuts;
+    assign lost = g_g[0].lost;
   end else begin : g_evenodd
     // join: both group sums cut down (floor) at F bits relative to the
     // larger group exponent
@@ -212,21 +330,21 @@ module mma_fdrda #(
     assign fo    = (d_o >= (EW+1)'(GW)) ? $signed({GW{s_o[GW-1]}}) : so_sh;
     assign sdot  = DW0'(fe) + DW0'(fo);
     assign dmax  = (dm_e > dm_o) ? dm_e : dm_o;
-    assign lost  = |cuts | (|(s_e & ~({GW{1'b1}} << de))) | (|(s_o & ~({GW{1'b1}} << d_o)));
+    assign lost  = g_g[0].lost | g_g[1].lost | (|(s_e & ~({GW{1'b1}} << de))) | (|(s_o & ~({GW{1'b1}} << d_o)));
   end
 
   // ---- the c step ------------------------------------------------------------
-  logic signed [EW-1:0] em2;
   logic [EW:0]          dd, dc;
   logic signed [XW-1:0] xdot, fdot, xdot_sh;
   logic signed [CSW-1:0] xc;
   logic signed [CW2-1:0] fc;
-  logic                 drop;
-  logic signed [SW2-1:0] s2;
+  logic signed [SW2-1:0] s20;
+  logic signed [EW-1:0]  em20;
+  logic                  drop0;
 
-  assign em2  = (dany && edot > ce) ? edot : ce;
-  assign dd   = (EW+1)'((EW+1)'(em2) - (EW+1)'(edot));
-  assign dc   = (EW+1)'((EW+1)'(em2) - (EW+1)'(ce));
+  assign em20 = (dany && edot > ce_s) ? edot : ce_s;
+  assign dd   = (EW+1)'((EW+1)'(em20) - (EW+1)'(edot));
+  assign dc   = (EW+1)'((EW+1)'(em20) - (EW+1)'(ce_s));
   // dot part: F2+1 fraction bits relative to 2^em2, floor
   assign xdot = $signed({sdot, {G2{1'b0}}});
   assign xdot_sh = xdot >>> dd;
@@ -236,13 +354,28 @@ module mma_fdrda #(
   localparam int CRS = (C_MB > F) ? C_MB - F : 0;
   logic [EW+1:0] csh;
   logic signed [CSW-1:0] xcs, xcs_sh;
-  assign xc   = cs ? -(CSW'({1'b0, cm})) : CSW'({1'b0, cm});
+  assign xc   = cs_s ? -(CSW'({1'b0, cm_s})) : CSW'({1'b0, cm_s});
   assign xcs  = xc <<< CLS;
   assign csh  = (EW+2)'(dc) + (EW+2)'(CRS);
-  assign drop = cz | ((CADD == 2) && ((EW+2)'(ce) < (EW+2)'(em2) - (EW+2)'(F + 1)));
+  assign drop0 = cz_s | ((CADD == 2) && ((EW+2)'(ce_s) < (EW+2)'(em20) - (EW+2)'(F + 1)));
   assign xcs_sh = xcs >>> csh;
-  assign fc   = drop ? '0 : ((csh >= (EW+2)'(CSW)) ? $signed({CW2{xcs[CSW-1]}}) : CW2'(xcs_sh));
-  assign s2   = SW2'(fdot) + (SW2'(fc) <<< G2);
+  assign fc   = drop0 ? '0 : ((csh >= (EW+2)'(CSW)) ? $signed({CW2{xcs[CSW-1]}}) : CW2'(xcs_sh));
+  assign s20  = SW2'(fdot) + (SW2'(fc) <<< G2);
+
+  // ---- cut R: the sum of the c step ------------------------------------------
+  logic signed [SW2-1:0] s2;
+  logic signed [EW-1:0]  em2;
+  logic                  drop, cz_r, dany_r, lost_r;
+  logic [7:0]            dmax_r;
+  if (CUT_R != 0) begin : g_rr
+    mma_reg #(.W(SW2 + EW + 4 + 8 + 6)) u_rr (
+      .clk(clk),
+      .d({s20, em20, drop0, cz_s, dany, lost, dmax, sp_nan_s, sp_inf_s, sp_neg_s, sp_conf_s, cv_nan_s, cv_zinf_s}),
+      .q({s2,  em2,  drop,  cz_r, dany_r, lost_r, dmax_r, sp_nan, sp_inf, sp_neg, sp_conf, cv_nan, cv_zinf}));
+  end else begin : g_rr_w
+    assign {s2,  em2,  drop,  cz_r, dany_r, lost_r, dmax_r, sp_nan, sp_inf, sp_neg, sp_conf, cv_nan, cv_zinf}
+         = {s20, em20, drop0, cz_s, dany, lost, dmax, sp_nan_s, sp_inf_s, sp_neg_s, sp_conf_s, cv_nan_s, cv_zinf_s};
+  end
 
   // ---- round down to F2 bits, then RHO to P bits, pack -------------------
   logic                 neg;
@@ -270,16 +403,16 @@ module mma_fdrda #(
   assign fin = ~sp_nan & ~sp_inf;
   assign nz  = mag != '0;
   assign rel = lead1 - LW'(em2);
-  assign cov[7:0]   = dmax;
+  assign cov[7:0]   = dmax_r;
   assign cov[15:8]  = (fin & nz) ? ((rel > 127) ? 8'sd127 : (rel < -128) ? -8'sd128 : rel[7:0]) : 8'd0;
-  assign cov[16]    = |nan_in | cn;
-  assign cov[17]    = |zinf;
+  assign cov[16]    = cv_nan;
+  assign cov[17]    = cv_zinf;
   assign cov[18]    = sp_conf;
   assign cov[19]    = sp_inf;
   assign cov[20]    = sp_nan;
-  assign cov[21]    = fin & (lost | (drop & ~cz));
-  assign cov[22]    = fin & (dany | ~cz) & ~nz;
-  assign cov[23]    = fin & ~dany & cz;
+  assign cov[21]    = fin & (lost_r | (drop & ~cz_r));
+  assign cov[22]    = fin & (dany_r | ~cz_r) & ~nz;
+  assign cov[23]    = fin & ~dany_r & cz_r;
   assign cov[24]    = fin & nz & (inx1 | inx2);
   assign cov[25]    = fin & nz & q2[P+1];
   assign cov[26]    = c_sub;

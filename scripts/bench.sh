@@ -5,7 +5,7 @@
 #     machine is shared) and on all cores, with instructions per dot product
 #     (callgrind, when valgrind is there) and the floors;
 #  2. every catalogue unit on one core, and the slowest;
-#  3. gen and check, one core and all cores;
+#  3. gen and check, one core and all cores; gen into .vec.zst, .vec.xz, .vec.gz;
 #  4. mmaref against mmasim on the same vectors, as make bench-peer last
 #     measured it (docs/data/bench_peer.tsv);
 #  5. the other parts' benches (metrics, RTL testbench) when present.
@@ -49,6 +49,11 @@ for t in 1 $(nproc); do
   echo "check --threads $t: $(rate 1000000 "$(tm $M check "$T/g.vec" --threads $t)")   [$(tail -1 "$T/t.out")]"
 done
 echo "(system time: the kernel writing the file, $(($(stat -c %s "$T/g.vec") / 1000000)) MB)"
+echo
+echo "== gen into a compressed file, all cores, K=32 e4m3 (1,000,000 vectors; compressed in the process: cli/outfile.c)"
+for ext in zst xz gz; do
+  echo "gen -o .vec.$ext: $(rate 1000000 "$(tm $M gen hopper:wgmma.m64n8k32.f32.e4m3.e4m3 --suite compliance --count 1000000 --seed 1 -o "$T/g.vec.$ext")"), $(($(stat -c %s "$T/g.vec.$ext") / 1000000)) MB"
+done
 echo
 P=docs/data/bench_peer.tsv
 if [ -f "$P" ]; then

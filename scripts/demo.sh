@@ -28,7 +28,7 @@ cd "$T"
 Q=hopper:wgmma.m64n8k32.f32.e4m3.e4m3
 BW=blackwell:tcgen05.mma.m128n8k32.kind::f8f6f4.f32.e4m3.e4m3
 
-say "The catalogue: $($M list | wc -l) instructions over 10 architectures (some of Hopper's)"
+say "The catalogue: $($M list | wc -l) instructions over $($M list | cut -d: -f1 | sort -u | wc -l) architectures (some of Hopper's)"
 $M list --arch hopper | grep -E '^hopper:(mma\.m16n8k16\.f32\.bf16|mma\.m16n8k32\.f32\.e4m3\.e4m3|mma\.m8n8k4|wgmma\.m64n8k16\.f32\.bf16|wgmma\.m64n8k32\.f32\.e4m3\.e4m3)'
 
 say "What an instruction computes (a configuration string any command accepts)"

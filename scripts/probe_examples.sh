@@ -2,7 +2,7 @@
 # docs/triage.md's block on probing RTL: `mmaref probe <unit.dut>` on the
 # example units whose arithmetic is known (examples/dot4_pipe: Volta's fp16
 # HMMA; examples/systolic4: e4m3 products added one at a time with F=24,
-# cut toward zero).  Prints each command and the configuration lines of its
+# cut toward zero; examples/gemm_row4: a chain of four IEEE fp16 FMAs).  Prints each command and the configuration lines of its
 # answer.  The testbenches are built in build/probe-examples (kept).
 # With --triage: the triage lines `mmaref verify` prints for
 # examples/systolic4/broken.dut (one narrow processing element) instead.
@@ -17,10 +17,10 @@ if [ "${2:-}" = --triage ]; then
     tail -1 "$W/broken.log"
     exit 0
 fi
-for ex in dot4_pipe systolic4; do
+for ex in dot4_pipe systolic4 gemm_row4; do
     echo "\$ mmaref probe examples/$ex/$ex.dut --count 300"
     "$M" probe "examples/$ex/$ex.dut" --count 300 --workdir "$W/$ex" > "$W/$ex.log" 2>&1
     rc=$?
-    grep -E '^(probe of|config:|the same as|no catalogue|reproduces)' "$W/$ex.log"
+    grep -E '^(probe of|family:|  differs|config:|the same as|no catalogue|reproduces)' "$W/$ex.log"
     echo "(exit $rc)"
 done

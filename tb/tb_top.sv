@@ -34,7 +34,9 @@ module tb_top #(
   parameter int EZERO    = 0,
   parameter int POVF     = 0,
   parameter int FTZ      = 0,
-  parameter int PIPE     = 0
+  parameter int PIPE     = 0,
+  parameter int SUM      = 0,
+  parameter int STAGES   = 0
 ) (
   input logic clk
 );
@@ -46,7 +48,7 @@ module tb_top #(
   localparam int DWD = 1 + D_EB + D_MB;
   localparam int AB  = K * AWD;
   localparam int BB  = K * BWD;
-  localparam int LAT = PIPE + 2;          // cycles from driving to checking (the driver stage, PIPE, the unit)
+  localparam int LAT = PIPE + STAGES * (K / L) + 2;   // cycles from driving to checking (the driver stage, PIPE, the steps' cuts, the unit)
 
   // packed fast path of the DPI layer, at this unit's exact widths: the
   // driver pushes each vector it applies onto the scoreboard's queue (the
@@ -85,7 +87,8 @@ module tb_top #(
     .D_EB(D_EB), .D_MB(D_MB), .D_BIAS(D_BIAS),
     .P(P), .K(K), .L(L), .TREE(TREE), .CADD(CADD), .F(F), .F2(F2),
     .ALIGN(ALIGN), .RHO(RHO), .ZERO_POS(ZERO_POS), .NAN_CANON(NAN_CANON), .EZERO_EN(EZERO_EN),
-    .EZERO(EZERO), .POVF(POVF), .FTZ(FTZ), .PIPE(PIPE)
+    .EZERO(EZERO), .POVF(POVF), .FTZ(FTZ), .PIPE(PIPE),
+    .SUM(SUM), .STAGES(STAGES)
   ) dut (
     .clk(clk), .rst_n(rst_n), .in_valid(v_r), .a(a_r), .b(b_r), .c(c_r),
     .out_valid(out_valid), .d(d), .cov(cov));
@@ -164,8 +167,8 @@ module tb_top #(
     nomodel = $test$plusargs("nomodel") ? 1 : 0;
     sb = mmaref_sb_open(h, vec != "" ? vec : mmaref_name(h));
     sbq = nomodel != 0 ? null : sb;
-    $display("tb_top: %s [%s] vs RTL K=%0d L=%0d F=%0d TREE=%0d CADD=%0d PIPE=%0d; %s",
-             mmaref_name(h), mmaref_config(h), K, L, F, TREE, CADD, PIPE,
+    $display("tb_top: %s [%s] vs RTL K=%0d L=%0d F=%0d TREE=%0d CADD=%0d PIPE=%0d SUM=%0d STAGES=%0d; %s",
+             mmaref_name(h), mmaref_config(h), K, L, F, TREE, CADD, PIPE, SUM, STAGES,
              vec != "" ? vec : $sformatf("%0d %s vectors, seed %0d", n_max, mode, seed));
   end
 

@@ -144,6 +144,16 @@ expect 1 "mismatch" $M check "$T/z.vec"
 [ "$($M check "$T/z.vec" | tail -1 | sed 's/.*, //')" != "0 mismatches" ] && ok || bad "check counts mismatches"
 expect 0 "" $M check "$T/r.vec" --instr "fused,a=e4m3,b=e4m3,k=32,f=13,d=e8m13,ezero=-133"
 expect 1 "mismatch" $M check "$T/r.vec" --instr "fused,a=e4m3,b=e4m3,k=32,f=12,d=e8m13,ezero=-133"
+# check --mismatches: exactly the mismatching vectors, whole, replayable
+nbad=$($M check "$T/z.vec" --show 0 --mismatches "$T/mm.vec" | tail -1 | sed 's/.*, \([0-9]*\) mismatches/\1/')
+[ "$(grep -vc '^#' "$T/mm.vec")" = "$nbad" ] && [ "$($M check "$T/mm.vec" | tail -1)" = "$nbad vectors, $nbad mismatches" ] \
+    && ok || bad "check --mismatches wrote $(grep -vc '^#' "$T/mm.vec") of $nbad mismatching vectors"
+expect 0 "" $M check "$T/r.vec" --mismatches "$T/none.vec"
+[ -e "$T/none.vec" ] && bad "check --mismatches wrote a file without mismatches" || ok
+expect 2 "no/such/dir/mm.vec: no such folder" $M check "$T/z.vec" --show 0 --mismatches "$T/no/such/dir/mm.vec"
+# a file of an IEEE unit, with its flags field, checked as another unit
+$M gen "ieee,a=fp16,c=fp32,k=2,round=rz" --suite ieee-sticky --count 300 --seed 4 -o "$T/fl.vec"
+expect 0 "300 vectors, 0 mismatches" $M check "$T/fl.vec" --instr "exact,a=fp16,c=fp32,k=2,round=rz,zero=ieee,nan=default,ovf=ieee"
 
 # bad input: file, line, field; exit 2; nothing written
 head -7 "$T/a.vec" > "$T/bad.vec"; sed -n '20p' "$T/a.vec" | sed 's/ [0-9a-f][0-9a-f] / 1 /' >> "$T/bad.vec"
@@ -174,6 +184,22 @@ IE="ieee,a=fp16,c=fp32,k=2,round=rd"
 [ "$($M eval --flags "ieee,a=bf16,c=fp32,d=fp32,k=2,round=rd" 80000000 8ab5,0ab5 0add,0add)" = "80000000 00 (none)" ] && ok || bad "eval --flags: bf16 RD cancellation"
 expect 2 "defines no exception flags" $M eval --flags $Q 0 $A1 $A1
 expect 2 "option 'round=rmm' refused" $M describe "$Q,round=rmm"
+# issue 27: x86, Arm, RISC-V and CDNA4 names; an option of the instruction's own arithmetic is refused naming its value,
+# the modes an instruction has (Arm FPMR, FPCR) are options with their ranges; describe names the source
+expect 2 "nearest: x86:tdpbf16ps" $M describe x86:tdpbf17ps
+expect 2 "nearest: riscv:vfwdota.vv.n8" $M describe riscv:vfwdota.vv.n9
+expect 2 "(its own: ways=2)" $M describe "x86:tdpbf16ps,ways=1"
+expect 2 "(its own: round=rodd)" $M describe "armv9:bfdot,round=rz"
+expect 2 "this mode takes lscale=0..63" $M describe "armv9:fdot.f32.e4m3.e4m3,lscale=99"
+[ "$($M describe "armv9:fdot.f32.e4m3.e4m3,lscale=3" | head -1)" = "armv9:fdot.f32.e4m3.e4m3,lscale=3" ] && ok || bad "describe an Arm FP8 mode"
+[ "$($M describe "armv9:bfdot.ebf,round=rz" | sed -n 2p | grep -c ',round=rz,')" = 1 ] && ok || bad "describe an FPCR.RMode"
+expect 0 "not checked on silicon" $M describe cdna4:v_mfma_scale_f32_16x16x128_f8f6f4.e2m1.e2m1
+expect 0 "Source: Intel" $M describe x86:vdpbf16ps
+for I in x86:tdpbf16ps x86:vdpbf16ps armv9:bfdot "armv9:fdot.f16.e5m2.e4m3,lscale=5,ovf=sat+inf" riscv:vfqwdota.vv.e4m3.n16; do
+  $M gen "$I" --suite random --count 300 --seed 9 -o "$T/g27.vec" 2> "$T/err" || { bad "gen $I: $(cat "$T/err")"; continue; }
+  r=$($M check "$T/g27.vec" | tail -1)
+  [ "$r" = "300 vectors, 0 mismatches" ] && ok || bad "check $I: $r"
+done
 expect 0 "" $M describe "$Q,round=rz,zero=pos"
 expect 2 "defines no exception flags" $M describe "hopper:wgmma.m64n8k16.f32.bf16.bf16,tiny=before"
 expect 2 "defines no exception flags" $M describe "fused,a=e4m3,k=32,f=13,tiny=before"
@@ -381,6 +407,29 @@ else
 fi
 expect 1 "No space left on device" $M gen $Q --suite compliance --count 1000 --seed 1 -o /dev/full
 rm -rf "$T/od"
+
+# --plot: a PNG or SVG of the run through gnuplot, whole or not at all
+mkdir -p "$T/pl"
+expect 2 "must end in .png or .svg" $M metrics $Q --count 200 --plot "$T/pl/m.pdf"
+expect 2 "must end in .png or .svg" $M gemm $Q --k 64 --count 20 --plot "$T/pl/g"
+[ -z "$(ls -A "$T/pl")" ] && ok || bad "a refused --plot left $(ls -A "$T/pl")"
+if command -v gnuplot > /dev/null 2>&1; then
+  expect 0 "" $M metrics $Q "fused,a=e4m3,b=e4m3,k=32,f=20" --count 2000 --plot "$T/pl/m.png"
+  [ "$(head -c 8 "$T/pl/m.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] && ok || bad "metrics --plot: not a PNG"
+  expect 0 "" $M gemm $Q --k 64,128,256 --mode tc,promote --count 200 --plot "$T/pl/g.svg"
+  [ -s "$T/pl/g.svg" ] && grep -q "<svg" "$T/pl/g.svg" && ok || bad "gemm --plot: not an SVG"
+  [ "$(grep -c "mmaref gemm: K=" "$T/out")" = 3 ] && ok || bad "gemm --k list: not a table per depth"
+  # gnuplot refuses (a path it cannot write is ours, so: no such folder for the result)
+  expect 2 "" $M metrics $Q --count 200 --plot "$T/pl/nodir/m.png"
+  [ ! -e "$T/pl/nodir" ] && ok || bad "--plot into a missing folder made it"
+  ls "$T/pl" | grep -q tmp && bad "--plot left a temporary file" || ok
+  # no gnuplot on PATH: refused before any work, nothing written
+  expect 2 "gnuplot is not installed" env PATH=/nonexistent $M metrics $Q --count 200 --plot "$T/pl/x.png"
+  [ ! -e "$T/pl/x.png" ] && ok || bad "--plot without gnuplot wrote a file"
+else
+  echo "cli tests: (no gnuplot: the drawing cases of --plot are skipped)"
+  expect 2 "gnuplot is not installed" $M metrics $Q --count 200 --plot "$T/pl/x.png"
+fi
 
 echo "cli tests: $pass passed, $fail failed"
 [ "$fail" = 0 ]

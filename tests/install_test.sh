@@ -7,7 +7,8 @@
 #     installed probe of systolic4.dut gives the
 #     configuration the array computes;
 #  2. docs/dpi.md's minimal testbench, built as printed in another directory
-#     against the installed kit: the right unit passes (status 0), a unit with
+#     against the installed kit, its unit made of the installed RTL with the
+#     installed mmaparams: the right unit passes (status 0), a unit with
 #     F one short fails the simulation; the same through the shared library;
 #     docs/dpi.md's flags testbench on examples/ieee_dot2: passes, and its
 #     broken variant (a wrong inexact flag) fails;
@@ -22,6 +23,16 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 export PATH="$P/bin:$PATH" PKG_CONFIG_PATH="$P/lib/pkgconfig"
 fail=0
+
+# ---- 0. the installed libraries export the public API and nothing else --------
+# (a simulator loads several DPI libraries into one namespace; a C user
+# links ours beside their own code)
+pub=$(grep -ohE '\bmma_[a-z0-9_]+[[:space:]]*\(' "$R"/model/include/*.h | sed 's/[[:space:]]*($//' | sort -u)
+extra=$(nm -g --defined-only "$P/lib/libmmaref.a" 2> /dev/null | awk 'NF == 3 { print $3 }' | sort -u | grep -vxF "$pub")
+[ -z "$extra" ] || { echo "FAIL: the installed libmmaref.a exports private symbols: $(echo $extra | head -c 300)"; fail=1; }
+extra=$(nm -D --defined-only "$P/lib/libmmaref_dpi.so" | awk '{ print $3 }' | grep -v '^mmaref_' | sort -u | grep -vxF "$pub")
+[ -z "$extra" ] || { echo "FAIL: libmmaref_dpi.so exports private symbols: $(echo $extra | head -c 300)"; fail=1; }
+[ "$(nm -D --defined-only "$P/lib/libmmaref_dpi.so" | grep -c ' mma_dot$')" = 1 ] || { echo "FAIL: libmmaref_dpi.so lacks mma_dot"; fail=1; }
 
 # ---- 1. the examples, outside the repository, with the installed tool --------
 cp -r "$R/examples" "$T/examples"
@@ -47,9 +58,10 @@ grep -q '^== ieee_dot2/broken .*\[exit 1\]' "$T/check.log" && grep -q 'flags onl
 block() {   # block <language>: the first such code block after "## A minimal testbench"
     awk -v lang="$1" '/^## A minimal testbench/ { f = 1 } f && $0 == "```" lang { g = 1; next } g && /^```/ { exit } g' "$R/docs/dpi.md"
 }
-# my_dot_unit: the combinational QGMMA mma_dpa (F shifted by $1), one file with the RTL
+# my_dot_unit: the combinational QGMMA mma_dpa (F shifted by $1), one file with
+# the RTL: both from the installation (mmaparams, $(pkg-config --variable=rtldir mmaref))
 unit() {
-    gp=$("$params" --f-delta "$1" 'hopper:wgmma.m64n8k32.f32.e4m3.e4m3' | sed 's/-G\([A-Z0-9_]*\)=\([-0-9]*\)/.\1(\2),/g; s/, *$//')
+    gp=$(mmaparams --sv --f-delta "$1" 'hopper:wgmma.m64n8k32.f32.e4m3.e4m3' | sed 's/^#(//; s/)$//')
     cat <<SV
 module my_dot_unit (input logic [255:0] a, input logic [255:0] b, input logic [31:0] c,
                     output logic [31:0] d);
@@ -59,8 +71,12 @@ module my_dot_unit (input logic [255:0] a, input logic [255:0] b, input logic [3
                     .out_valid(v), .d(d), .cov(cov));
 endmodule
 SV
-    cat "$R"/rtl/*.sv
+    cat "$(pkg-config --variable=rtldir mmaref)"/*.sv
 }
+[ "$(command -v mmaparams)" = "$P/bin/mmaparams" ] && mmaparams --help | grep -q '^usage: mmaparams' \
+    && [ -s "$(pkg-config --variable=rtldir mmaref)/mma_dpa.sv" ] \
+    && [ "$(wc -l < "$(pkg-config --variable=rtlfilelist mmaref)")" = "$(ls "$R"/rtl/*.sv | wc -l)" ] \
+    || { echo "FAIL: mmaparams (--help) and the RTL are not installed"; fail=1; }
 # run <dir> <F delta>: the build and run commands of the document, in dir
 run() {
     mkdir -p "$1"

@@ -916,7 +916,42 @@ int main(int argc, char **argv)
         "exact,a=fp16,b=bf16,c=fp32,d=fp32,k=64,l=64,round=ru,zero=pos",
         "exact,a=e2m1,b=ue8m0,c=fp32,d=fp32,k=8,l=1,round=rne,p=13",
         "exact,a=bf16,b=bf16,c=fp32,d=fp16,k=256,l=256,round=rne,nan=canon+any,zero=fixed",
-        "exact,a=fp16,b=fp16,c=fp32,d=fp32,k=16,l=8,round=rne,nan=default,zero=fixed"};
+        "exact,a=fp16,b=fp16,c=fp32,d=fp32,k=16,l=8,round=rne,nan=default,zero=fixed",
+        /* (exact sums fast_exact.c leaves, fast_xsum.c: Arm FPMR's lscale and
+         * saturation, IEEE zeros, rodd and rmm, block scales over steps,
+         * scales that do not divide a step, chained steps) */
+        "exact,a=e4m3,b=e5m2,c=fp32,d=fp32,k=4,lscale=7,zero=ieee,nan=default",
+        "exact,a=e5m2,b=e5m2,c=fp16,d=fp16,k=2,lscale=15,ovf=sat+inf,zero=ieee",
+        "exact,a=e4m3,b=e4m3,c=fp16,d=fp16,k=8,l=4,lscale=3,ovf=sat,round=rne,zero=ieee",
+        "exact,a=e2m3,b=e3m2,c=fp32,d=fp32,k=64,round=rodd,zero=ieee,nan=prop",
+        "exact,a=e4m3,b=e2m1,c=fp32,d=fp32,k=128,round=rz,scale=ue8m0,block=32,nan=canon+any,zero=fixed",
+        "exact,a=e2m1,b=e2m1,c=bf16,d=bf16,k=64,l=16,round=rmm,scale=ue4m3,block=32",
+        "exact,a=e5m2,b=e4m3,c=fp32,d=fp16,k=48,l=24,round=rd,scale=ue8m0,block=16,lscale=2",
+        "exact,a=fp16,b=e5m2,c=fp32,d=fp32,k=16,l=8,round=ru,ovf=sat,zero=ieee",
+        /* (chains, fast_chains.c: fma chains of every start, order and
+         * flush, every rounding, the zero rules; one fused operation a
+         * chain, exact or aligned; tf32; chained steps) */
+        "chains,a=bf16,k=32,ways=2,start=zero,ftz=in+out,nan=x86",
+        "chains,a=bf16,k=8,ways=4,start=zero,round=rz,ftz=out,zero=fixed",
+        "chains,a=fp16,k=16,ways=2,start=none,round=rd,ftz=in,tiny=before",
+        "chains,a=fp16,b=bf16,k=6,l=3,ways=1,start=c,order=down,round=ru,ftz=in+out",
+        "chains,a=e4m3,b=e5m2,k=16,ways=4,start=none,round=rodd,ovf=inf,ftz=in+out,tiny=before,zero=pos",
+        "chains,a=bf16,k=4,l=2,ways=2,start=none,round=rodd,ovf=inf,ftz=in+out,tiny=before",
+        "chains,a=bf16,k=4,l=2,ways=1,fuse=2,start=none,round=rne,nan=prop",
+        "chains,a=fp16,k=2,ways=1,fuse=2,start=none,round=rd,ftz=out",
+        "chains,a=e5m2,b=e4m3,k=64,ways=1,fuse=64,start=none,ftz=in+out,nan=indef",
+        "chains,a=e4m3,k=32,ways=2,fuse=16,start=none,round=rz,zero=fixed",
+        "chains,a=bf16,k=8,ways=1,fuse=8,start=none,f=26,align=rodd,round=rodd,ovf=inf,zero=pos",
+        "chains,a=e5m2,b=e4m3,k=16,ways=2,fuse=8,start=none,f=20,align=rz,round=rne",
+        "chains,a=fp16,k=8,ways=1,fuse=8,start=none,f=30,align=rd,round=ru,ftz=out",
+        "chains,a=fp32,b=fp32,k=16,ways=1,start=zero,via=tf32,ftz=out,nan=x86",
+        "chains,a=fp32,b=fp32,k=8,l=4,ways=2,start=zero,via=tf32,round=rz,ftz=in+out",
+        /* (the host's fma, fast_chains.c: chains with no accumulator at first,
+         * whose first product is rounded alone, in every rounding) */
+        "chains,a=bf16,k=8,ways=2,start=none,round=rne,nan=x86",
+        "chains,a=fp16,k=6,l=3,ways=1,start=none,order=down,round=rd,ftz=out",
+        "chains,a=bf16,k=4,ways=4,start=none,round=ru,ftz=in+out,nan=x86",
+        "chains,a=fp32,b=fp32,k=4,ways=2,start=none,via=tf32,round=rz,ftz=in"};
     for (size_t i = 0; i < sizeof odd / sizeof odd[0]; i++)
         if (check_unit(odd[i], count, seed + 104729u * (unsigned)(i + 1)) == 0) {
             fprintf(stderr, "FAIL: '%s' is not on the fast path\n", odd[i]);
@@ -1065,6 +1100,87 @@ int main(int argc, char **argv)
         }
     }
 
+    /* 3e. directed: the chains family's two-term additions (fast_chains.c,
+     * add2): c of any fp32 exponent beside products from far above it to
+     * far below its last bit, where a far term is replaced by one bit 27
+     * places below the larger's leading bit; sums on a tie and a quarter
+     * ulp beside it; c near 2^-126 with products of a half ulp (the flush
+     * by tininess after or before rounding); exact cancellation */
+    {
+        static const char *units[] = {"x86:vdpbf16ps", "x86:tdpbf16ps", "armv9:bfdot",
+                                      "chains,a=bf16,k=2,ways=1,start=c,round=rz,ftz=out",
+                                      "chains,a=bf16,k=2,ways=1,start=c,round=rd,ftz=in+out,tiny=before",
+                                      "chains,a=bf16,k=2,ways=2,start=zero,round=ru,ftz=in+out",
+                                      "chains,a=fp16,k=2,ways=1,start=c,round=rodd,ftz=out,zero=fixed"};
+        for (size_t ui = 0; ui < sizeof units / sizeof units[0]; ui++) {
+            mma_unit u;
+            if (unit_of(units[ui], &u)) continue;
+            const long n = 200 * count + 3;
+            const int bf = u.a == MMA_FMT_BF16;
+            mma_vec *v = calloc((size_t)n, sizeof *v);
+            for (long i = 0; i < n; i++) {
+                int ec = (int)(rnd() % 254) + 1, kind = (int)(i % 4);
+                if (kind == 3) ec = 1 + (int)(rnd() % 3);                     /* near 2^-126 */
+                v[i].c = (uint64_t)(rnd() & 1) << 31 | (uint64_t)ec << 23 | (kind == 1 ? rnd() % 4 : rnd() & 0x7fffff);
+                for (int k = 0; k < u.k; k++) {
+                    /* a product 2^(ec - 127 + off): off from +8 down to -60 */
+                    int off = kind == 3 ? -24 - (int)(rnd() % 4) : 8 - (int)(rnd() % 69);
+                    int ep = ec - 127 + off, ea = ep / 2, eb = ep - ea;
+                    if (bf) {
+                        if (ea < -126) ea = -126;
+                        if (eb < -126) eb = -126;
+                        v[i].a[k] = (rnd() & 0x8000) | (uint64_t)(ea + 127) << 7 | (kind == 1 ? 0 : rnd() & 0x7f);
+                        v[i].b[k] = (uint64_t)(eb + 127) << 7 | (kind == 1 ? 0 : rnd() & 0x7f);
+                    } else {                                                   /* fp16: exponents -14..15 */
+                        ea = ea < -14 ? -14 : ea > 15 ? 15 : ea;
+                        eb = eb < -14 ? -14 : eb > 15 ? 15 : eb;
+                        v[i].a[k] = (rnd() & 0x8000) | (uint64_t)(ea + 15) << 10 | (rnd() & 0x3ff);
+                        v[i].b[k] = (uint64_t)(eb + 15) << 10 | (rnd() & 0x3ff);
+                    }
+                }
+                if (kind == 2 && u.k >= 2) {                                  /* cancellation */
+                    v[i].a[1] = v[i].a[0] ^ 0x8000;
+                    v[i].b[1] = v[i].b[0];
+                }
+            }
+            check_set(units[ui], "directed chains additions", &u, v, n);
+            free(v);
+        }
+    }
+
+    /* 3f. directed: overflows in the chains (the host's fma kernel takes
+     * them: an Inf from an overflow, Inf - Inf between chains or with c,
+     * the x86 indefinite, another unit's NaN from the reference): bf16 and
+     * tf32 operands a third of them near the largest, random signs */
+    {
+        static const char *units[] = {"x86:tdpbf16ps", "x86:vdpbf16ps", "x86:tmmultf32ps",
+                                      "chains,a=bf16,k=8,ways=2,start=none,round=rne",
+                                      "chains,a=bf16,k=4,ways=2,start=zero,round=rz,ftz=in+out,nan=x86",
+                                      "chains,a=bf16,k=4,ways=1,start=c,order=down,round=rd,nan=prop",
+                                      "chains,a=fp32,b=fp32,k=4,ways=2,start=zero,via=tf32,round=ru,nan=default"};
+        for (size_t ui = 0; ui < sizeof units / sizeof units[0]; ui++) {
+            mma_unit u;
+            if (unit_of(units[ui], &u)) continue;
+            const long n = 50 * count + 3;
+            const int f32 = u.a == MMA_FMT_FP32;
+            mma_vec *v = calloc((size_t)n, sizeof *v);
+            for (long i = 0; i < n; i++) {
+                int ec = rnd() % 2 ? 250 + (int)(rnd() % 5) : 100 + (int)(rnd() % 50);
+                v[i].c = (uint64_t)(rnd() & 1) << 31 | (uint64_t)ec << 23 | (rnd() & 0x7fffff);
+                for (int k = 0; k < u.k; k++) {
+                    int ea = rnd() % 3 ? 120 + (int)(rnd() % 20) : 250 + (int)(rnd() % 5);
+                    int eb = rnd() % 3 ? 120 + (int)(rnd() % 20) : 250 + (int)(rnd() % 5);
+                    uint64_t x = (rnd() & 1) << 31 | (uint64_t)ea << 23 | (rnd() & 0x7fffff);
+                    uint64_t y = (rnd() & 1) << 31 | (uint64_t)eb << 23 | (rnd() & 0x7fffff);
+                    v[i].a[k] = f32 ? x : x >> 16;
+                    v[i].b[k] = f32 ? y : y >> 16;
+                }
+            }
+            check_set(units[ui], "directed chains overflows", &u, v, n);
+            free(v);
+        }
+    }
+
     /* 4. the bench set again with more random-bit vectors (the kernels'
      * common paths) */
     static const char *hot[] = {"hopper:wgmma.m64n8k32.f32.e4m3.e4m3", "ampere:mma.m16n8k16.f32.f16.f16.f32",
@@ -1175,6 +1291,51 @@ int main(int argc, char **argv)
         check_set(tfl[i], "tf32 lane edges", &u, v, n);
         free(v);
     }
+
+    /* 4f. negated products (neg=1): the fast path leaves them to the
+     * reference, whose results must be those of the plain unit (on the fast
+     * path) with every a negated, on every suite: c - a*b = c + (-a)*b,
+     * zeros and Inf included.  (Vectors with a NaN a: its sign is the
+     * payload; formats whose sign flip is an encoding of its own: fp16, bf16,
+     * e4m3, e5m2, e2m1, tf32.) */
+    static const char *negu[][2] = {
+        {"fused,a=e4m3,b=e4m3,c=fp32,d=fp32,k=32,f=13,p=13,ezero=-133", "0x80"},
+        {"fused,a=fp16,b=fp16,c=fp32,d=fp32,k=16,l=8,f=24,ezero=-132", "0x8000"},
+        {"fused,a=bf16,b=bf16,c=bf16,d=bf16,k=8,l=1,f=25,round=rne,nan=default,zero=ieee", "0x8000"},
+        {"fused,a=e5m2,b=e4m3,c=fp16,d=fp16,k=16,l=8,interleave=2,cadd=after,f=25,ezero=-21", "0x80"},
+        {"exact,a=fp16,b=fp16,c=fp32,d=fp32,k=8,l=4,round=rd,zero=ieee", "0x8000"},
+        {"ieee,a=fp16,b=fp16,c=fp32,d=fp32,k=4,l=1,round=rmm", "0x8000"},
+        {"ieee,a=e2m1,b=e2m1,c=fp16,d=fp16,k=4,round=ru", "0x8"},
+        {"ieee,a=tf32,b=tf32,c=fp32,d=fp32,k=2,round=rodd", "0x80000000"}};
+    long neg_vecs = 0, neg_bad0 = n_bad;
+    for (size_t i = 0; i < sizeof negu / sizeof negu[0]; i++) {
+        mma_unit plain, neg;
+        char cfg[600];
+        snprintf(cfg, sizeof cfg, "%s,neg=1", negu[i][0]);
+        if (unit_of(negu[i][0], &plain) || unit_of(cfg, &neg)) continue;
+        uint64_t sign = strtoull(negu[i][1], NULL, 0);
+        if (mma_fast_kernel(&neg)) { fprintf(stderr, "FAIL: %s takes the fast path\n", cfg); n_bad++; }
+        for (size_t s = 0; s < NSUITES; s++) {
+            long n = 0;
+            mma_vec *v = gen_suite(negu[i][0], suites[s], count, seed + 31u * (unsigned)(i * NSUITES + s), &n);
+            if (!v) { n_bad++; continue; }
+            for (long j = 0; j < n; j++) {
+                int nan_a = 0;
+                for (int k = 0; k < plain.k; k++) nan_a |= mma_decode(plain.a, v[j].a[k]).cls == MMA_NAN;
+                if (nan_a) continue;
+                mma_vec w = v[j];
+                for (int k = 0; k < plain.k; k++) w.a[k] ^= sign;
+                uint64_t r = dot(&neg, &v[j]), want = dot(&plain, &w);
+                neg_vecs++;
+                if (!mma_result_equal(&plain, r, want) && n_bad++ < 20)
+                    fprintf(stderr, "MISMATCH %s (%s) vector %ld: neg=1 %llx, the plain unit with a negated %llx\n",
+                            cfg, suites[s], j, (unsigned long long)r, (unsigned long long)want);
+            }
+            free(v);
+        }
+    }
+    printf("test_fastpath: negated products (neg=1, the reference): %zu units, %ld vectors against the plain units "
+           "(the fast path) with a negated, %ld mismatches\n", sizeof negu / sizeof negu[0], neg_vecs, n_bad - neg_bad0);
 
     /* 5. the hardware and peer vector files */
     for (int i = 4; i < argc; i++) check_files(argv[i], file_count);

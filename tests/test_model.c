@@ -969,6 +969,68 @@ START_TEST(ieee_zero_signs)
 }
 END_TEST
 
+/* Negated products (neg=1): d = c - sum a*b with the signs IEEE 754
+ * gives that expression (section 6.3: x - y of zeros is +0 unless both
+ * are -0 in effect, -0 under RD; an exact cancellation is +0, -0 under
+ * RD); the values worked by hand: 2 - 1.5*2 = -1, 0 - (1*1 + 1*1) = -2,
+ * Inf - Inf is NaN and invalid.  Trees ieee, exact, fused (one step and
+ * chained) and the metrics' exact value agree. */
+START_TEST(neg_products)
+{
+    static const char *fmt[] = {"ieee,a=fp16,c=fp32,k=2,round=%s,neg=1", "exact,a=fp16,c=fp32,k=2,round=%s,zero=ieee,neg=1",
+                                "fused,a=fp16,c=fp32,k=2,f=25,zero=ieee,round=%s,neg=1",
+                                "ieee,a=fp16,c=fp32,k=2,l=1,round=%s,neg=1"};
+    for (int t = 0; t < 4; t++) {
+        char rne[128], rd[128];
+        snprintf(rne, sizeof rne, fmt[t], "rne");
+        snprintf(rd, sizeof rd, fmt[t], "rd");
+        mma_unit n = U(rne), d = U(rd);
+        uint64_t pz[2] = {0, 0}, nz[2] = {0x8000, 0x8000}, one[2] = {0x3c00, 0x3c00}, half3[2] = {0x3e00, 0};
+        uint64_t two[2] = {0x4000, 0x3c00};
+        ck_assert_uint_eq(dot(&n, 0, 2, pz, one), 0);                       /* +0 - (+0) - (+0) */
+        ck_assert_uint_eq(dot(&d, 0, 2, pz, one), 0x80000000);              /* the same under RD: -0 */
+        ck_assert_uint_eq(dot(&n, 0x80000000, 2, pz, one), 0x80000000);     /* -0 - (+0) - (+0): -0 */
+        ck_assert_uint_eq(dot(&n, 0x80000000, 2, nz, one), 0);              /* -0 - (-0) - (-0): +0 */
+        ck_assert_uint_eq(dot(&n, 0x40000000, 2, half3, two), 0xbf800000);  /* 2 - 1.5*2 - 0*1 = -1 */
+        ck_assert_uint_eq(dot(&n, 0, 2, one, one), 0xc0000000);             /* 0 - 1 - 1 = -2 */
+        ck_assert_uint_eq(dot(&n, 0x40000000, 2, one, one), 0);             /* 2 - 1 - 1: +0 */
+        ck_assert_uint_eq(dot(&d, 0x40000000, 2, one, one), 0x80000000);    /* -0 under RD */
+        /* Inf - Inf: NaN; c - (-Inf) = +Inf */
+        uint64_t inf[2] = {0x7c00, 0}, ninf[2] = {0xfc00, 0};
+        ck_assert(mma_is_nan(MMA_FMT_FP32, dot(&n, 0x7f800000, 2, inf, one)));
+        ck_assert_uint_eq(dot(&n, 0x3f800000, 2, ninf, one), 0x7f800000);
+        ck_assert_uint_eq(dot(&n, 0xff800000, 2, ninf, one) & 0x7fc00000, 0x7fc00000);
+    }
+    /* the flags: Inf - Inf is invalid; 1 - 2^-24*2^-24 inexact */
+    mma_unit u = U("ieee,a=fp16,c=fp32,k=1,round=rne,neg=1");
+    uint64_t a[1] = {0x7c00}, b[1] = {0x3c00}, t[1] = {0x0001};
+    unsigned fl;
+    mma_dot_flags(&u, 0x7f800000, a, b, NULL, NULL, &fl);
+    ck_assert_uint_eq(fl, MMA_FLAG_INVALID);
+    ck_assert_uint_eq(mma_dot_flags(&u, 0x3f800000, t, t, NULL, NULL, &fl), 0x3f800000);
+    ck_assert_uint_eq(fl, MMA_FLAG_INEXACT);
+    /* round trip, the explanation, refusals */
+    char cfg[512], ex[2048];
+    mma_unit_config(&u, cfg, sizeof cfg);
+    ck_assert_ptr_nonnull(strstr(cfg, ",neg=1"));
+    mma_unit r = U(cfg);
+    ck_assert(r.flags & MMA_F_NEG);
+    mma_unit_explain(&u, ex, sizeof ex);
+    ck_assert_ptr_nonnull(strstr(ex, "d = c - sum"));
+    mma_unit bad;
+    char err[256];
+    ck_assert_int_eq(mma_unit_parse("pairwise,a=fp16,k=4,g=4,neg=1", &bad, err, sizeof err), -1);
+    ck_assert_ptr_nonnull(strstr(err, "'neg'"));
+    ck_assert_int_eq(mma_unit_parse("fused,a=fp16,k=4,f=24,neg=2", &bad, err, sizeof err), -1);
+    /* the metrics' exact value: c - sum */
+    mma_exact x;
+    uint64_t a2[2] = {0x3e00, 0}, b2[2] = {0x4000, 0x3c00};
+    mma_unit e = U("exact,a=fp16,c=fp32,k=2,neg=1");
+    mma_exact_dot(&e, 0x40000000, a2, b2, NULL, NULL, &x);
+    ck_assert_uint_eq(mma_exact_round(&x, MMA_FMT_FP32, 23, MMA_RNE), 0xbf800000);
+}
+END_TEST
+
 /* Overflow, IEEE 754 7.4: 65504 * 2 = 131008 overflows fp16 (0x7bff is
  * 65504, 0x7c00 Inf).  RNE, RMM and the rounding toward the sign give
  * Inf; RZ, RODD and the rounding away from it the largest finite; ovf=inf
@@ -1154,6 +1216,7 @@ static Suite *suite(void)
     tcase_add_test(t, batch_natural_width);
     tcase_add_test(t, batch_refusals);
     tcase_add_test(t, ieee_zero_signs);
+    tcase_add_test(t, neg_products);
     tcase_add_test(t, ieee_overflow);
     tcase_add_test(t, ieee_tininess);
     tcase_add_test(t, ieee_ties);

@@ -106,6 +106,71 @@ START_TEST(diff)
     ck_assert_str_eq(buf, "ftz=in instead of none");
     mma_unit_diff(&u, &w, buf, sizeof buf);
     ck_assert_str_eq(buf, "no ftz instead of ftz=in");
+    /* another family: its name and its fields off its defaults, not every
+     * key either string has */
+    mma_unit i1 = U("ieee,a=fp16,c=fp16,k=4,l=1,round=rne"), i2 = U("ieee,a=fp16,c=fp16,k=4,l=1,round=rne,tiny=before");
+    mma_unit f1 = U("fused,a=fp16,c=fp16,k=4,l=1,f=24,round=rne");
+    mma_unit_diff(&f1, &i1, buf, sizeof buf);
+    ck_assert_str_eq(buf, "tree fused instead of ieee (with f=24, l=1)");
+    mma_unit_diff(&i2, &i1, buf, sizeof buf);
+    ck_assert_str_eq(buf, "tiny=before instead of after");
+}
+END_TEST
+
+/* A label must fit the vectors: a result that flushing the subnormal
+ * input reproduces is "subnormal inputs flushed" only while no other
+ * vector shows that input used exactly (2^-24 * 1 = 0x33800000 given as 0,
+ * beside 2^-23 * 1 = 0x34000000 given right). */
+START_TEST(flushed_label_fits)
+{
+    mma_unit u = U("ieee,a=fp16,c=fp32,k=1,round=rne");
+    mma_obs o;
+    mma_obs_init(&o, &u);
+    uint64_t a1 = 0x0001, a2 = 0x0002, one = 0x3c00;
+    ck_assert_int_eq(mma_obs_add(&o, 0, &a1, &one, NULL, NULL, 0, -1, 1), 0);
+    mma_triage_report r;
+    mma_triage_opts opt = {1, 0, 0};
+    char err[256];
+    ck_assert_int_eq(mma_triage(&u, &o, &opt, &r, err, sizeof err), 0);
+    ck_assert_uint_eq(r.count[MMA_MM_SUBNORMAL_IN], 1);
+    ck_assert_int_eq(mma_obs_add(&o, 0, &a2, &one, NULL, NULL, 0x34000000, -1, 2), 0);
+    ck_assert_int_eq(mma_triage(&u, &o, &opt, &r, err, sizeof err), 0);
+    ck_assert_uint_eq(r.mismatches, 1);
+    ck_assert_uint_eq(r.count[MMA_MM_SUBNORMAL_IN], 0);
+    ck_assert_uint_eq(r.count[MMA_MM_LARGER], 1);
+    mma_obs_free(&o);
+}
+END_TEST
+
+/* IEEE units: a chain of four fp16 fused multiply-adds with tininess
+ * before rounding, seen with its flags, is found as the ieee tree with
+ * l=1 and tiny=before; without the flags, d alone cannot tell tiny. */
+START_TEST(probe_ieee_chain)
+{
+    mma_unit x = U("ieee,a=fp16,c=fp16,k=4,l=1,round=rmm,tiny=before");
+    mma_obs o;
+    mma_obs_init(&o, &x);
+    unsigned seed = 5;
+    for (int i = 0; i < 6000; i++) {
+        uint64_t a[4], b[4], c = rnd_enc(MMA_FMT_FP16, &seed);
+        for (int k = 0; k < 4; k++) {
+            /* small values: results near fp16's underflow */
+            a[k] = rnd_enc(MMA_FMT_FP16, &seed) & (i % 2 ? 0x9fff : 0xffff);
+            b[k] = rnd_enc(MMA_FMT_FP16, &seed) & (i % 2 ? 0x9fff : 0xffff);
+        }
+        if (i % 2) c &= 0x87ff;
+        unsigned fl;
+        uint64_t d = mma_dot_flags(&x, c, a, b, NULL, NULL, &fl);
+        ck_assert_int_eq(mma_obs_add(&o, c, a, b, NULL, NULL, d, (int)fl, i), 0);
+    }
+    mma_probe_result r;
+    mma_probe_opts p = {2, NULL, NULL, 0};
+    char err[256], cfg[512];
+    ck_assert_int_eq(mma_probe(&o, &p, &r, err, sizeof err), 0);
+    mma_unit_config(&r.unit, cfg, sizeof cfg);
+    ck_assert_msg(r.fit == 6000 && r.unit.tree == MMA_TREE_IEEE && r.unit.lmax == 1 && r.unit.rho == MMA_RMM &&
+                  (r.unit.flags & MMA_F_TINY_BEFORE), "%zu of 6000: %s", r.fit, cfg);
+    mma_obs_free(&o);
 }
 END_TEST
 
@@ -250,7 +315,7 @@ END_TEST
 /* Exception flags: an IEEE unit that loses inexact on a third of the
  * inexact results, seen through a vector file with the flags field as
  * mmaref verify writes it.  Exactly those vectors are mismatches, all
- * "flags only", with no nearest configuration asked for (d is right);
+ * "flags only", the nearest configuration judged on all of them;
  * reading mismatches keeps them all beside the keep_matching ones whose
  * flags match too. */
 START_TEST(triage_flags)
@@ -289,7 +354,11 @@ START_TEST(triage_flags)
     ck_assert_uint_gt(lost, 500);
     ck_assert_uint_eq(r.count[MMA_MM_FLAGS_ONLY], lost);
     ck_assert_uint_eq(r.mismatches, lost);
-    ck_assert_int_eq(r.have_nearest, 0);
+    /* the flags are evidence: the nearest configuration is judged on
+     * every mismatch (no configuration loses inexact on a third) */
+    ck_assert_int_eq(r.have_nearest, 1);
+    ck_assert_uint_eq(r.nearest_of, lost);
+    ck_assert_uint_lt(r.nearest_fit_mismatching + r.nearest_fit_matching, lost + 5);
     char *text = written(&u, &o, &r, 0);
     char want[128];
     snprintf(want, sizeof want, "  flags only %*s %8zu   e.g. line ", 31, "", lost);
@@ -309,6 +378,8 @@ static Suite *suite(void)
     tcase_set_timeout(t, 120);
     tcase_add_test(t, classes);
     tcase_add_test(t, diff);
+    tcase_add_test(t, flushed_label_fits);
+    tcase_add_test(t, probe_ieee_chain);
     tcase_add_test(t, probe_finds);
     tcase_add_test(t, triage_f12);
     tcase_add_test(t, triage_tile);

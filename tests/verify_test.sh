@@ -63,6 +63,39 @@ expect 2 "cannot open" "$W/none.dut"
 expect 2 "unknown option '--frobnicate'" "$W/misspelled.dut" --frobnicate
 expect 2 "--shard needs i/n" "$W/misspelled.dut" --shard 3/3
 
+# ---- the new keys, wrong (exit 2, file:line: key, one message) --------------
+G4=$R/examples/gemm_row4
+g4() { sed -e "s|^gemm_row4.sv|$G4/gemm_row4.sv|" -e "$2" "$G4/gemm_row4.dut" > "$W/$1.dut"; }
+g4 delay 's/^a       a{k} skew 1 .*/a       a{k} delay 0 1 2/'
+expect 2 "delay.dut:15: key 'a': delay names 3 elements but the unit has K=4" "$W/delay.dut" --workdir "$W/bad"
+[ "$(grep -c 'delay names' "$W/out")" = 1 ] && ok || bad "the message of a wrong delay is printed $(grep -c 'delay names' "$W/out") times"
+g4 early 's/^flags .*/flags   fflags{k} early 1 2/'
+expect 2 "key 'flags': early names 2 ports but there are 4 flag ports" "$W/early.dut" --workdir "$W/bad"
+g4 lat 's/^latency 4 .*/latency soon/'
+expect 2 "key 'latency': takes the cycles from input to result, 0 to 4096, or auto" "$W/lat.dut" --workdir "$W/bad"
+g4 vargs 's/^d       acc_out/d       acc_out\n[build]\nverilator-args --top-module x/'
+expect 2 "key 'verilator-args': '--top-module' is the testbench's own option" "$W/vargs.dut" --workdir "$W/bad"
+g4 alts 's/^match .*/mode x\nmatch 0:|1:b ieee,a=fp16,c=fp16,k=4,l=1/'
+expect 2 "key 'match': alternative '0:' of mode port x: give value:word" "$W/alts.dut" --workdir "$W/bad"
+g4 lanes 's/^match .*/match ieee,a=fp16,c=fp16,k=4,l=1\nlanes 2\nshape m 2 n 2/'
+expect 2 "key 'lanes': a unit of lanes has no shape" "$W/lanes.dut" --workdir "$W/bad"
+
+# ---- timing found: a wrong latency named, a latency measured; '1 fill literals --
+B8=$R/examples/bf16_dot8
+sed -e "s|^bf16_dot8.sv|$B8/bf16_dot8.sv|" -e "s/^set     en 1/set     en '1/" -e 's/^latency 2/latency 3/' "$B8/bf16_dot8.dut" > "$W/lat3.dut"
+expect 1 "latency 3 is wrong: the unit answers after 2 cycles (3,600 of 3,600 vectors match at 2)" "$W/lat3.dut" --workdir "$W/lat3" --count 200 --random 2000
+grep -q "^no triage: the timing below explains the mismatches" "$W/out" && ok || bad "a wrong latency was triaged"
+expect 0 "latency measured: the unit answers after 2 cycles" "$W/lat3.dut" --workdir "$W/lat3" --count 200 --random 2000 --latency auto
+expect 0 "3600 vectors, 0 mismatches" "$W/lat3.dut" --workdir "$W/lat3" --count 200 --random 2000 --latency 2
+grep -q "^timing -1 " "$W/s4/run/plan" 2>/dev/null && bad "a matrix unit's plan has a timing watch" || ok
+# a handshake unit one transaction late
+expect 1 "the results are one transaction late: result i is vector i-1's (3,599 of 3,599 results match so)" "$R/tests/verify/late.dut" --workdir "$W/late" --no-fst
+
+# ---- a unit whose own flow needs --timing: [build] verilator-args ------------
+expect 0 "vectors, 0 mismatches" "$R/tests/verify/timing.dut" --workdir "$W/timing"
+grep -v 'verilator-args' "$R/tests/verify/timing.dut" | sed -e "s|^\.\./\.\./examples/gemm_row4/gemm_row4.sv timing.sv|$G4/gemm_row4.sv $R/tests/verify/timing.sv|" > "$W/notiming.dut"
+expect 2 "timing" "$W/notiming.dut" --workdir "$W/notiming"
+
 # ---- matrix units: bad descriptions, the broken processing element, the probe ---
 S4=$R/examples/systolic4
 s4() { sed -e "s|^systolic4.sv|$S4/systolic4.sv|" -e "$2" "$S4/systolic4.dut" > "$W/$1.dut"; }

@@ -13,9 +13,10 @@
 #include "mmaref.h"
 
 #define DUT_MAX_SOURCES 128
-#define DUT_MAX_MODES 32
+#define DUT_MAX_MODES 256
 #define DUT_MAX_MODE_PORTS 4
 #define DUT_MAX_SETS 32
+#define DUT_MAX_LATENCY 4096
 #define DUT_NAME 128
 #define DUT_PATH 1024
 
@@ -41,6 +42,11 @@ typedef struct {
      * (0) or column-major (1) order, cut into `beats` consecutive beats of
      * equal size, each beat's elements in the port per order and slot */
     int col_major, beats, tile_line;
+    /* elements entering a chain late (systolic rows, chained FMAs): element
+     * k's bits reach the unit delay[k] edges after element 0's (skew n:
+     * delay k*n); the c line's delay[0] is c's */
+    int delay_line, skew, ndelay;
+    int delay[MMA_MAX_K];
 } dut_operand;
 
 typedef struct {
@@ -56,6 +62,7 @@ typedef struct {
     char port[DUT_NAME];
     char value[80];                 /* as written */
     uint64_t v;
+    int fill;                       /* '0 or '1: every bit of the port (-1: v) */
 } dut_set;
 
 typedef struct {
@@ -80,23 +87,41 @@ typedef struct {
     /* a matrix unit: D (m x n) = A (m x k) B (k x n) + C, element by
      * element a dot product of the mode's unit (k its K); 0: a dot product */
     int tile_m, tile_n, tile_k, shape_line;
+    /* a unit of independent lanes (SIMD): each port holds `lanes` dot
+     * products side by side, lane 0 in the low bits (a matrix unit whose
+     * A rows and B columns are the lanes' a and b, D its diagonal) */
+    int lanes, lanes_line;
     /* [ports] */
     dut_port clock, reset, in_valid, in_ready, out_valid, out_ready, tag_in, tag_out, flags;
     int reset_low, reset_cycles;
     int latency, latency_line;      /* -1: not given */
+    int latency_auto;               /* latency auto: measured before the campaign */
     dut_operand a, b;
+    dut_operand sa, sb;             /* block scales, one per block (block-scaled units) */
     dut_operand cop, dop;           /* the c and d lines (one port each) */
     dut_port c, d;
     int c_box, d_box;
     int flag_order[64];             /* from the port's bit 0 up: TestFloat bit or -1 */
     int nflag_order, flag_order_line;
+    /* flags of a chain: one port per element (a list, or a pattern with
+     * {k}; flags above is the first), or-ed; port i read early[i] edges
+     * before d (skew n: the last with d, each one n before the next) */
+    int nflag_ports, flag_pattern;
+    dut_port *flag_ports;
+    int flag_timing_line, flag_skew, nflag_early;
+    int flag_early[MMA_MAX_K];
     int nsets;
     dut_set sets[DUT_MAX_SETS];
     int ports_line;
+    /* [build] */
+    int nvargs, vargs_line;
+    char **vargs;                   /* verilator-args: passed to Verilator as they are */
+    int timing;                     /* --timing among them */
     /* [run] */
     char suites[512];
     int suites_line;
     long count, random;             /* vectors per suite, constrained-random vectors per mode */
+    char distribution[16];          /* of the constrained-random stimulus (mix) */
     uint64_t seed;
     int gaps, backpressure;         /* percent of cycles */
     long max_wait;                  /* cycles without progress */

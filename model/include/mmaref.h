@@ -78,7 +78,10 @@ typedef enum {
     MMA_TREE_PAIRWISE,  /* FP32 pairwise sums in groups of G, then chained  */
     MMA_TREE_FMA,       /* sequential IEEE fma in k order                   */
     MMA_TREE_EXACT,     /* exact sum, one rounding (CDNA1 E-FDPA)           */
-    MMA_TREE_IEEE       /* the same with IEEE 754 semantics and flags       */
+    MMA_TREE_IEEE,      /* the same with IEEE 754 semantics and flags       */
+    MMA_TREE_CHAINS     /* interleaved chains of rounded operations (fma or
+                           fused dot steps), joined by rounded additions:
+                           x86 AMX and AVX512-BF16, Arm BF16, RISC-V RVBNA  */
 } mma_tree;
 
 /* Rounding directions: toward zero, to nearest (ties to even), down (toward
@@ -123,10 +126,34 @@ enum {
     MMA_F_OVF_INF    = 2u << 10, /* always Inf (NVIDIA, even under RZ)      */
     MMA_F_OVF_SAT    = 3u << 10, /* always the largest finite (OCP
                                     "satfinite"), an Inf result too         */
-    MMA_F_VIA_FP16   = 1u << 16  /* a and b are converted to fp16 before
+    MMA_F_VIA_FP16   = 1u << 16, /* a and b are converted to fp16 before
                                     the products (Hopper's emulated fp8
                                     mma.sync: an e4m3 subnormal becomes a
                                     normal fp16, which moves emax)          */
+    /* the chains tree (and ovf=sat+inf on the rounding trees) */
+    MMA_F_NAN_X86    = 1u << 20, /* NaN: each operation returns its first NaN
+                                    operand (an fma's a, then b, then the
+                                    accumulator; an addition's first
+                                    operand), quieted; an invalid operation
+                                    gives x86's QNaN indefinite (0xffc00000)*/
+    MMA_F_NAN_INDEF  = 1u << 21, /* every NaN result is the QNaN indefinite */
+    MMA_F_SAT_INF    = 1u << 22, /* with ovf=sat: an Inf operand still gives
+                                    Inf, only a finite result too large
+                                    saturates (Arm FPMR.OSM, ovf=sat+inf)   */
+    MMA_F_ORDER_DOWN = 1u << 23, /* chains: products in descending k order  */
+    MMA_F_VIA_TF32   = 1u << 24, /* a and b fp32, quieted when NaN, then the
+                                    low 13 bits cleared (x86 AMX-TF32)      */
+    MMA_F_NEG        = 1u << 17  /* negated products: d = c - sum a_k*b_k,
+                                    each product's sign flipped before the
+                                    sum (RISC-V SDOTPN-like forms; neg=1)   */
+};
+
+/* Where a chain of the chains tree starts (mma_unit.start) */
+enum {
+    MMA_START_C = 1,    /* chain 0's accumulator is c (one chain)           */
+    MMA_START_ZERO,     /* every chain from +0, c added at the end          */
+    MMA_START_NONE      /* a chain's first operation rounds its products
+                           alone; c added at the end                        */
 };
 #define MMA_F_OVF_MASK (3u << 10)
 
@@ -159,6 +186,12 @@ typedef struct {
     int ezero;          /* exponent given to zero terms when finding emax    */
     int interleave;     /* 0: step s takes products s*lmax..; n > 0: runs of
                            n consecutive k go round-robin to the steps       */
+    int ways;           /* chains tree: chains of a step; product k of the
+                           step goes to chain k mod ways                     */
+    int fuse;           /* chains tree: products per rounded operation       */
+    int start;          /* chains tree: MMA_START_*                          */
+    int lscale;         /* products scaled by 2^-lscale before c is added
+                           (Arm FPMR.LSCALE; exact and ieee trees)           */
     unsigned flags;     /* MMA_F_*                                           */
     int impl;           /* set by mma_unit_parse: which code path computes
                            it (0: decide on every call, for hand-made units) */
@@ -225,6 +258,12 @@ typedef struct {
 size_t mma_catalogue_size(void);
 /* Fills e and u for entry i (0-based); returns -1 past the end. */
 int mma_catalogue_get(size_t i, mma_catalogue_entry *e, mma_unit *u);
+/* The document an instruction's model follows, and whether it was checked
+ * on silicon, in words ("Intel SDM, VDPBF16PS (operation); checked on
+ * silicon: ..."), for a catalogue name ("x86:vdpbf16ps", with or without
+ * mode options); NULL for names without such a note.  mma_unit_explain
+ * ends with it. */
+const char *mma_catalogue_source(const char *name);
 
 #ifdef __cplusplus
 }

@@ -152,6 +152,25 @@ int mma_gemm(const mma_unit *u, mma_gemm_mode mode, int nc, long m, long n, int 
              const uint64_t *C, uint64_t *D, double *exact, int threads,
              char *err, size_t errlen);
 
+/* The same with scales that the software around the unit applies in FP32
+ * (FP8 GEMMs with per-tensor, per-row or per-block scales, DeepSeek-V3's
+ * recipe): the depth is cut into windows of w products (a multiple of
+ * u->k; w = k: one window); each window's chain from +0 in `mode` (nc as
+ * mma_gemm_dot) gives p, and for output (i, j) the FP32 register, which
+ * starts at C's value (+0 without C), takes
+ *     acc = fmaf(p, xa[i][win] * xb[j][win], acc)
+ * window by window: the scales' product rounded to FP32, then one fused
+ * multiply-add, as the CUDA compiler contracts DeepGEMM's
+ * `acc += scale_a * scale_b * partial` (fp64-output units: the same in
+ * binary64).  xa: m x (k / w), xb: n x (k / w) (B's scales by column, as B
+ * is given transposed).  sa, sb: a block-scaled unit's own block scales, as
+ * mma_gemm.  D: m x n fp32 encodings (fp64 for fp64-output units).  0, or
+ * -1 with a message when w, nc or k do not fit u. */
+int mma_gemm_scaled(const mma_unit *u, mma_gemm_mode mode, int nc, int w, long m, long n, int k,
+                    const uint64_t *A, const uint64_t *B, const uint64_t *sa, const uint64_t *sb,
+                    const float *xa, const float *xb, const uint64_t *C, uint64_t *D, int threads,
+                    char *err, size_t errlen);
+
 /* ---- input distributions of the metrics --------------------------------- */
 typedef enum {
     MMA_DIST_NORMAL, MMA_DIST_UNIFORM, MMA_DIST_LLM, MMA_DIST_CANCEL, MMA_DIST_BITS,

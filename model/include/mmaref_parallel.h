@@ -75,6 +75,11 @@ void mma_batch_init(mma_batch *x);
  * too narrow for its format, or a NULL array the batch needs. */
 int mma_batch_dot(const mma_unit *u, const mma_batch *x, char *err, size_t errlen);
 
+/* The checks of mma_batch_dot alone (element sizes, NULL arrays), nothing
+ * computed: 0, or -1 with the same message.  For callers that compute the
+ * batch elsewhere (the CUDA backend, cuda/mmaref_cuda.h). */
+int mma_batch_check(const mma_unit *u, const mma_batch *x, char *err, size_t errlen);
+
 /* The batch of uint64_t arrays (mma_batch_init's sizes): sa and sb NULL
  * for unscaled units; threads <= 0: all cores. */
 void mma_dot_batch(const mma_unit *u, size_t n, const uint64_t *c, const uint64_t *a,

@@ -148,6 +148,9 @@ typedef struct {
     int have_nearest;
     mma_probe_result nearest;
     size_t nearest_fit_mismatching, nearest_fit_matching;
+    size_t nearest_of;                   /* the mismatching observations it is
+                                            judged on (those with d wrong; with
+                                            flags, every one)               */
     char diff[256];                      /* mma_unit_diff(nearest, reference)*/
     /* tiles (observations tagged by output element, tags < tile_elems):
      * the elements that mismatch, grouped by the configuration nearest to
@@ -166,7 +169,8 @@ typedef struct {
 typedef struct {
     int threads;             /* <= 0: all cores                              */
     int nearest;             /* 1: search the nearest configuration          */
-    long tile_elems;         /* > 0: tags are output elements 0..tile_elems-1 */
+    long tile_elems;         /* > 0: tags are output elements 0..tile_elems-1,
+                                grouped by configuration (with nearest)      */
 } mma_triage_opts;
 
 /* Sorts the observations that u does not reproduce.  Returns 0, or -1 with
@@ -175,9 +179,18 @@ int mma_triage(const mma_unit *u, const mma_obs *o, const mma_triage_opts *opt,
                mma_triage_report *r, char *err, size_t len);
 
 /* Prints the classes with counts and one example each, then the nearest
- * configuration ("the unit behaves as f=12 on 99.8% of them"). */
+ * configuration ("the unit behaves as f=12 on 99.8% of them").  tile_cols:
+ * the columns of a tile whose tags are output elements, -1 when the tags
+ * are lanes, 0 file lines. */
 void mma_triage_write(FILE *f, const mma_unit *u, const mma_obs *o, const mma_triage_report *r,
                       long tile_cols);
+/* Its two halves: the classes (first line "triage: ..."), and the nearest
+ * configuration with the groups of elements (nothing without them), so
+ * that the classes can be shown before the nearest one is searched. */
+void mma_triage_write_classes(FILE *f, const mma_unit *u, const mma_obs *o, const mma_triage_report *r,
+                              long tile_cols);
+void mma_triage_write_nearest(FILE *f, const mma_unit *u, const mma_obs *o, const mma_triage_report *r,
+                              long tile_cols);
 
 #ifdef __cplusplus
 }

@@ -12,11 +12,11 @@
 
 #include <string.h>
 
-static uint64_t step(const mma_unit *u, const mma_rspec *r, mma_fmt cf, uint64_t c,
-                     const uint64_t *a, const uint64_t *b, const uint64_t *sa,
-                     const uint64_t *sb, int k0, int wide, unsigned *flags)
+static MMA_HD uint64_t step(const mma_unit *u, const mma_rspec *r, mma_fmt cf, uint64_t c,
+                            const uint64_t *a, const uint64_t *b, const uint64_t *sa,
+                            const uint64_t *sb, int k0, int wide, unsigned *flags)
 {
-    int n = u->lmax, scaled = u->scale != MMA_FMT_NONE;
+    int n = u->lmax, scaled = u->scale != MMA_FMT_NONE, neg = (u->flags & MMA_F_NEG) != 0;
     int nan = 0, invalid = 0, pinf = 0, ninf = 0;
     mma_term ct = mma_term_of(cf, c);
     int allzero = ct.cls == MMA_ZERO, anyneg = ct.neg, anypos = !ct.neg;
@@ -35,6 +35,7 @@ static uint64_t step(const mma_unit *u, const mma_rspec *r, mma_fmt cf, uint64_t
             op_nan |= ts[j].cls == MMA_NAN;
             p = mma_term_mul(p, ts[j]);
         }
+        p.neg ^= neg;     /* neg=1: c - a*b, the product's IEEE sign flipped (zeros and Inf too) */
         invalid |= mma_is_snan(u->a, a[k]) || mma_is_snan(u->b, b[k]);
         if (p.cls == MMA_NAN) { nan = 1; invalid |= !op_nan; }       /* 0 * Inf */
         else if (p.cls == MMA_INF) { if (p.neg) ninf = 1; else pinf = 1; }
@@ -61,14 +62,14 @@ static uint64_t step(const mma_unit *u, const mma_rspec *r, mma_fmt cf, uint64_t
             sig *= ts[j].sig;
             lsb += ts[j].e - ts[j].fb;
         }
-        mma_kacc_add(&acc, ta[j].neg ^ tb[j].neg, sig, lsb);
+        mma_kacc_add(&acc, ta[j].neg ^ tb[j].neg ^ neg, sig, lsb - u->lscale);   /* (Arm FP8: 2^-LSCALE) */
     }
     return mma_kacc_round_to(&acc, r, mma_zero_sign(allzero, anypos, anyneg, r->rho), flags);
 }
 
-uint64_t mma_alg_exact(const mma_unit *u, uint64_t c, const uint64_t *a,
-                       const uint64_t *b, const uint64_t *sa, const uint64_t *sb,
-                       unsigned *flags)
+MMA_HD uint64_t mma_alg_exact(const mma_unit *u, uint64_t c, const uint64_t *a,
+                              const uint64_t *b, const uint64_t *sa, const uint64_t *sb,
+                              unsigned *flags)
 {
     mma_rspec r = mma_unit_rspec(u);
     mma_fmt cf = u->c;

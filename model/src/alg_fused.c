@@ -6,7 +6,7 @@
 #include "internal.h"
 
 /* An operand, flushed to +0 when subnormal if the unit flushes inputs. */
-static mma_term operand(const mma_unit *u, mma_fmt f, uint64_t bits)
+static MMA_HD mma_term operand(const mma_unit *u, mma_fmt f, uint64_t bits)
 {
     mma_term t = mma_term_of(f, bits);
     if ((u->flags & MMA_F_FTZ_IN) && t.cls == MMA_FINITE && t.sig >> t.fb == 0) {
@@ -22,7 +22,7 @@ static mma_term operand(const mma_unit *u, mma_fmt f, uint64_t bits)
  * normal and its product's exponent e_a + e_b falls by the shift.  The H100
  * showed it: with e4m3 x e5m2 operands a subnormal e4m3 product can be the
  * largest term, and the unnormalized exponent cut one bit too few. */
-static mma_term via_fp16(mma_term t)
+static MMA_HD mma_term via_fp16(mma_term t)
 {
     if (t.cls != MMA_FINITE) return t;
     t.sig <<= 10 - t.fb;
@@ -31,8 +31,8 @@ static mma_term via_fp16(mma_term t)
     return t;
 }
 
-static mma_term product(const mma_unit *u, int k, const uint64_t *a,
-                        const uint64_t *b, const uint64_t *sa, const uint64_t *sb)
+static MMA_HD mma_term product(const mma_unit *u, int k, const uint64_t *a,
+                               const uint64_t *b, const uint64_t *sa, const uint64_t *sb)
 {
     mma_term x = operand(u, u->a, a[k]), y = operand(u, u->b, b[k]);
     if (u->flags & MMA_F_VIA_FP16) { x = via_fp16(x); y = via_fp16(y); }
@@ -44,11 +44,12 @@ static mma_term product(const mma_unit *u, int k, const uint64_t *a,
         p = mma_term_mul(p, s);
     }
     if (u->flags & MMA_F_PROD_OVF) mma_term_overflow(&p);
+    if (u->flags & MMA_F_NEG) p.neg ^= 1;   /* c - a*b: the IEEE signs of -(a*b), zeros and Inf too */
     return p;
 }
 
 /* k of the j-th product of step s */
-static int kindex(const mma_unit *u, int s, int j)
+static MMA_HD int kindex(const mma_unit *u, int s, int j)
 {
     if (!u->interleave) return s * u->lmax + j;
     int steps = u->k / u->lmax, run = j / u->interleave;
@@ -58,7 +59,7 @@ static int kindex(const mma_unit *u, int s, int j)
 /* IEEE addition x + y rounded to nearest even in format d (exact sum
  * first): Hopper's FADD, whose rounding and zeros are its own whatever the
  * unit's round= and zero= say; a NaN follows the unit's nan=. */
-static uint64_t ieee_add(const mma_unit *u, mma_fmt d, uint64_t x, uint64_t y)
+static MMA_HD uint64_t ieee_add(const mma_unit *u, mma_fmt d, uint64_t x, uint64_t y)
 {
     mma_term t[2] = {mma_term_of(d, x), mma_term_of(d, y)};
     mma_rspec r = {d, mma_format(d)->mbits, MMA_RNE, MMA_OVR_IEEE, MMA_ZS_IEEE, 0};
@@ -72,8 +73,8 @@ static uint64_t ieee_add(const mma_unit *u, mma_fmt d, uint64_t x, uint64_t y)
     return mma_kacc_round_to(&acc, &r, mma_terms_zneg(t, 2, MMA_RNE), NULL);
 }
 
-uint64_t mma_alg_fused(const mma_unit *u, uint64_t c, const uint64_t *a,
-                       const uint64_t *b, const uint64_t *sa, const uint64_t *sb)
+MMA_HD uint64_t mma_alg_fused(const mma_unit *u, uint64_t c, const uint64_t *a,
+                              const uint64_t *b, const uint64_t *sa, const uint64_t *sb)
 {
     mma_term t[MMA_MAX_K + 1];
     mma_fmt cf = u->c;

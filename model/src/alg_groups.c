@@ -41,8 +41,8 @@ int mma_groups_sums_fit(const mma_unit *u)
     return gbits + 8 <= 62 && tbits + lg2(u->k / u->g + 1) <= 61 && u->f + 2 <= 61;
 }
 
-uint64_t mma_alg_groups(const mma_unit *u, uint64_t c, const uint64_t *a,
-                        const uint64_t *b, const uint64_t *sa, const uint64_t *sb)
+MMA_HD uint64_t mma_alg_groups(const mma_unit *u, uint64_t c, const uint64_t *a,
+                               const uint64_t *b, const uint64_t *sa, const uint64_t *sb)
 {
     mma_term t[MMA_MAX_K + 1];
     int ng = 0, zall = 1, anypos = 0, anyneg = 0;    /* of products and c: the sign of a zero */

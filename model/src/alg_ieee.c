@@ -12,13 +12,13 @@
 #include <math.h>
 #include <string.h>
 
-static float f32_of(uint64_t bits) { uint32_t w = (uint32_t)bits; float f; memcpy(&f, &w, 4); return f; }
-static uint64_t bits_of_f32(float f) { uint32_t w; memcpy(&w, &f, 4); return w; }
-static double f64_of(uint64_t bits) { double d; memcpy(&d, &bits, 8); return d; }
-static uint64_t bits_of_f64(double d) { uint64_t w; memcpy(&w, &d, 8); return w; }
+static MMA_HD float f32_of(uint64_t bits) { uint32_t w = (uint32_t)bits; float f; memcpy(&f, &w, 4); return f; }
+static MMA_HD uint64_t bits_of_f32(float f) { uint32_t w; memcpy(&w, &f, 4); return w; }
+static MMA_HD double f64_of(uint64_t bits) { double d; memcpy(&d, &bits, 8); return d; }
+static MMA_HD uint64_t bits_of_f64(double d) { uint64_t w; memcpy(&w, &d, 8); return w; }
 
 /* Any 16-bit or narrower input as an exact binary32 (fp16, bf16 fit). */
-static float f32_from(mma_fmt f, uint64_t bits)
+static MMA_HD float f32_from(mma_fmt f, uint64_t bits)
 {
     if (f == MMA_FMT_FP32 || f == MMA_FMT_TF32) return f32_of(bits);
     mma_value v = mma_decode(f, bits);
@@ -40,8 +40,8 @@ static float f32_from(mma_fmt f, uint64_t bits)
  * operation (0*Inf, Inf-Inf) gives 0xfff8000000000000.  The fp32 chain (AMD,
  * whose payload rule is unknown: nan=any) uses the same order. */
 #define DMMA_DEFAULT_NAN 0xfff8000000000000ull
-uint64_t mma_alg_fma(const mma_unit *u, uint64_t c, const uint64_t *a,
-                     const uint64_t *b)
+MMA_HD uint64_t mma_alg_fma(const mma_unit *u, uint64_t c, const uint64_t *a,
+                            const uint64_t *b)
 {
     if (u->d == MMA_FMT_FP64) {
         double d = f64_of(c);
@@ -71,20 +71,20 @@ uint64_t mma_alg_fma(const mma_unit *u, uint64_t c, const uint64_t *a,
     return bits_of_f32(d);
 }
 
-static float ftz_keep_sign(float x)
+static MMA_HD float ftz_keep_sign(float x)
 {
     return fabsf(x) < 0x1p-126f ? x * 0.0f : x;
 }
 
-static float pairwise(const float *p, int n)
+static MMA_HD float pairwise(const float *p, int n)
 {
     if (n == 1) return p[0];
     float s = pairwise(p, n / 2) + pairwise(p + n / 2, n - n / 2);
     return ftz_keep_sign(s);
 }
 
-uint64_t mma_alg_pairwise(const mma_unit *u, uint64_t c, const uint64_t *a,
-                          const uint64_t *b)
+MMA_HD uint64_t mma_alg_pairwise(const mma_unit *u, uint64_t c, const uint64_t *a,
+                                 const uint64_t *b)
 {
     float p[MMA_MAX_K];
     const mma_format_info *fa = mma_format(u->a), *fb = mma_format(u->b);
@@ -99,5 +99,13 @@ uint64_t mma_alg_pairwise(const mma_unit *u, uint64_t c, const uint64_t *a,
     if (!isnan(d) && fabsf(d) < 0x1p-126f) d = 0.0f;
     for (int k0 = 0; k0 < u->k; k0 += u->g)
         d = ftz_keep_sign(d + pairwise(p + k0, u->g));
+    /* A NaN result is the unit's NaN (nan=), not the one the float unit
+     * hands back: x86 and a GPU give different ones, and on x86 which of
+     * two NaN operands comes out depends on the order the compiler put
+     * them in. */
+    if (isnan(d)) {
+        mma_nansrc src = {u->c, u->a, u->b, c, a, b, NULL, u->k};
+        return mma_nan_out(u, MMA_FMT_FP32, &src);
+    }
     return bits_of_f32(d);
 }

@@ -203,17 +203,23 @@ static int check(const void *p, int size, mma_fmt f, int need, const char *name,
     return 0;
 }
 
-int mma_batch_dot(const mma_unit *u, const mma_batch *x, char *err, size_t errlen)
+int mma_batch_check(const mma_unit *u, const mma_batch *x, char *err, size_t errlen)
 {
-    size_t ns = (size_t)mma_unit_nscales(u);
     int need = x->n > 0;
     if (check(x->c, x->c_size, u->c, need, "c", err, errlen) || check(x->a, x->a_size, u->a, need, "a", err, errlen) ||
         check(x->b, x->b_size, u->b, need, "b", err, errlen) || check(x->d, x->d_size, u->d, need, "d", err, errlen))
         return -1;
-    if (ns && (check(x->sa, x->sa_size, u->scale, need, "sa", err, errlen) ||
-               check(x->sb, x->sb_size, u->scale, need, "sb", err, errlen)))
+    if (mma_unit_nscales(u) && (check(x->sa, x->sa_size, u->scale, need, "sa", err, errlen) ||
+                                check(x->sb, x->sb_size, u->scale, need, "sb", err, errlen)))
         return -1;
-    if (!need) return 0;
+    return 0;
+}
+
+int mma_batch_dot(const mma_unit *u, const mma_batch *x, char *err, size_t errlen)
+{
+    size_t ns = (size_t)mma_unit_nscales(u);
+    if (mma_batch_check(u, x, err, errlen)) return -1;
+    if (!x->n) return 0;
     const fast_hdr *P = x->flags ? NULL : fast_plan_of(u);
     job j = {u, x, (size_t)u->k, ns, P};
     mma_chunk_fn fn = chunk_any;

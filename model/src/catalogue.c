@@ -206,7 +206,160 @@ static const cat_row rows[] = {
     {"cdna3", "v_mfma_f32_16x16x16_{a}", "", "f32", "f16 bf16", "=", 16, 16, TR, SKIP, SKIP, 0},
     {"cdna3", "v_mfma_f32_16x16x32_{a}_{b}", "", "f32", "bf8 fp8", "bf8 fp8", 32, 16, GTR, SKIP, SKIP, 0},
     {"cdna3", "v_mfma_f32_32x32x16_{a}_{b}", "", "f32", "bf8 fp8", "bf8 fp8", 16, 16, GTR, SKIP, SKIP, 0},
+
+    /* x86 (docs/hardware.md, "x86"): the Intel SDM's and ISE's pseudo-code.
+     * TDPBF16PS and VDPBF16PS checked on silicon (Xeon AMX; Zen 4's
+     * VDPBF16PS); the others from their specification only.  K is one
+     * output element with full 64-byte tile rows: b[i] is
+     * B.row[i/2].bf16[2n + i%2] (TDPBF16PS, TDPFP16PS), B.row[i/4].fp8[4n +
+     * i%4] (AMX-FP8), B.row[i].fp32[n] (TMMULTF32PS). */
+#define X86_FMA "round=rne,ovf=ieee,ftz=in+out,tiny=after,nan=x86,zero=ieee"
+    {"x86", "tdpbf16ps", "", "f32", "bf16", "=", 32, 0, "chains,ways=2,start=zero," X86_FMA, SKIP, SKIP, 0},
+    {"x86", "vdpbf16ps", "", "f32", "bf16", "=", 2, 0, "chains,ways=1,start=c,order=down," X86_FMA, SKIP, SKIP, 0},
+    {"x86", "tdpfp16ps", "", "f32", "f16", "=", 32, 0, "chains,ways=2,start=zero," X86_FMA, SKIP, SKIP, 0},
+    {"x86", "tmmultf32ps", "", "f32", "f32", "=", 16, 0,
+     "chains,ways=1,start=zero,via=tf32,round=rne,ovf=ieee,ftz=out,tiny=after,nan=x86,zero=ieee", SKIP, SKIP, 0},
+#define X86_FP8 "chains,ways=1,fuse=64,start=none,round=rne,ovf=ieee,ftz=in+out,tiny=after,nan=indef,zero=fixed"
+    {"x86", "tdpbf8ps", "", "f32", "e5m2", "e5m2", 64, 0, X86_FP8, SKIP, SKIP, 0},
+    {"x86", "tdpbhf8ps", "", "f32", "e5m2", "e4m3", 64, 0, X86_FP8, SKIP, SKIP, 0},
+    {"x86", "tdphbf8ps", "", "f32", "e4m3", "e5m2", 64, 0, X86_FP8, SKIP, SKIP, 0},
+    {"x86", "tdphf8ps", "", "f32", "e4m3", "e4m3", 64, 0, X86_FP8, SKIP, SKIP, 0},
+
+    /* Arm A-profile (Arm ARM, shared pseudo-code J1.3.3: BFDotAdd,
+     * BFMatMulAddH, FP8DotAddFP, FP8MatMulAddFP), from the specification
+     * only.  FPCR.EBF=0: BFMulH products rounded to odd, FPAdd_BF16 sums
+     * rounded to odd, inputs and results flushed, default NaN; EBF=1
+     * (.ebf): FPDot (one rounding) then FPAdd, by FPCR.RMode (RN here,
+     * round= as a mode), no flushing (FPCR.FZ=0), default NaN.  FP8:
+     * exact products and sum, times 2^-FPMR.LSCALE, plus the addend, one
+     * rounding to nearest; FPMR.OSM=1 saturates (ovf=sat+inf). */
+#define ARM_EBF0 "chains,ways=2,start=none,round=rodd,ovf=inf,ftz=in+out,tiny=before,nan=default,zero=ieee"
+#define ARM_EBF1 "chains,ways=1,fuse=2,start=none,round=rne,ovf=ieee,tiny=before,nan=default,zero=ieee"
+#define ARM_FP8 "exact,round=rne,ovf=ieee,nan=default,zero=ieee"
+    {"armv9", "bfdot", "", "f32", "bf16", "=", 2, 0, ARM_EBF0, SKIP, SKIP, 0},
+    {"armv9", "bfmmla", "", "f32", "bf16", "=", 4, 4, ARM_EBF0, SKIP, SKIP, 0},
+    {"armv9", "bfdot.ebf", "", "f32", "bf16", "=", 2, 0, ARM_EBF1, SKIP, SKIP, 0},
+    {"armv9", "bfmmla.ebf", "", "f32", "bf16", "=", 4, 4, ARM_EBF1, SKIP, SKIP, 0},
+    {"armv9", "fdot.f16.{a}.{b}", "", "f16", F8, F8, 2, 0, ARM_FP8, SKIP, SKIP, 0},
+    {"armv9", "fdot.f32.{a}.{b}", "", "f32", F8, F8, 4, 0, ARM_FP8, SKIP, SKIP, 0},
+    {"armv9", "fmmla.f16.{a}.{b}", "", "f16", F8, F8, 4, 0, ARM_FP8, SKIP, SKIP, 0},
+    {"armv9", "fmmla.f32.{a}.{b}", "", "f32", F8, F8, 8, 0, ARM_FP8, SKIP, SKIP, 0},
+
+    /* RISC-V Zvdota/Zvbdota proposal v0.2 (A. Waterman, "Zvdota and
+     * Zvbdota Families of Dot-Product Extensions", section "RISC-V Bulk
+     * Normalization Algorithm"), from the specification only: n products
+     * aligned to the largest reference exponent, each rounded to odd at
+     * 23 + log2(n) fraction bits (q - 1 + g), summed, rounded to odd into
+     * fp32 (overflow: Inf; a zero: +0); then c added rounded to odd.  n,
+     * the set size, is the implementation's: .n8 .n16 .n32.  The batched
+     * forms (vfwbdota, vfqwbdota) compute each dot product the same way. */
+#define RVBNA(N, F) "chains,ways=1,fuse=" #N ",start=none,f=" #F ",align=rodd,round=rodd,ovf=inf,nan=default,zero=pos"
+    {"riscv", "vfwdota.vv.n8", "", "f32", "bf16", "=", 8, 0, RVBNA(8, 26), SKIP, SKIP, 0},
+    {"riscv", "vfwdota.vv.n16", "", "f32", "bf16", "=", 16, 0, RVBNA(16, 27), SKIP, SKIP, 0},
+    {"riscv", "vfwdota.vv.n32", "", "f32", "bf16", "=", 32, 0, RVBNA(32, 28), SKIP, SKIP, 0},
+    {"riscv", "vfqwdota.vv.{b}.n16", "", "f32", "e4m3", F8, 16, 0, RVBNA(16, 27), SKIP, SKIP, 0},
+    {"riscv", "vfqwdota.vv.{b}.n32", "", "f32", "e4m3", F8, 32, 0, RVBNA(32, 28), SKIP, SKIP, 0},
+    {"riscv", "vfqwdota.alt.vv.{b}.n16", "", "f32", "e5m2", F8, 16, 0, RVBNA(16, 27), SKIP, SKIP, 0},
+    {"riscv", "vfqwdota.alt.vv.{b}.n32", "", "f32", "e5m2", F8, 32, 0, RVBNA(32, 28), SKIP, SKIP, 0},
+
+    /* AMD CDNA4 (AMD Instinct CDNA4 ISA reference guide, matrix arithmetic
+     * instructions, V_MFMA_SCALE_F32_{16X16X128,32X32X64}_F8F6F4): operand
+     * formats chosen per operand (OCP fp8, fp6, fp4), one E8M0 scale per 32
+     * k; the guide states D = C + (A x scaleA)(B x scaleB) and not the
+     * internal precision, so this is one exact sum rounded to nearest:
+     * from the specification, unverified until silicon is available. */
+#define CDNA4 "exact,round=rne,nan=canon+any,zero=fixed,scale=ue8m0,block=32"
+    {"cdna4", "v_mfma_scale_f32_16x16x128_f8f6f4.{a}.{b}", "", "f32", F864, F864, 128, 0, CDNA4, SKIP, SKIP, 0},
+    {"cdna4", "v_mfma_scale_f32_32x32x64_f8f6f4.{a}.{b}", "", "f32", F864, F864, 64, 0, CDNA4, SKIP, SKIP, 0},
 };
+
+/* Options a name takes beyond restating its own arithmetic: the mode
+ * registers a program sets around the instruction (Arm FPMR.LSCALE and
+ * FPMR.OSM for the FP8 forms, FPCR.RMode for the EBF=1 forms), each with
+ * the values it may take. */
+static const struct { const char *arch, *prefix, *key, *values; int lo, hi; } modes[] = {
+    {"armv9", "fdot.f16.", "lscale", NULL, 0, 15},    /* FP8 to fp16: FPMR.LSCALE<3:0> */
+    {"armv9", "fmmla.f16.", "lscale", NULL, 0, 15},
+    {"armv9", "fdot.f32.", "lscale", NULL, 0, 63},    /* FP8 to fp32: FPMR.LSCALE<5:0> */
+    {"armv9", "fmmla.f32.", "lscale", NULL, 0, 63},
+    {"armv9", "fdot.", "ovf", " ieee sat+inf ", 0, 0},
+    {"armv9", "fmmla.", "ovf", " ieee sat+inf ", 0, 0},
+    {"armv9", "bfdot.ebf", "round", " rne ru rd rz ", 0, 0},
+    {"armv9", "bfmmla.ebf", "round", " rne ru rd rz ", 0, 0},
+};
+
+/* What each non-GPU entry follows (mma_catalogue_source), by name prefix */
+#define SPEC_ONLY "from the specification, not checked on silicon."
+static const struct { const char *prefix, *text; } sources[] = {
+    {"x86:tdpbf16ps", "Intel SDM vol. 2, TDPBF16PS (operation: two FP32 FMA chains, DAZ, FTZ, RNE); checked on silicon, "
+                      "Intel Xeon (AMX), docs/hardware.md \"x86\"."},
+    {"x86:vdpbf16ps", "Intel SDM vol. 2, VDPBF16PS (operation; Table 5-1, NaN propagation priorities); checked on silicon, "
+                      "AMD Zen 4 (10,000,000 vectors) and Intel Xeon, docs/hardware.md \"x86\"."},
+    {"x86:tdpfp16ps", "Intel Architecture Instruction Set Extensions Programming Reference (ISE, 319433), TDPFP16PS; " SPEC_ONLY},
+    {"x86:tmmultf32ps", "Intel ISE (319433), TMMULTF32PS (AMX-TF32); " SPEC_ONLY},
+    {"x86:tdp", "Intel ISE (319433), AMX-FP8 TDPBF8PS/TDPBHF8PS/TDPHBF8PS/TDPHF8PS, read through the Bochs emulator's "
+                "implementation (bochs/cpu/avx/amx.cc); " SPEC_ONLY},
+    {"armv9:bfdot.ebf", "Arm ARM (A-profile) C8.2.49 BFDOT and J1.3.3 BFDotAdd, FPDot, FPAdd (FPCR.EBF=1, FPCR.FZ=0, "
+                        "DN; round= is FPCR.RMode); " SPEC_ONLY},
+    {"armv9:bfmmla.ebf", "Arm ARM (A-profile) C8.2.67 BFMMLA and J1.3.3 BFMatMulAddH, BFDotAdd, FPDot, FPAdd (FPCR.EBF=1, "
+                         "FPCR.FZ=0, DN; round= is FPCR.RMode); " SPEC_ONLY},
+    {"armv9:bfdot", "Arm ARM (A-profile) C8.2.49 BFDOT and J1.3.3 BFDotAdd, BFMulH, FPAdd_BF16, BFRound (FPCR.EBF=0); " SPEC_ONLY},
+    {"armv9:bfmmla", "Arm ARM (A-profile) C8.2.67 BFMMLA and J1.3.3 BFMatMulAddH, BFDotAdd (FPCR.EBF=0); " SPEC_ONLY},
+    {"armv9:f", "Arm ARM (A-profile) FP8 FDOT/FMMLA and J1.3.3 FP8DotAddFP, FP8MatMulAddFP, FP8Unpack, FPRound_FP8 "
+                "(lscale= is FPMR.LSCALE, ovf=sat+inf is FPMR.OSM=1); " SPEC_ONLY},
+    {"riscv:", "Zvdota/Zvbdota dot-product proposal v0.2 (github.com/aswaterman/riscv-misc, isa/ldot-bdot/ldot-bdot.adoc), "
+               "\"RISC-V Bulk Normalization Algorithm\" and \"Bulk Normalization of Dot Products\", one set of n products "
+               "(.nN); " SPEC_ONLY},
+    {"cdna4:", "AMD Instinct CDNA4 ISA reference guide, matrix arithmetic instructions, V_MFMA_SCALE_F32_*_F8F6F4 "
+               "(D = C + (A x scaleA)(B x scaleB); the internal precision is not stated: modelled exact); "
+               "from the specification, not checked on silicon (unverified until silicon is available)."},
+};
+
+const char *mma_catalogue_source(const char *name)
+{
+    for (size_t i = 0; i < sizeof sources / sizeof sources[0]; i++)
+        if (!strncmp(name, sources[i].prefix, strlen(sources[i].prefix))) return sources[i].text;
+    return NULL;
+}
+
+/* The values mode key (of option o) takes on arch:qual, in words; 0 when
+ * the key is no mode of it */
+static int mode_values(const char *arch, const char *qual, const char *o, char *buf, size_t len)
+{
+    size_t kl = strcspn(o, "=");
+    for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
+        if (strcmp(arch, modes[i].arch) || strncmp(qual, modes[i].prefix, strlen(modes[i].prefix)) ||
+            strlen(modes[i].key) != kl || strncmp(o, modes[i].key, kl))
+            continue;
+        if (modes[i].values) snprintf(buf, len, "%s=one of%s", modes[i].key, modes[i].values);
+        else snprintf(buf, len, "%s=%d..%d", modes[i].key, modes[i].lo, modes[i].hi);
+        return 1;
+    }
+    return 0;
+}
+
+/* Whether option o (key=value) sets a mode of instruction arch:qual */
+static int mode_option(const char *arch, const char *qual, const char *o)
+{
+    size_t kl = strcspn(o, "=");
+    if (!o[kl]) return 0;
+    const char *v = o + kl + 1;
+    for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
+        if (strcmp(arch, modes[i].arch) || strncmp(qual, modes[i].prefix, strlen(modes[i].prefix)) ||
+            strlen(modes[i].key) != kl || strncmp(o, modes[i].key, kl))
+            continue;
+        if (modes[i].values) {
+            char w[40];
+            snprintf(w, sizeof w, " %s ", v);
+            if (strlen(v) < 30 && strstr(modes[i].values, w)) return 1;
+        } else {
+            char *end;
+            long x = strtol(v, &end, 10);
+            if (*v && !*end && x >= modes[i].lo && x <= modes[i].hi) return 1;
+        }
+    }
+    return 0;
+}
 
 typedef struct {
     char arch[16];
@@ -357,8 +510,8 @@ static void canon_shape(char *q, size_t len, int cta2, int ws)
 }
 
 static const char *arch_names[] = {"volta", "turing", "ampere", "ada", "hopper", "blackwell",
-                                   "rtx-blackwell", "cdna1", "cdna2", "cdna3"};
-#define ARCH_LIST "volta turing ampere ada hopper blackwell rtx-blackwell cdna1 cdna2 cdna3"
+                                   "rtx-blackwell", "cdna1", "cdna2", "cdna3", "cdna4", "x86", "armv9", "riscv"};
+#define ARCH_LIST "volta turing ampere ada hopper blackwell rtx-blackwell cdna1 cdna2 cdna3 cdna4 x86 armv9 riscv"
 
 /* The three catalogue names nearest to qual (edit distance), among the
  * entries of arch when it is an architecture we know, else among all
@@ -400,6 +553,7 @@ static int same_unit(const mma_unit *x, const mma_unit *y)
            x->k == y->k && x->lmax == y->lmax && x->block == y->block && x->tree == y->tree &&
            x->f == y->f && x->f2 == y->f2 && x->g == y->g && x->align == y->align && x->rho == y->rho &&
            x->p == y->p && x->cadd == y->cadd && x->ezero == y->ezero && x->interleave == y->interleave &&
+           x->ways == y->ways && x->fuse == y->fuse && x->start == y->start && x->lscale == y->lscale &&
            x->flags == y->flags;
 }
 
@@ -407,6 +561,17 @@ static int parse_name(const char *text, mma_unit *u, char *err, size_t len);
 
 /* "<instruction>,key=value,...": the hardware fixes every choice, so an
  * option is accepted only where it restates the instruction's own. */
+/* the value of key in configuration string cfg ("" when absent) */
+static void cfg_value(const char *cfg, const char *key, char *out, size_t len)
+{
+    char k[40];
+    snprintf(k, sizeof k, ",%s=", key);
+    const char *at = strstr(cfg, k);
+    if (!at) { if (len) out[0] = 0; return; }
+    at += strlen(k);
+    snprintf(out, len, "%.*s", (int)strcspn(at, ","), at);
+}
+
 static int parse_name_options(const char *text, size_t namelen, mma_unit *u, char *err, size_t len)
 {
     char name[200], opts[400];
@@ -417,27 +582,77 @@ static int parse_name_options(const char *text, size_t namelen, mma_unit *u, cha
     snprintf(name, sizeof name, "%.*s", (int)namelen, text);
     snprintf(opts, sizeof opts, "%s", text + namelen + 1);
     if (parse_name(name, u, err, len)) return -1;
-    char cfg[512];
+    char cfg[512], base[512], arch[32], qual[200];
     mma_unit_config(u, cfg, sizeof cfg);
-    for (char *save = NULL, *o = strtok_r(opts, ",", &save); o; o = strtok_r(NULL, ",", &save)) {
+    snprintf(base, sizeof base, "%s", cfg);
+    char own_name[sizeof u->name];
+    snprintf(own_name, sizeof own_name, "%s", u->name);
+    mma_name_split(own_name, arch, sizeof arch, qual, sizeof qual);
+    char seen[sizeof opts + 8] = "";                /* the modes set, as ",key=value" each */
+    for (char *rest = opts, *o; (o = strsep(&rest, ",")) != NULL; ) {
         char with[1024], perr[400];
+        if (!*o) {
+            if (err) snprintf(err, len, "%s: an empty option (two commas in a row, or one at an end)", name);
+            return -1;
+        }
         mma_unit v;
-        snprintf(with, sizeof with, "%s,%s", cfg, o);
+        /* the option replaces the instruction's own value of that field */
+        char key[64];
+        snprintf(key, sizeof key, ",%.*s=", (int)strcspn(o, "="), o);
+        const char *at = strstr(cfg, key);
+        if (at) {
+            const char *end = at + 1 + strcspn(at + 1, ",");
+            snprintf(with, sizeof with, "%.*s%s,%s", (int)(at - cfg), cfg, end, o);
+        } else {
+            snprintf(with, sizeof with, "%s,%s", cfg, o);
+        }
         if (mma_config_parse(with, &v, perr, sizeof perr)) {
             if (err) snprintf(err, len, "%s: option '%s' refused: %s", name, o, perr + (strncmp(perr, "configuration: ", 15) ? 0 : 15));
             return -1;
         }
+        if (mode_option(arch, qual, o)) {           /* a mode the program sets (FPMR, FPCR) */
+            const char *prev = strstr(seen, key);   /* ",lscale=" among the modes set already */
+            if (prev) {
+                prev += strlen(key);
+                if (err) snprintf(err, len, "%s: option '%.*s' given twice ('%.*s', then '%s')", name,
+                                  (int)strlen(key) - 2, key + 1, (int)strcspn(prev, ","), prev, o + strlen(key) - 1);
+                return -1;
+            }
+            size_t used = strlen(seen);
+            snprintf(seen + used, sizeof seen - used, ",%s", o);
+            *u = v;
+            mma_unit_config(u, cfg, sizeof cfg);
+            continue;
+        }
+        char range[80];
+        if (mode_values(arch, qual, o, range, sizeof range)) {
+            if (err) snprintf(err, len, "%s: option '%s' refused: this mode takes %s", name, o, range);
+            return -1;
+        }
         if (!same_unit(u, &v)) {
-            char key[64], own[64] = "";
-            snprintf(key, sizeof key, ",%.*s=", (int)strcspn(o, "="), o);
-            const char *at = strstr(cfg, key);
+            char own[64] = "";
             if (at) snprintf(own, sizeof own, " (its own: %.*s)", (int)strcspn(at + 1, ","), at + 1);
             if (err) snprintf(err, len, "%s: option '%s' refused: the instruction's arithmetic is fixed by the hardware%s; "
                               "to model another unit start from its configuration string (mmaref describe %s)", name, o, own, name);
             return -1;
         }
     }
-    return 0;                                   /* the instruction itself: its own name */
+    /* the name: the instruction's, and the modes set away from their
+     * defaults in the table's order (one unit, one name) */
+    size_t n = (size_t)snprintf(u->name, sizeof u->name, "%s", own_name);
+    const char *done = "";
+    for (size_t i = 0; i < sizeof modes / sizeof modes[0] && n < sizeof u->name; i++) {
+        if (strcmp(arch, modes[i].arch) || strncmp(qual, modes[i].prefix, strlen(modes[i].prefix)) ||
+            !strcmp(done, modes[i].key))
+            continue;
+        char was[64], now[64];
+        cfg_value(base, modes[i].key, was, sizeof was);
+        cfg_value(cfg, modes[i].key, now, sizeof now);
+        if (strcmp(was, now) && now[0])
+            n += (size_t)snprintf(u->name + n, sizeof u->name - n, ",%s=%s", modes[i].key, now);
+        done = modes[i].key;
+    }
+    return 0;
 }
 
 int mma_unit_parse(const char *text, mma_unit *u, char *err, size_t len)

@@ -13,11 +13,12 @@
 
 #define EZ_NONE INT_MIN
 
-static const char *tree_names[] = {"fused", "evenodd", "groups", "pairwise", "fma", "exact", "ieee"};
-#define NTREES 7
+static const char *tree_names[] = {"fused", "evenodd", "groups", "pairwise", "fma", "exact", "ieee", "chains"};
+#define NTREES 8
 static const char *rnd_names[] = {"rz", "rne", "rd", "ru", "rmm", "rodd"};
 static const char *ovf_names[] = {"", "ieee", "inf", "sat"};
 static const char *cadd_names[] = {"fused", "rd", "rdz", "after"};
+static const char *start_names[] = {"", "c", "zero", "none"};
 
 int mma_errf(char *err, size_t len, const char *fmt, ...)
 {
@@ -48,7 +49,7 @@ static int parse_int(const char *v, int *out)
 int mma_unit_finish(mma_unit *u, unsigned given, char *err, size_t len);
 
 enum { G_L = 1, G_ROUND = 2, G_P = 4, G_ZERO = 8, G_NAN = 16, G_F2 = 32, G_C = 64, G_D = 128, G_B = 256,
-       G_OVF = 512, G_TINY = 1024, G_NAN_NOTANY = 2048 };
+       G_OVF = 512, G_TINY = 1024, G_NAN_NOTANY = 2048, G_F = 4096, G_K = 8192 };
 
 /* Output formats: the fused, exact and ieee trees round into any format
  * the model takes as an input (but tf32); the AMD and block-scaled fp4
@@ -62,12 +63,14 @@ int mma_unit_finish(mma_unit *u, unsigned given, char *err, size_t len)
 {
     const char *tn = tree_names[u->tree];
     int exactish = u->tree == MMA_TREE_EXACT || u->tree == MMA_TREE_IEEE;
-    int free_out = exactish || (u->tree == MMA_TREE_FUSED && (u->cadd == MMA_CADD_FUSED || u->cadd == MMA_CADD_AFTER)
+    int chains = u->tree == MMA_TREE_CHAINS;       /* (alg_chains.c: IEEE defaults, its own checks) */
+    int free_out = exactish || chains || (u->tree == MMA_TREE_FUSED && (u->cadd == MMA_CADD_FUSED || u->cadd == MMA_CADD_AFTER)
                                 && u->scale == MMA_FMT_NONE);
     if (!(given & G_B)) u->b = u->a;
     if (!(given & G_C)) u->c = MMA_FMT_FP32;
     if (!(given & G_D)) u->d = u->c;
     if (u->a == MMA_FMT_NONE) return mma_errf(err, len, "configuration: field 'a' (input format) is required");
+    if (!(given & G_K)) return mma_errf(err, len, "configuration: field 'k' (products per dot product, 1..%d) is required", MMA_MAX_K);
     if (u->k <= 0 || u->k > MMA_MAX_K)
         return mma_errf(err, len, "configuration: field 'k' must be 1..%d (got %d)", MMA_MAX_K, u->k);
     if (!(given & G_L)) u->lmax = u->k;
@@ -86,16 +89,16 @@ int mma_unit_finish(mma_unit *u, unsigned given, char *err, size_t len)
     const mma_format_info *di = mma_format(d);
     int ieee = u->tree == MMA_TREE_FMA || u->tree == MMA_TREE_PAIRWISE;   /* host IEEE arithmetic */
     if (!(given & G_ROUND)) u->rho = d == MMA_FMT_FP32 && u->tree != MMA_TREE_FMA &&
-                                     u->tree != MMA_TREE_PAIRWISE && !exactish
+                                     u->tree != MMA_TREE_PAIRWISE && !exactish && !chains
                                      && (u->cadd == MMA_CADD_FUSED || u->cadd == MMA_CADD_AFTER) ? MMA_RZ : MMA_RNE;
     if (!(given & G_P)) u->p = di->mbits;
     if (u->p < 1 || u->p > di->mbits)
         return mma_errf(err, len, "configuration: field 'p' must be 1..%d for d=%s", di->mbits, di->name);
-    if ((ieee || u->tree == MMA_TREE_IEEE) && u->p != di->mbits)
+    if ((ieee || u->tree == MMA_TREE_IEEE || chains) && u->p != di->mbits)
         return mma_errf(err, len, "configuration: tree '%s' rounds to the full output format (p=%d)", tn, di->mbits);
     /* the semantics of results: IEEE 754 on the ieee tree, NVIDIA's
      * conventions on the others unless given */
-    if (u->tree == MMA_TREE_IEEE) {
+    if (u->tree == MMA_TREE_IEEE || chains) {
         if (!(given & G_ZERO)) u->flags |= MMA_F_ZERO_IEEE;
     } else {
         if ((given & G_TINY))
@@ -128,6 +131,12 @@ int mma_unit_finish(mma_unit *u, unsigned given, char *err, size_t len)
         if (u->cadd != MMA_CADD_FUSED || u->interleave)
             return mma_errf(err, len, "configuration: tree '%s' adds in k order (fields 'cadd', 'interleave' do not apply)", tn);
     }
+    if ((u->flags & (MMA_F_NAN_X86 | MMA_F_NAN_INDEF | MMA_F_VIA_TF32 | MMA_F_ORDER_DOWN)) || u->ways || u->fuse || u->start) {
+        if (!chains) return mma_errf(err, len, "configuration: fields 'ways', 'fuse', 'start', 'order', nan=x86|indef and via=tf32 belong to tree 'chains'");
+    }
+    if (u->align == MMA_RODD && !chains) return mma_errf(err, len, "configuration: align=rodd belongs to tree 'chains'");
+    if (u->lscale && !exactish) return mma_errf(err, len, "configuration: field 'lscale' belongs to trees 'exact' and 'ieee'");
+    if (chains) return mma_chains_finish(u, err, len);
     if (u->tree == MMA_TREE_FMA) {
         if (!(u->a == d && u->b == d && u->c == d && (d == MMA_FMT_FP64 || d == MMA_FMT_FP32)))
             return mma_errf(err, len, "configuration: tree 'fma' needs a=b=c=d=fp32 or fp64");
@@ -149,6 +158,8 @@ int mma_unit_finish(mma_unit *u, unsigned given, char *err, size_t len)
         return 0;
     }
     int fmax = u->tree == MMA_TREE_GROUPS ? 45 : 48;
+    if (!(given & G_F))
+        return mma_errf(err, len, "configuration: field 'f' is missing (the fraction bits kept in alignment, 1..%d)", fmax);
     if (u->f < 1 || u->f > fmax)
         return mma_errf(err, len, "configuration: field 'f' must be 1..%d (got %d)", fmax, u->f);
     if (u->tree == MMA_TREE_GROUPS) {
@@ -197,8 +208,10 @@ int mma_config_parse(const char *text, mma_unit *u, char *err, size_t len)
     u->align = MMA_RZ;
     u->ezero = EZ_NONE;
     unsigned given = 0;
-    int first = 1;
-    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save), first = 0) {
+    int first = 1, nseen = 0;
+    const char *seen_k[64], *seen_v[64];
+    for (char *rest = buf, *tok; (tok = strsep(&rest, ",")) != NULL; first = 0) {
+        if (!*tok) return mma_errf(err, len, "configuration: an empty field (two commas in a row, or one at an end)");
         char *eq = strchr(tok, '=');
         if (!eq) {
             int t = lookup(tok, tree_names, NTREES);
@@ -210,6 +223,11 @@ int mma_config_parse(const char *text, mma_unit *u, char *err, size_t len)
         *eq = 0;
         const char *k = tok, *v = eq + 1;
         int iv = 0, bad = 0;
+        /* a key given twice is a mistake (a=e4m3,a=e5m2 changed b too) */
+        for (int i = 0; i < nseen; i++)
+            if (!strcmp(seen_k[i], k))
+                return mma_errf(err, len, "configuration: field '%s' given twice ('%s', then '%s')", k, seen_v[i], v);
+        if (nseen < (int)(sizeof seen_k / sizeof seen_k[0])) { seen_k[nseen] = k; seen_v[nseen++] = v; }
         mma_fmt f = mma_format_by_name(v);
         if (!strcmp(k, "tree")) { int t = lookup(v, tree_names, NTREES); bad = t < 0; if (!bad) u->tree = (mma_tree)t; }
         else if (!strcmp(k, "a")) { bad = !f; u->a = f; }
@@ -221,20 +239,30 @@ int mma_config_parse(const char *text, mma_unit *u, char *err, size_t len)
             given |= G_D;
         }
         else if (!strcmp(k, "scale")) { bad = !f; u->scale = f; }
-        else if (!strcmp(k, "k")) bad = parse_int(v, &u->k);
+        else if (!strcmp(k, "k")) { bad = parse_int(v, &u->k); given |= G_K; }
         else if (!strcmp(k, "l")) { bad = parse_int(v, &u->lmax); given |= G_L; }
-        else if (!strcmp(k, "f")) bad = parse_int(v, &u->f);
+        else if (!strcmp(k, "f")) { bad = parse_int(v, &u->f); given |= G_F; }
         else if (!strcmp(k, "f2")) { bad = parse_int(v, &u->f2); given |= G_F2; }
         else if (!strcmp(k, "g")) bad = parse_int(v, &u->g);
         else if (!strcmp(k, "interleave")) bad = parse_int(v, &u->interleave) || u->interleave < 0;
         else if (!strcmp(k, "block")) bad = parse_int(v, &u->block);
         else if (!strcmp(k, "p")) { bad = parse_int(v, &u->p); given |= G_P; }
-        else if (!strcmp(k, "align")) { iv = lookup(v, rnd_names, 4); bad = iv != MMA_RZ && iv != MMA_RD; if (!bad) u->align = (mma_rounding)iv; }
+        else if (!strcmp(k, "align")) { iv = lookup(v, rnd_names, 6); bad = iv != MMA_RZ && iv != MMA_RD && iv != MMA_RODD; if (!bad) u->align = (mma_rounding)iv; }
+        else if (!strcmp(k, "ways")) bad = parse_int(v, &u->ways) || u->ways < 1;
+        else if (!strcmp(k, "fuse")) bad = parse_int(v, &u->fuse) || u->fuse < 1;
+        else if (!strcmp(k, "start")) { iv = lookup(v, start_names, 4); bad = iv < 1; if (!bad) u->start = iv; }
+        else if (!strcmp(k, "order")) {
+            u->flags &= ~MMA_F_ORDER_DOWN;
+            if (!strcmp(v, "down")) u->flags |= MMA_F_ORDER_DOWN; else bad = strcmp(v, "up") != 0;
+        }
+        else if (!strcmp(k, "lscale")) bad = parse_int(v, &u->lscale) || u->lscale < 0 || u->lscale > 127;
         else if (!strcmp(k, "round")) { iv = lookup(v, rnd_names, 6); bad = iv < 0; if (!bad) u->rho = (mma_rounding)iv; given |= G_ROUND; }
         else if (!strcmp(k, "ovf")) {
-            iv = lookup(v, ovf_names, 4);
+            int satinf = !strcmp(v, "sat+inf");      /* (Arm FPMR.OSM: only a finite result saturates) */
+            iv = satinf ? MMA_OVR_SAT : lookup(v, ovf_names, 4);
             bad = iv < 1;
-            u->flags &= ~MMA_F_OVF_MASK;
+            u->flags &= ~(MMA_F_OVF_MASK | MMA_F_SAT_INF);
+            if (satinf) u->flags |= MMA_F_SAT_INF;
             if (!bad) u->flags |= (unsigned)iv << 10;
             given |= G_OVF;
         }
@@ -252,10 +280,21 @@ int mma_config_parse(const char *text, mma_unit *u, char *err, size_t len)
             u->flags &= ~(MMA_F_FTZ_IN | MMA_F_FTZ_SUM);
             if (!strcmp(v, "none")) {}
             else if (!strcmp(v, "in")) u->flags |= MMA_F_FTZ_IN;
-            else if (!strcmp(v, "in+sum")) u->flags |= MMA_F_FTZ_IN | MMA_F_FTZ_SUM;
+            else if (!strcmp(v, "in+sum") || !strcmp(v, "in+out")) u->flags |= MMA_F_FTZ_IN | MMA_F_FTZ_SUM;
+            else if (!strcmp(v, "out")) u->flags |= MMA_F_FTZ_SUM;
             else bad = 1;
         }
-        else if (!strcmp(k, "via")) { bad = strcmp(v, "fp16") != 0; if (!bad) u->flags |= MMA_F_VIA_FP16; }
+        else if (!strcmp(k, "via")) {
+            u->flags &= ~(MMA_F_VIA_FP16 | MMA_F_VIA_TF32);
+            if (!strcmp(v, "fp16")) u->flags |= MMA_F_VIA_FP16;
+            else if (!strcmp(v, "tf32")) u->flags |= MMA_F_VIA_TF32;
+            else bad = 1;
+        }
+        else if (!strcmp(k, "neg")) {
+            bad = parse_int(v, &iv) || iv < 0 || iv > 1;
+            u->flags &= ~MMA_F_NEG;
+            if (!bad && iv) u->flags |= MMA_F_NEG;
+        }
         else if (!strcmp(k, "povf")) {
             bad = parse_int(v, &iv) || iv < 0 || iv > 1;
             u->flags &= ~MMA_F_PROD_OVF;
@@ -268,13 +307,15 @@ int mma_config_parse(const char *text, mma_unit *u, char *err, size_t len)
             size_t rl = strcspn(v, "+");
             int any = !strcmp(v + rl, "+any") || !strcmp(v, "any");
             given |= G_NAN;
-            u->flags &= ~(MMA_F_NAN_CANON | MMA_F_NAN_PROP | MMA_F_NAN_ANY);
+            u->flags &= ~(MMA_F_NAN_CANON | MMA_F_NAN_PROP | MMA_F_NAN_ANY | MMA_F_NAN_X86 | MMA_F_NAN_INDEF);
             snprintf(rule, sizeof rule, "%.*s", rl < sizeof rule ? (int)rl : 0, v);
             if (any) u->flags |= MMA_F_NAN_ANY;
             if (!strcmp(v, "any")) {}
             else if (v[rl] && !any) bad = 1;
             else if (!strcmp(rule, "canon")) u->flags |= MMA_F_NAN_CANON;
             else if (!strcmp(rule, "prop")) u->flags |= MMA_F_NAN_PROP;
+            else if (!strcmp(rule, "x86")) u->flags |= MMA_F_NAN_X86;
+            else if (!strcmp(rule, "indef")) u->flags |= MMA_F_NAN_INDEF;
             else if (strcmp(rule, "default") && strcmp(rule, "ieee")) bad = 1;
             if (strcmp(v, "any")) given |= G_NAN_NOTANY;
         }
@@ -285,7 +326,7 @@ int mma_config_parse(const char *text, mma_unit *u, char *err, size_t len)
             else if (!strcmp(v, "ieee")) u->flags |= MMA_F_ZERO_IEEE;
             else bad = strcmp(v, "fixed") != 0;
         }
-        else return mma_errf(err, len, "configuration: unknown field '%s' (fields: a b c d k l f f2 g scale block align round p cadd ezero ftz via povf nan zero ovf tiny)", k);
+        else return mma_errf(err, len, "configuration: unknown field '%s' (fields: a b c d k l f f2 g scale block align round p cadd ezero ftz via povf nan zero ovf tiny neg ways fuse start order lscale)", k);
         if (bad) return mma_errf(err, len, "configuration: field '%s' has a bad value '%s'", k, v);
     }
     if (u->ezero == EZ_NONE) u->flags |= MMA_F_NO_EZERO;
@@ -294,14 +335,32 @@ int mma_config_parse(const char *text, mma_unit *u, char *err, size_t len)
      * a negative shift) */
     else if (u->ezero < -1000 || u->ezero > 1000)
         return mma_errf(err, len, "configuration: field 'ezero' must be -1000..1000 or none (got %d)", u->ezero);
-    if ((u->flags & MMA_F_FTZ_IN) && !(u->tree == MMA_TREE_FUSED && (u->cadd == MMA_CADD_FUSED || u->cadd == MMA_CADD_AFTER)))
-        return mma_errf(err, len, "configuration: field 'ftz' is supported by tree 'fused' (pairwise always flushes)");
-    if ((u->flags & MMA_F_FTZ_SUM) && u->tree != MMA_TREE_PAIRWISE)
-        return mma_errf(err, len, "configuration: ftz=in+sum belongs to tree 'pairwise'");
+    if ((u->flags & MMA_F_FTZ_IN) && u->tree != MMA_TREE_CHAINS &&
+        !(u->tree == MMA_TREE_FUSED && (u->cadd == MMA_CADD_FUSED || u->cadd == MMA_CADD_AFTER)))
+        return mma_errf(err, len, "configuration: field 'ftz' is supported by trees 'fused' and 'chains' (pairwise always flushes)");
+    if ((u->flags & MMA_F_FTZ_SUM) && u->tree != MMA_TREE_PAIRWISE && u->tree != MMA_TREE_CHAINS)
+        return mma_errf(err, len, "configuration: ftz=in+sum belongs to tree 'pairwise', and flushing results (ftz=out, in+out) to tree 'chains'");
     if (u->tree == MMA_TREE_PAIRWISE) u->flags |= MMA_F_FTZ_IN | MMA_F_FTZ_SUM;
+    if ((u->flags & MMA_F_NEG) && !(u->tree == MMA_TREE_EXACT || u->tree == MMA_TREE_IEEE ||
+                                     (u->tree == MMA_TREE_FUSED && (u->cadd == MMA_CADD_FUSED || u->cadd == MMA_CADD_AFTER))))
+        return mma_errf(err, len, "configuration: field 'neg': trees fused (cadd=fused or after), exact and ieee negate their products");
     int rc = mma_unit_finish(u, given, err, len);
-    if (rc == 0) u->impl = mma_unit_impl(u);
-    return rc;
+    if (rc) return rc;
+    /* a field the unit does not use is a mistake, not an option: the
+     * canonical form (mma_unit_config) writes every field that matters */
+    static const char *const situational[] = {"l", "f2", "g", "block", "interleave"};
+    char canon[600];
+    mma_unit_config(u, canon, sizeof canon);
+    for (int i = 0; i < nseen; i++)
+        for (size_t j = 0; j < sizeof situational / sizeof situational[0]; j++) {
+            char key[24];
+            snprintf(key, sizeof key, ",%s=", situational[j]);
+            if (!strcmp(seen_k[i], situational[j]) && !strstr(canon, key))
+                return mma_errf(err, len, "configuration: field '%s' does not apply to this unit (tree '%s'%s)", seen_k[i],
+                                tree_names[u->tree], u->cadd != MMA_CADD_FUSED ? "" : ", cadd=fused");
+        }
+    u->impl = mma_unit_impl(u);
+    return 0;
 }
 
 #define APPEND(...) do { int w_ = snprintf(buf + n, n < len ? len - n : 0, __VA_ARGS__); if (w_ > 0) n += (size_t)w_; } while (0)
@@ -323,6 +382,7 @@ static const char *zero_name(unsigned fl)
 int mma_unit_config(const mma_unit *u, char *buf, size_t len)
 {
     size_t n = 0;
+    if (u->tree == MMA_TREE_CHAINS) return mma_chains_config(u, buf, len);
     APPEND("%s,a=%s,b=%s,c=%s,d=%s,k=%d", tree_names[u->tree], mma_format(u->a)->name,
            mma_format(u->b)->name, mma_format(u->c)->name, mma_format(u->d)->name, u->k);
     if (u->tree == MMA_TREE_FMA || u->tree == MMA_TREE_PAIRWISE) {
@@ -344,7 +404,9 @@ int mma_unit_config(const mma_unit *u, char *buf, size_t len)
     APPEND(",round=%s", rnd_names[u->rho]);
     if (u->tree != MMA_TREE_IEEE) APPEND(",p=%d", u->p);
     /* overflow: always on the ieee tree, elsewhere where not the default */
-    if (u->tree == MMA_TREE_IEEE || mma_unit_ovf(u) != mma_default_ovf(u->tree, u->rho)) APPEND(",ovf=%s", ovf_names[mma_unit_ovf(u)]);
+    if (u->tree == MMA_TREE_IEEE || mma_unit_ovf(u) != mma_default_ovf(u->tree, u->rho))
+        APPEND(",ovf=%s%s", ovf_names[mma_unit_ovf(u)], (u->flags & MMA_F_SAT_INF) ? "+inf" : "");
+    if (u->lscale) APPEND(",lscale=%d", u->lscale);
     if (!exactish && (u->cadd == MMA_CADD_FUSED || u->cadd == MMA_CADD_AFTER)) {
         if (u->flags & MMA_F_NO_EZERO) APPEND(",ezero=none");
         else APPEND(",ezero=%d", u->ezero);
@@ -354,6 +416,7 @@ int mma_unit_config(const mma_unit *u, char *buf, size_t len)
     if (u->flags & MMA_F_PROD_OVF) APPEND(",povf=1");
     APPEND(",nan=%s,zero=%s", nan_name(u->flags), zero_name(u->flags));
     if (u->tree == MMA_TREE_IEEE) APPEND(",tiny=%s", (u->flags & MMA_F_TINY_BEFORE) ? "before" : "after");
+    if (u->flags & MMA_F_NEG) APPEND(",neg=1");
     return (int)n;
 }
 
@@ -374,7 +437,10 @@ static size_t explain_results(const mma_unit *u, char *buf, size_t len, size_t n
     const char *inf = di->has_inf ? "Inf" : nan_only ? "NaN" : "the largest finite";
     switch (mma_unit_ovf(u)) {
     case MMA_OVR_INF: APPEND(" Overflow gives %s, whatever the rounding (ovf=inf).", inf); break;
-    case MMA_OVR_SAT: APPEND(" Overflow, and an infinite result, give the largest finite %s (ovf=sat).", dn); break;
+    case MMA_OVR_SAT:
+        if (u->flags & MMA_F_SAT_INF) APPEND(" Overflow gives the largest finite %s; an Inf operand still gives Inf (ovf=sat+inf).", dn);
+        else APPEND(" Overflow, and an infinite result, give the largest finite %s (ovf=sat).", dn);
+        break;
     default:
         switch (u->rho) {
         case MMA_RNE: case MMA_RMM: APPEND(" Overflow gives %s (IEEE 754, ovf=ieee).", inf); break;
@@ -401,14 +467,25 @@ static size_t explain_results(const mma_unit *u, char *buf, size_t len, size_t n
     return n;
 }
 
+static int explain_body(const mma_unit *u, char *buf, size_t len);
+
 int mma_unit_explain(const mma_unit *u, char *buf, size_t len)
+{
+    size_t n = (size_t)(u->tree == MMA_TREE_CHAINS ? mma_chains_explain(u, buf, len) : explain_body(u, buf, len));
+    const char *src = u->name[0] ? mma_catalogue_source(u->name) : NULL;   /* (the documents: catalogue.c) */
+    if (src) APPEND(" Source: %s", src);
+    return (int)n;
+}
+
+static int explain_body(const mma_unit *u, char *buf, size_t len)
 {
     size_t n = 0;
     const char *an = mma_format(u->a)->name, *bn = mma_format(u->b)->name;
     const char *cn = mma_format(u->c)->name, *dn = mma_format(u->d)->name;
     int steps = u->k / (u->lmax ? u->lmax : u->k);
-    APPEND("%s: d = c + sum of %d products a[k]*b[k], a in %s, b in %s, c in %s, d in %s. ",
-           mma_unit_algorithm(u), u->k, an, bn, cn, dn);
+    APPEND("%s: d = c %c sum of %d products a[k]*b[k], a in %s, b in %s, c in %s, d in %s%s. ",
+           mma_unit_algorithm(u), (u->flags & MMA_F_NEG) ? '-' : '+', u->k, an, bn, cn, dn,
+           (u->flags & MMA_F_NEG) ? " (each product negated, then summed as below: neg=1)" : "");
     switch (u->tree) {
     case MMA_TREE_FMA:
         APPEND("Sequential IEEE fused multiply-adds in k order starting from c, each rounded to nearest even; NaN payloads pass through quieted.");
@@ -422,6 +499,7 @@ int mma_unit_explain(const mma_unit *u, char *buf, size_t len)
                u->scale != MMA_FMT_NONE ? " (each product times its block's two scales)" : "", rounding_words(u->rho), dn,
                steps > 1 ? "; the steps are chained, each result being the next step's c" : "");
         if (u->tree == MMA_TREE_EXACT && u->p != mma_format(u->d)->mbits) APPEND(" It keeps %d fraction bits.", u->p);
+        if (u->lscale) APPEND(" The products' sum is scaled by 2^-%d before c is added (lscale, Arm FPMR.LSCALE).", u->lscale);
         break;
     case MMA_TREE_GROUPS:
         APPEND("Products are summed exactly in groups of %d; each group sum is multiplied by its block's two %s scales (block of %d) and aligned by the scale exponent alone; the group terms and c are aligned to the largest exponent keeping %d fraction bits (cut %s), summed exactly, and rounded %s to %d fraction bits.",

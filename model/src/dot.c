@@ -13,18 +13,7 @@ static __attribute__((noinline)) uint64_t dot_other(const mma_unit *u, uint64_t 
                                                     const uint64_t *b, const uint64_t *sa, const uint64_t *sb)
 {
     if (u->impl == 0 && mma_unit_impl(u) == 2) return mma_fast_dot(u, c, a, b, sa, sb);
-    switch (u->tree) {
-    case MMA_TREE_FUSED:
-        if (u->cadd == MMA_CADD_FUSED || u->cadd == MMA_CADD_AFTER) return mma_alg_fused(u, c, a, b, sa, sb);
-        return mma_alg_amd(u, c, a, b);
-    case MMA_TREE_EVENODD:  return mma_alg_amd(u, c, a, b);
-    case MMA_TREE_GROUPS:   return mma_alg_groups(u, c, a, b, sa, sb);
-    case MMA_TREE_PAIRWISE: return mma_alg_pairwise(u, c, a, b);
-    case MMA_TREE_FMA:      return mma_alg_fma(u, c, a, b);
-    case MMA_TREE_EXACT:
-    case MMA_TREE_IEEE:     return mma_alg_exact(u, c, a, b, sa, sb, NULL);
-    }
-    return mma_canonical_nan(u->d);
+    return mma_dot_tree(u->tree, u, c, a, b, sa, sb, NULL);
 }
 
 /* (the fast path is a tail call, with nothing saved first) */
@@ -44,7 +33,7 @@ uint64_t mma_dot_flags(const mma_unit *u, uint64_t c, const uint64_t *a, const u
                        const uint64_t *sa, const uint64_t *sb, unsigned *flags)
 {
     unsigned fl = 0;
-    uint64_t d = u->tree == MMA_TREE_IEEE ? mma_alg_exact(u, c, a, b, sa, sb, &fl)
+    uint64_t d = u->tree == MMA_TREE_IEEE ? mma_dot_tree(MMA_TREE_IEEE, u, c, a, b, sa, sb, &fl)
                                           : mma_dot(u, c, a, b, sa, sb);
     if (flags) *flags = fl;
     return d;
@@ -117,6 +106,7 @@ const char *mma_unit_algorithm(const mma_unit *u)
     case MMA_TREE_FMA:      return "SFMA";
     case MMA_TREE_EXACT:    return chained ? "CoE-FDPA" : "E-FDPA";
     case MMA_TREE_IEEE:     return chained ? "IEEE CoE-FDPA" : "IEEE E-FDPA";
+    case MMA_TREE_CHAINS:   return chained ? "CoCHAINS" : "CHAINS";
     }
     return "?";
 }

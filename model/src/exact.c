@@ -64,6 +64,7 @@ void mma_exact_dot(const mma_unit *u, uint64_t c, const uint64_t *a,
     init_window(x, u->a == MMA_FMT_FP64 || u->c == MMA_FMT_FP64);
     for (int k = 0; k < u->k; k++) {
         mma_term ta = mma_term_of(u->a, a[k]), tb = mma_term_of(u->b, b[k]);
+        ta.neg ^= (u->flags & MMA_F_NEG) != 0;        /* neg=1: c - sum a*b */
         mma_term p = mma_term_mul(ta, tb);
         if (p.cls == MMA_FINITE && (ta.fb + tb.fb > 60)) {
             /* fp64 products need all 106 bits: multiply in 128 */

@@ -326,12 +326,18 @@ static const fast_family *family_of(const mma_unit *u)
 {
     if ((int)u->a <= 0 || u->a >= MMA_FMT_COUNT || (int)u->b <= 0 || u->b >= MMA_FMT_COUNT ||
         (int)u->c <= 0 || u->c >= MMA_FMT_COUNT || (int)u->d <= 0 || u->d >= MMA_FMT_COUNT ||
-        u->k < 1 || u->k > MMA_MAX_K || !fast_known(u))
+        u->k < 1 || u->k > MMA_MAX_K)
         return NULL;
-    if (!semantics_ok(u)) return NULL;
-    for (size_t i = 0; i < NFAMILIES; i++)
-        if (families[i]->ok(u)) return families[i];
-    return NULL;
+    /* negated products (neg=1): the reference algorithms compute them */
+    if (u->flags & MMA_F_NEG) return NULL;
+    /* (the chains family knows its own rules: rodd, IEEE zeros, x86 NaNs) */
+    if (u->tree == MMA_TREE_CHAINS) return fast_chains_family.ok(u) ? &fast_chains_family : NULL;
+    if (fast_known(u) && !u->lscale && semantics_ok(u))
+        for (size_t i = 0; i < NFAMILIES; i++)
+            if (families[i]->ok(u)) return families[i];
+    /* (exact sums the exact family leaves: block scales, lscale, IEEE zeros,
+     * any rounding and overflow rule, through the reference's rounding) */
+    return fast_xsum_family.ok(u) ? &fast_xsum_family : NULL;
 }
 
 int mma_fast_ok(const mma_unit *u) { return family_of(u) != NULL; }

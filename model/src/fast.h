@@ -504,7 +504,7 @@ typedef struct {
     fast_hdr *(*build)(const mma_unit *u, int mode);
 } fast_family;
 extern const fast_family fast_fused_family, fast_amd_family, fast_groups_family, fast_ieee_family,
-    fast_exact_family;
+    fast_exact_family, fast_chains_family, fast_xsum_family;
 
 /* ---- AVX2 --------------------------------------------------------------- */
 

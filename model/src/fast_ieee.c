@@ -8,11 +8,9 @@
  *    when the result is NaN (a NaN anywhere reaches the end, and the
  *    reference's NaN rules then decide the payload).
  * The host's binary32 arithmetic is IEEE round-to-nearest-even, as the
- * reference's.  A NaN that the operations make themselves is the host's
- * default NaN whatever the order of the operands, so results agree bit for
- * bit unless an operand is a NaN; then a unit that leaves the payload open
- * (nan=any, every AMD unit) takes the NaN that comes out here, and any
- * other unit the reference.
+ * reference's.  A NaN result is the reference's (the unit's nan= rule)
+ * for a unit that fixes the payload; one that leaves it open (nan=any,
+ * every AMD unit) takes the NaN that comes out here.
  * Batches (fast_bfn) of both go through batch loops, a vector a SIMD
  * lane, which keep each one-vector kernel's operations and NaN rules and
  * are what makes these units fast on one core ("batch loops" below, with
@@ -24,7 +22,9 @@
 
 typedef struct {
     fast_hdr h;
-    int k, g, anynan;
+    int k, g;
+    int gnan_fixed;                  /* GPS: a NaN result is gnan (the unit's NaN is one encoding) */
+    uint32_t gnan;
     int abf, bbf;                    /* gps_v: a, b bf16 (else fp16) */
     uint64_t dnan;                   /* SFMA: the reference's NaN of an invalid fma */
     mma_fmt a, b, c;
@@ -126,20 +126,19 @@ static uint64_t gps_dot(const fast_hdr *h, uint64_t c, const uint64_t *a, const 
     } else {
         nan |= wc == QNAN;
     }
-    if (__builtin_expect(nan && !P->anynan, 0)) return reference(h, c, a, b, sa, sb);
+    /* (a NaN operand makes a NaN result; nan=prop's payload: the reference) */
+    if (__builtin_expect(nan && !P->gnan_fixed, 0)) return reference(h, c, a, b, sa, sb);
     float d = f_of(wc);
     for (int k0 = 0; k0 < k; k0 += g) d = ftz(d + pairwise(p + k0, g));
+    if (__builtin_expect(d != d, 0)) return P->gnan_fixed ? P->gnan : reference(h, c, a, b, sa, sb);
     return w_of(d);
 }
 
 #ifdef FAST_HAVE_AVX2
 /* GPS on eight products a vector (K = 8 or 16, G = 2 or 4, fp32 c, a
- * unit whose NaN is any NaN): the operands as the tables have them, the
- * products and the pairwise sums as the scalar kernel
- * makes them, then the chain in order.  A NaN result is the scalar
- * kernel's: which of two NaNs an x86 operation returns depends on the
- * operand order the compiler picked, so every kernel gives the same NaN
- * only when one computes it. */
+ * unit whose NaN is one encoding): the operands as the tables have them,
+ * the products and the pairwise sums as the scalar kernel makes them,
+ * then the chain in order; a NaN result the unit's NaN. */
 V_FN __m256 v_ftz(__m256 x)           /* ftz: a subnormal to the zero of its sign */
 {
     const __m256i em = _mm256_set1_epi32(0x7f800000), mag = _mm256_set1_epi32(0x7fffffff);
@@ -151,22 +150,6 @@ V_FN __m256 v_ftz(__m256 x)           /* ftz: a subnormal to the zero of its sig
  * them (zeros and subnormals +0, a NaN the quiet NaN), decoded
  * arithmetically: bf16 is binary32's top half, fp16 converts exactly
  * (F16C).  (Gathers through the tables: 1.6 times slower on AMD Zen 2.) */
-/* x86's default NaN, the result of an invalid operation */
-#define DEFAULT_NAN 0xffc00000u
-
-/* whether a step of the chain d = ftz(d + g[ord[i]]) made a NaN of two
- * numbers (Inf - Inf) */
-static inline int chain_invalid(float d, const float *g, const int *ord, int n)
-{
-    int inv = 0;
-    for (int i = 0; i < n; i++) {
-        float x = g[ord[i]], t = d + x;
-        inv |= t != t && d == d && x == x;
-        d = ftz(t);
-    }
-    return inv;
-}
-
 #define GPS_FN static inline __attribute__((always_inline, target("avx2,bmi2,lzcnt,f16c")))
 #define GPS_TARGET __attribute__((target("avx2,bmi2,lzcnt,f16c")))
 /* (p: eight operands of S bytes, 8 or 2 (uint16_t, then h holds them as
@@ -211,7 +194,7 @@ static inline __attribute__((always_inline)) GPS_TARGET uint64_t gps_v(const fas
     }
     __m256 p0 = v_ftz(_mm256_mul_ps(xa, xb)), p1 = v_ftz(_mm256_mul_ps(ya, yb));
     /* pair sums: lanes 0 1 | 4 5 of p0's pairs, 2 3 | 6 7 of p1's */
-    __m256 s = v_ftz(_mm256_add_ps(_mm256_shuffle_ps(p0, p1, 0x88), _mm256_shuffle_ps(p0, p1, 0xdd))), s1 = s;
+    __m256 s = v_ftz(_mm256_add_ps(_mm256_shuffle_ps(p0, p1, 0x88), _mm256_shuffle_ps(p0, p1, 0xdd)));
     float g[8];
     int n = K / G, ord[8];
     if (G == 4) {                               /* lanes 0 | 4: p0's groups; 1 | 5: p1's */
@@ -226,36 +209,7 @@ static inline __attribute__((always_inline)) GPS_TARGET uint64_t gps_v(const fas
     float d = f_of(wc);
     for (int i = 0; i < n; i++) d = ftz(d + g[ord[i]]);
     if (__builtin_expect(d == d, 1)) return w_of(d);
-    /* NaN (random bits: often).  Without a NaN operand every NaN is the
-     * default NaN of an invalid operation.  When no operation was
-     * invalid (no product, pair or group sum is the default NaN, x86's
-     * 0xffc00000, which a later NaN could hide but not before it shows
-     * here, and no step of the chain made a NaN of two numbers), every
-     * NaN is the operands' (the tables' QNAN).  Either way one NaN,
-     * whatever the order; else (or a NaN c, with its own payload) the
-     * scalar kernel. */
-    const __m256i qn = _mm256_set1_epi32((int)QNAN);
-    __m256i ia = _mm256_castps_si256(xa), ib = _mm256_castps_si256(xb), ja = _mm256_castps_si256(ya),
-            jb = _mm256_castps_si256(yb);
-    __m256i isn = _mm256_or_si256(_mm256_or_si256(_mm256_cmpeq_epi32(ia, qn), _mm256_cmpeq_epi32(ib, qn)),
-                                  _mm256_or_si256(_mm256_cmpeq_epi32(ja, qn), _mm256_cmpeq_epi32(jb, qn)));
-    int cnan = (wc & 0x7fffffffu) > 0x7f800000u;
-    if (_mm256_testz_si256(isn, isn) && !cnan) return w_of(d);
-    if (cnan) return gps_dot_n(h, c, a, b, S, K);
-    /* (first the cheap sufficient test: no Inf anywhere, so nothing invalid) */
-    const __m256i dn = _mm256_set1_epi32((int)DEFAULT_NAN), inf = _mm256_set1_epi32(0x7f800000),
-                  mag = _mm256_set1_epi32(0x7fffffff);
-#define V_INF(x) _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_castps_si256(x), mag), inf)
-    __m256i isi = _mm256_or_si256(_mm256_or_si256(V_INF(xa), V_INF(xb)), _mm256_or_si256(V_INF(ya), V_INF(yb)));
-    isi = _mm256_or_si256(isi, _mm256_or_si256(_mm256_or_si256(V_INF(p0), V_INF(p1)),
-                                               _mm256_or_si256(V_INF(s1), V_INF(s))));
-#undef V_INF
-    if ((wc & 0x7fffffffu) != 0x7f800000u && _mm256_testz_si256(isi, isi)) return w_of(d);
-#define V_DN(x) _mm256_cmpeq_epi32(_mm256_castps_si256(x), dn)
-    __m256i inv = _mm256_or_si256(_mm256_or_si256(V_DN(p0), V_DN(p1)), _mm256_or_si256(V_DN(s1), V_DN(s)));
-#undef V_DN
-    if (_mm256_testz_si256(inv, inv) && !chain_invalid(f_of(wc), g, ord, n)) return w_of(d);
-    return gps_dot_n(h, c, a, b, S, K);
+    return P->gnan_fixed ? P->gnan : gps_dot_n(h, c, a, b, S, K);     /* (the unit's NaN) */
 }
 
 /* K = 2 or 4 in the low lanes of one 128-bit vector, as gps_v does it
@@ -286,7 +240,7 @@ static inline __attribute__((always_inline)) V_TARGET uint64_t gps_v4(const fast
 #undef FB
     __m128 p = v_ftz4(_mm_mul_ps(_mm_castsi128_ps(ia), _mm_castsi128_ps(ib)));
     /* lanes 0 1: the pair sums */
-    __m128 s = v_ftz4(_mm_add_ps(_mm_shuffle_ps(p, p, 0x88), _mm_shuffle_ps(p, p, 0xdd))), s1 = s;
+    __m128 s = v_ftz4(_mm_add_ps(_mm_shuffle_ps(p, p, 0x88), _mm_shuffle_ps(p, p, 0xdd)));
     float g[4];
     if (G == 4) s = v_ftz4(_mm_add_ps(s, _mm_shuffle_ps(s, s, 0x55)));   /* lane 0: the group */
     _mm_storeu_ps(g, s);
@@ -295,18 +249,7 @@ static inline __attribute__((always_inline)) V_TARGET uint64_t gps_v4(const fast
     float d = f_of(wc);
     for (int i = 0; i < K / G; i++) d = ftz(d + g[i]);
     if (__builtin_expect(d == d, 1)) return w_of(d);
-    /* (gps_v's rule) */
-    const __m128i qn = _mm_set1_epi32((int)QNAN), dn = _mm_set1_epi32((int)DEFAULT_NAN);
-    const __m128i lanes = K == 4 ? _mm_set1_epi32(-1) : _mm_set_epi32(0, 0, -1, -1);
-    __m128i isn = _mm_and_si128(lanes, _mm_or_si128(_mm_cmpeq_epi32(ia, qn), _mm_cmpeq_epi32(ib, qn)));
-    int cnan = (wc & 0x7fffffffu) > 0x7f800000u;
-    if (_mm_testz_si128(isn, isn) && !cnan) return w_of(d);
-#define V_DN(x) _mm_cmpeq_epi32(_mm_castps_si128(x), dn)
-    __m128i inv = _mm_or_si128(V_DN(p), _mm_or_si128(V_DN(s1), V_DN(s)));
-#undef V_DN
-    static const int ord4[2] = {0, 1};
-    if (!cnan && _mm_testz_si128(inv, inv) && !chain_invalid(f_of(wc), g, ord4, K / G)) return w_of(d);
-    return gps_dot_n(h, c, a, b, S, K);
+    return P->gnan_fixed ? P->gnan : gps_dot_n(h, c, a, b, S, K);
 }
 
 /* each kernel on uint64_t operands (fast_fn) and on uint16_t ones (NAME_n,
@@ -393,11 +336,10 @@ static __attribute__((target("fma"))) uint64_t fma_dot_hw(const fast_hdr *h, uin
  * exactly the scalar kernel's operations in the scalar kernel's order
  * (IEEE operations on binary32 / binary64, round to nearest even, the same
  * flushes on the bits), so each lane's bits are that kernel's bits.  A lane
- * whose result is a NaN is done again where the one-vector kernel would
- * do it, which keeps today's NaN rules: SFMA's by the reference's NaN
- * rule on the lanes (SFMA_RANGE), GPS's by gps_v (its choice of one NaN)
- * unless the lane can tell that choice (GPS_RANGE); a range's tail of
- * fewer vectors than lanes goes through the one-vector kernel.
+ * whose result is a NaN takes the reference's NaN rule: SFMA's done again
+ * with the rule on the lanes (SFMA_RANGE), GPS's the unit's one NaN
+ * (GPS_RANGE); a range's tail of fewer vectors than lanes goes through the
+ * one-vector kernel.
  *
  * The operands of lane j lie at (lo + j) * K, and the lanes' element e
  * comes from contiguous registers by unzips (B_ROWS, B_BLOCK).  Measured
@@ -409,7 +351,7 @@ static __attribute__((target("fma"))) uint64_t fma_dot_hw(const fast_hdr *h, uin
  *   SFMA f32 K=4 (cdna3)         154 M       265 M      703 M      426 M
  *   GPS f16 K=16 G=4 (cdna2)      47 M        90 M      187 M      102 M
  * (gathered: vgatherdpd / vpgatherdd, a register of element e; unzipped
- * with the lanes to do again collected without a branch, B_WINDOW; AVX2:
+ * with the lanes to do again collected without a branch (GPS now needs none); AVX2:
  * MMAREF_NO_AVX512=1.)  Those SFMA figures sent each NaN lane to the
  * reference; its registers with a NaN done again on the lanes with the NaN
  * rule (SFMA_RANGE) took fp32 from 0.70 to 1.0 G dot/s (without NaNs,
@@ -562,27 +504,8 @@ static inline void b_fill(void *t, int es, const void *p, int size, size_t i, in
     for (int j = 0; j < w; j++) fast_st(t, es, (size_t)j, fast_ld(p, size, i + (size_t)j));
 }
 
-/* GPS: the lanes to do again (NaN lanes, some of them) are collected
- * without a branch, as offsets from the first vector of a window of B_SB
- * vectors, with their c (X_list: the lanes m of the W vectors at offset
- * off, and of c, appended to l and lc, their count returned), and done by
- * ONE(v, c) after each window; c kept where d overlaps c (a batch that
- * updates c in place: c is written over by then), else read again (keeping
- * it always took DMMA f64 741 M dot/s down to 697 M).  (A branch
- * on each register's NaN lanes is taken for two in five registers of
- * random-bit fp32 (3.5% of the results are NaN); with it the loop took
- * 593 M dot/s, without it 687 M, and DMMA f64 591 M against 732 M.) */
+/* (a window of B_SB vectors: the SFMA NaN rule's redo, below) */
 #define B_SB 256
-#define B_WINDOW(X, i, hi)                                                                         \
-    uint32_t l_[B_SB + 16];                                                                        \
-    X##_e lc_[B_SB + 16];                                                                          \
-    unsigned n_ = 0;                                                                               \
-    const size_t b_ = (i), e_ = (hi) - b_ > B_SB ? b_ + B_SB : (hi)
-#define B_REDO(x, keep, ONE)                                                                       \
-    for (unsigned q_ = 0; q_ < n_; q_++) {                                                         \
-        size_t v_ = b_ + l_[q_];                                                                   \
-        fast_st(x->d, x->d_size, v_, ONE(v_, (keep) ? lc_[q_] : fast_ld(x->c, x->c_size, v_)));    \
-    }
 /* whether d's vectors lo .. hi-1 overlap c's */
 static inline int b_overlap(const mma_batch *x, size_t lo, size_t hi)
 {
@@ -590,33 +513,6 @@ static inline int b_overlap(const mma_batch *x, size_t lo, size_t hi)
     uintptr_t d0 = (uintptr_t)x->d + lo * (size_t)x->d_size, d1 = (uintptr_t)x->d + hi * (size_t)x->d_size;
     return c0 < d1 && d0 < c1;
 }
-B5_FN unsigned s16_list(uint32_t *l, uint32_t *lc, unsigned m, uint32_t off, s16_v c, int keep)
-{
-    __m512i v = _mm512_add_epi32(_mm512_set1_epi32((int)off),
-                                 _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
-    _mm512_storeu_si512(l, _mm512_maskz_compress_epi32((__mmask16)m, v));
-    if (keep) _mm512_storeu_ps(lc, _mm512_maskz_compress_ps((__mmask16)m, c));
-    return (unsigned)__builtin_popcount(m);
-}
-/* (AVX2: no compress; lane by lane, without a branch) */
-#define B_LIST(X, l, lc, m, off, c, keep)                                                          \
-    ({                                                                                             \
-        X##_e t_[X##_W];                                                                           \
-        unsigned n_l_ = 0;                                                                         \
-        X##_st(t_, c);                                                                             \
-        for (int j_ = 0; j_ < X##_W; j_++) {                                                       \
-            l[n_l_] = (off) + (uint32_t)j_;                                                        \
-            lc[n_l_] = t_[j_];                                                                     \
-            n_l_ += ((m) >> j_) & 1;                                                               \
-        }                                                                                          \
-        (void)(keep);                                                                              \
-        n_l_;                                                                                      \
-    })
-B2_FN unsigned s8_list(uint32_t *l, uint32_t *lc, unsigned m, uint32_t off, s8_v c, int keep)
-{
-    return B_LIST(s8, l, lc, m, off, c, keep);
-}
-#undef B_LIST
 
 /* SFMA: vector i, with c, through the plan's one-vector kernel (a range's
  * tail of fewer vectors than lanes) */
@@ -700,15 +596,12 @@ static const fast_bfn sfma_batches[2][2][5] = {{SFMA_ROW(s8), SFMA_ROW(d4)}, {SF
  * (X_iv, X_asi): X_lo / X_hi, one element of such a dword in a lane's low
  * 16 bits (X_lo may leave the other above it: X_dec ignores those where it
  * can); X_dec: the flushed binary32 of such an element (as flushed() and
- * v_dec8 make it); X_ftz, X_cflush: ftz() and c's flush to +0; X_mx: the
- * unsigned max of the lanes' bits, and X_dn the lanes where it reached
- * x86's default NaN (GPS_RANGE). */
+ * v_dec8 make it); X_ftz, X_cflush: ftz() and c's flush to +0; X_fixnan:
+ * the unit's NaN in the lanes that hold a NaN. */
 typedef __m512i s16_iv;
 typedef __m256i s8_iv;
 B5_FN s16_iv s16_asi(s16_v v) { return _mm512_castps_si512(v); }
 B2_FN s8_iv s8_asi(s8_v v) { return _mm256_castps_si256(v); }
-B5_FN s16_iv s16_iv_zero(void) { return _mm512_setzero_si512(); }
-B2_FN s8_iv s8_iv_zero(void) { return _mm256_setzero_si256(); }
 B5_FN s16_iv s16_lo(s16_iv w) { return w; }
 B2_FN s8_iv s8_lo(s8_iv w) { return _mm256_and_si256(w, _mm256_set1_epi32(0xffff)); }   /* (packus saturates) */
 B5_FN s16_iv s16_hi(s16_iv w) { return _mm512_srli_epi32(w, 16); }
@@ -753,69 +646,47 @@ B5_FN s16_v s16_mul(s16_v a, s16_v b) { return _mm512_mul_ps(a, b); }
 B2_FN s8_v s8_mul(s8_v a, s8_v b) { return _mm256_mul_ps(a, b); }
 B5_FN s16_v s16_add(s16_v a, s16_v b) { return _mm512_add_ps(a, b); }
 B2_FN s8_v s8_add(s8_v a, s8_v b) { return _mm256_add_ps(a, b); }
-B5_FN s16_iv s16_mx(s16_iv m, s16_v v) { return _mm512_max_epu32(m, _mm512_castps_si512(v)); }
-B2_FN s8_iv s8_mx(s8_iv m, s8_v v) { return _mm256_max_epu32(m, _mm256_castps_si256(v)); }
-B5_FN unsigned s16_dn(s16_iv m)
+B5_FN s16_v s16_fixnan(s16_v d, uint32_t nan)
 {
-    return b_kbits(_cvtmask16_u32(_mm512_cmpge_epu32_mask(m, _mm512_set1_epi32((int)DEFAULT_NAN))));
+    return _mm512_mask_mov_ps(d, _mm512_cmp_ps_mask(d, d, _CMP_UNORD_Q), _mm512_castsi512_ps(_mm512_set1_epi32((int)nan)));
 }
-B2_FN unsigned s8_dn(s8_iv m)
+B2_FN s8_v s8_fixnan(s8_v d, uint32_t nan)
 {
-    __m256i dn = _mm256_set1_epi32((int)DEFAULT_NAN);
-    return (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(_mm256_max_epu32(m, dn), m)));
+    return _mm256_blendv_ps(d, _mm256_castsi256_ps(_mm256_set1_epi32((int)nan)), _mm256_cmp_ps(d, d, _CMP_UNORD_Q));
 }
 
-/* ftz(p[2m] + p[2m + 1]) of the products of one dword of each side, every
- * result's bits into mx */
-#define GPS_PAIR(X, wa, wb, BF, mx)                                                                \
+/* ftz(p[2m] + p[2m + 1]) of the products of one dword of each side */
+#define GPS_PAIR(X, wa, wb, BF)                                                                    \
     ({                                                                                             \
         X##_iv wa_ = X##_asi(wa), wb_ = X##_asi(wb);                                               \
         X##_v p0_ = X##_ftz(X##_mul(X##_dec(X##_lo(wa_), BF), X##_dec(X##_lo(wb_), BF)));          \
         X##_v p1_ = X##_ftz(X##_mul(X##_dec(X##_hi(wa_), BF), X##_dec(X##_hi(wb_), BF)));          \
-        X##_v s_ = X##_ftz(X##_add(p0_, p1_));                                                     \
-        mx = X##_mx(X##_mx(X##_mx(mx, p0_), p1_), s_);                                             \
-        s_;                                                                                        \
+        X##_ftz(X##_add(p0_, p1_));                                                                \
     })
 
-/* fast_bfn for GPS (fp32 c, nan=any, G = 2 or 4, a and b both fp16 or
- * both bf16: BF) with lane set X: the products, pair sums, group sums and
- * chain of gps_dot, each flushed.  Its NaN: the lanes' NaNs are the
- * tables' QNAN (a NaN operand) and x86's default NaN (an invalid
- * operation: Inf * 0, Inf - Inf), each carried on by later operations
- * whichever operand order the compiler picks; so where no result reached
- * the default NaN (bits 0xffc00000, the largest a lane can hold) and c is
- * no NaN, a NaN result is QNAN, which is what gps_v returns then (no
- * invalid operation: its first tests).  Other NaN lanes: gps_v itself
- * (nfn), as is the tail. */
+/* fast_bfn for GPS (fp32 c, nan=any with one NaN encoding, G = 2 or 4, a
+ * and b both fp16 or both bf16: BF) with lane set X: the products, pair
+ * sums, group sums and chain of gps_dot, each flushed; a NaN lane the
+ * unit's NaN, as gps_dot makes it.  The tail: gps_v (nfn). */
 #define GPS_RANGE(NAME, X, TGT, K, G, BF)                                                          \
     static TGT void NAME(const fast_hdr *h, const mma_batch *x, size_t lo, size_t hi)              \
     {                                                                                              \
         const uint16_t *a = (const uint16_t *)x->a, *b = (const uint16_t *)x->b;                   \
         const size_t k = K;                                                                        \
+        const uint32_t gnan = PLAN(h)->gnan;                                                       \
         X##_e t[X##_W] __attribute__((aligned(64)));                                               \
-        const int keep = b_overlap(x, lo, hi);                                                     \
         size_t i = lo;                                                                             \
-        while (i + X##_W <= hi) {                                                                  \
-            B_WINDOW(X, i, hi);                                                                    \
-            for (; i + X##_W <= e_; i += X##_W) {                                                  \
-                X##_v wa[K / 2], wb[K / 2], c = B_LDC(X, x, i, t), d = X##_cflush(c);              \
-                B_ROWS(X, a + i * K, K / 2, X##_W, wa);   /* (dwords: K / 2 < W) */                \
-                B_ROWS(X, b + i * K, K / 2, X##_W, wb);                                            \
-                X##_iv mx = X##_mx(X##_iv_zero(), d);                                              \
-                _Pragma("GCC unroll 8") for (int m = 0; m < K / 2; m += G / 2) {                   \
-                    X##_v s = GPS_PAIR(X, wa[m], wb[m], BF, mx);                                   \
-                    if (G == 4) {                                                                  \
-                        s = X##_ftz(X##_add(s, GPS_PAIR(X, wa[m + G / 4], wb[m + G / 4], BF, mx))); \
-                        mx = X##_mx(mx, s);                                                        \
-                    }                                                                              \
-                    d = X##_ftz(X##_add(d, s));                                                    \
-                    mx = X##_mx(mx, d);                                                            \
-                }                                                                                  \
-                B_STD(X, x, i, d, t);                                                              \
-                unsigned m_ = X##_nan(d) & (X##_dn(mx) | X##_nan(c));                             \
-                n_ += X##_list(l_ + n_, lc_ + n_, m_, (uint32_t)(i - b_), c, keep);                \
+        for (; i + X##_W <= hi; i += X##_W) {                                                      \
+            X##_v wa[K / 2], wb[K / 2], c = B_LDC(X, x, i, t), d = X##_cflush(c);                  \
+            B_ROWS(X, a + i * K, K / 2, X##_W, wa);   /* (dwords: K / 2 < W) */                    \
+            B_ROWS(X, b + i * K, K / 2, X##_W, wb);                                                \
+            _Pragma("GCC unroll 8") for (int m = 0; m < K / 2; m += G / 2) {                       \
+                X##_v s = GPS_PAIR(X, wa[m], wb[m], BF);                                           \
+                if (G == 4) s = X##_ftz(X##_add(s, GPS_PAIR(X, wa[m + G / 4], wb[m + G / 4], BF))); \
+                d = X##_ftz(X##_add(d, s));                                                        \
             }                                                                                      \
-            B_REDO(x, keep, GPS_ONE)                                                               \
+            d = X##_fixnan(d, gnan);                                                               \
+            B_STD(X, x, i, d, t);                                                                  \
         }                                                                                          \
         for (; i < hi; i++) fast_st(x->d, x->d_size, i, GPS_ONE(i, fast_ld(x->c, x->c_size, i)));  \
     }
@@ -852,16 +723,18 @@ static fast_hdr *ieee_build(const mma_unit *u, int mode)
     if (!P) return NULL;
     P->k = u->k;
     P->g = u->g;
-    P->anynan = (u->flags & MMA_F_NAN_ANY) != 0;
     P->h.kernel = FAST_K_SCALAR;
     if (u->tree == MMA_TREE_PAIRWISE) {
+        /* the unit's NaN, when it is one encoding (not nan=prop's operand) */
+        P->gnan_fixed = !(u->flags & MMA_F_NAN_PROP);
+        P->gnan = (uint32_t)mma_nan_out(u, MMA_FMT_FP32, NULL);
         P->fa = flush_table(u->a);
         P->fb = flush_table(u->b);
         P->fc = u->c == MMA_FMT_FP32 ? NULL : flush_table(u->c);
         if (!P->fa || !P->fb || (u->c != MMA_FMT_FP32 && !P->fc)) { free(P); return NULL; }
         P->h.fn = gps_dot;
 #ifdef FAST_HAVE_AVX2
-        if (mode == FAST_MODE_BEST && P->anynan && !P->fc && (u->g == 2 || (u->g == 4 && u->k >= 4)) &&
+        if (mode == FAST_MODE_BEST && P->gnan_fixed && !P->fc && (u->g == 2 || (u->g == 4 && u->k >= 4)) &&
             (u->k == 2 || u->k == 4 || u->k == 8 || u->k == 16) && fast_avx2_usable() &&
             fast_f16c_usable()) {
             /* the K, G pairs as GPS_SET: 2 2, 4 2, 4 4, 8 2, 8 4, 16 2, 16 4 */

@@ -4,25 +4,31 @@
 
 #include <string.h>
 
+/* The table, written once for the host and (under nvcc) for the GPU's
+ * constant memory, which the CUDA backend's decoding reads. */
 /*                     name        w  hx  e  m bias emin sign inf */
-static const mma_format_info fmt_table[MMA_FMT_COUNT] = {
-    [MMA_FMT_NONE]     = {"none",      0, 0, 0,  0,    0,     0, 0, 0},
-    [MMA_FMT_FP64]     = {"fp64",     64, 16, 11, 52, 1023, -1022, 1, 1},
-    [MMA_FMT_FP32]     = {"fp32",     32, 8, 8,  23,  127,  -126, 1, 1},
-    [MMA_FMT_TF32]     = {"tf32",     32, 8, 8,  10,  127,  -126, 1, 1},
-    [MMA_FMT_FP16]     = {"fp16",     16, 4, 5,  10,   15,   -14, 1, 1},
-    [MMA_FMT_BF16]     = {"bf16",     16, 4, 8,   7,  127,  -126, 1, 1},
-    [MMA_FMT_E4M3]     = {"e4m3",      8, 2, 4,   3,    7,    -6, 1, 0},
-    [MMA_FMT_E5M2]     = {"e5m2",      8, 2, 5,   2,   15,   -14, 1, 1},
-    [MMA_FMT_E4M3FNUZ] = {"e4m3fnuz",  8, 2, 4,   3,    8,    -7, 1, 0},
-    [MMA_FMT_E5M2FNUZ] = {"e5m2fnuz",  8, 2, 5,   2,   16,   -15, 1, 0},
-    [MMA_FMT_E3M2]     = {"e3m2",      6, 2, 3,   2,    3,    -2, 1, 0},
-    [MMA_FMT_E2M3]     = {"e2m3",      6, 2, 2,   3,    1,     0, 1, 0},
-    [MMA_FMT_E2M1]     = {"e2m1",      4, 1, 2,   1,    1,     0, 1, 0},
-    [MMA_FMT_UE8M0]    = {"ue8m0",     8, 2, 8,   0,  127,  -127, 0, 0},
-    [MMA_FMT_UE4M3]    = {"ue4m3",     8, 2, 4,   3,    7,    -6, 0, 0},
-    [MMA_FMT_E4M3IEEE] = {"e4m3ieee",  8, 2, 4,   3,    7,    -6, 1, 1},
-};
+#define FORMATS {                                                                 \
+    [MMA_FMT_NONE]     = {"none",      0, 0, 0,  0,    0,     0, 0, 0},           \
+    [MMA_FMT_FP64]     = {"fp64",     64, 16, 11, 52, 1023, -1022, 1, 1},         \
+    [MMA_FMT_FP32]     = {"fp32",     32, 8, 8,  23,  127,  -126, 1, 1},          \
+    [MMA_FMT_TF32]     = {"tf32",     32, 8, 8,  10,  127,  -126, 1, 1},          \
+    [MMA_FMT_FP16]     = {"fp16",     16, 4, 5,  10,   15,   -14, 1, 1},          \
+    [MMA_FMT_BF16]     = {"bf16",     16, 4, 8,   7,  127,  -126, 1, 1},          \
+    [MMA_FMT_E4M3]     = {"e4m3",      8, 2, 4,   3,    7,    -6, 1, 0},          \
+    [MMA_FMT_E5M2]     = {"e5m2",      8, 2, 5,   2,   15,   -14, 1, 1},          \
+    [MMA_FMT_E4M3FNUZ] = {"e4m3fnuz",  8, 2, 4,   3,    8,    -7, 1, 0},          \
+    [MMA_FMT_E5M2FNUZ] = {"e5m2fnuz",  8, 2, 5,   2,   16,   -15, 1, 0},          \
+    [MMA_FMT_E3M2]     = {"e3m2",      6, 2, 3,   2,    3,    -2, 1, 0},          \
+    [MMA_FMT_E2M3]     = {"e2m3",      6, 2, 2,   3,    1,     0, 1, 0},          \
+    [MMA_FMT_E2M1]     = {"e2m1",      4, 1, 2,   1,    1,     0, 1, 0},          \
+    [MMA_FMT_UE8M0]    = {"ue8m0",     8, 2, 8,   0,  127,  -127, 0, 0},          \
+    [MMA_FMT_UE4M3]    = {"ue4m3",     8, 2, 4,   3,    7,    -6, 0, 0},          \
+    [MMA_FMT_E4M3IEEE] = {"e4m3ieee",  8, 2, 4,   3,    7,    -6, 1, 1},          \
+}
+static const mma_format_info fmt_table[MMA_FMT_COUNT] = FORMATS;
+#if defined(__CUDACC__)
+static __constant__ mma_format_info fmt_table_dev[MMA_FMT_COUNT] = FORMATS;
+#endif
 
 /* Other spellings accepted on input: PTX and AMD names. */
 static const struct { const char *alias; mma_fmt f; } fmt_alias[] = {
@@ -32,10 +38,14 @@ static const struct { const char *alias; mma_fmt f; } fmt_alias[] = {
     {"fp4", MMA_FMT_E2M1}, {"fp8alt", MMA_FMT_E4M3IEEE},
 };
 
-const mma_format_info *mma_format(mma_fmt f)
+MMA_HD const mma_format_info *mma_format(mma_fmt f)
 {
     if ((int)f <= 0 || f >= MMA_FMT_COUNT) return NULL;
+#if defined(__CUDA_ARCH__)
+    return &fmt_table_dev[f];
+#else
     return &fmt_table[f];
+#endif
 }
 
 mma_fmt mma_format_by_name(const char *name)
@@ -48,9 +58,9 @@ mma_fmt mma_format_by_name(const char *name)
 }
 
 /* Is this encoding a NaN / Inf under the format's own rules? */
-static mma_class special_class(mma_fmt f, uint64_t bits, uint64_t mag)
+static MMA_HD mma_class special_class(mma_fmt f, uint64_t bits, uint64_t mag)
 {
-    const mma_format_info *fi = &fmt_table[f];
+    const mma_format_info *fi = mma_format(f);
     int mb = f == MMA_FMT_TF32 ? 23 : fi->mbits;      /* tf32 keeps fp32 layout */
     uint64_t emask = ((uint64_t)1 << fi->ebits) - 1;
     uint64_t mmask = ((uint64_t)1 << mb) - 1;
@@ -72,7 +82,7 @@ static mma_class special_class(mma_fmt f, uint64_t bits, uint64_t mag)
     }
 }
 
-mma_value mma_decode(mma_fmt f, uint64_t bits)
+MMA_HD mma_value mma_decode(mma_fmt f, uint64_t bits)
 {
     mma_value v = {MMA_ZERO, 0, 0, 0};
     const mma_format_info *fi = mma_format(f);

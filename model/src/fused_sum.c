@@ -5,8 +5,8 @@
 #include "internal.h"
 
 /* |sig| * 2^(e - fb) expressed in units of 2^lsb, cut per mode; signed. */
-static int64_t align_term(uint64_t sig, int neg, int32_t e, int fb,
-                          int32_t lsb, mma_rounding cut)
+static MMA_HD int64_t align_term(uint64_t sig, int neg, int32_t e, int fb,
+                                 int32_t lsb, mma_rounding cut)
 {
     int32_t sh = lsb - (e - fb);          /* right shift amount */
     if (sh <= 0) {
@@ -21,8 +21,8 @@ static int64_t align_term(uint64_t sig, int neg, int32_t e, int fb,
     return neg ? -(int64_t)q : (int64_t)q;
 }
 
-mma_fixed mma_fused_sum(const mma_term *t, int n, int f, mma_rounding cut,
-                        int ezero, int zeros_take_part)
+MMA_HD mma_fixed mma_fused_sum(const mma_term *t, int n, int f, mma_rounding cut,
+                               int ezero, int zeros_take_part)
 {
     mma_fixed r = {0, INT32_MIN, f, 1};
     for (int i = 0; i < n; i++) {
@@ -39,8 +39,8 @@ mma_fixed mma_fused_sum(const mma_term *t, int n, int f, mma_rounding cut,
     return r;
 }
 
-int64_t mma_fixed_realign(int64_t s, int32_t from_lsb, int32_t to_lsb,
-                          mma_rounding cut)
+MMA_HD int64_t mma_fixed_realign(int64_t s, int32_t from_lsb, int32_t to_lsb,
+                                 mma_rounding cut)
 {
     if (to_lsb <= from_lsb) return (int64_t)((uint64_t)s << (from_lsb - to_lsb));
     int32_t sh = to_lsb - from_lsb;

@@ -5,7 +5,7 @@
 
 #include <string.h>
 
-void mma_kacc_init(mma_kacc *k, int32_t lo, int32_t hi)
+MMA_HD void mma_kacc_init(mma_kacc *k, int32_t lo, int32_t hi)
 {
     k->lo = lo;
     k->n = (int)((hi - lo) / 64) + 2;          /* one limb of headroom */
@@ -13,7 +13,7 @@ void mma_kacc_init(mma_kacc *k, int32_t lo, int32_t hi)
     memset(k->w, 0, sizeof k->w);
 }
 
-static void add_at(mma_kacc *k, int i, uint64_t v, int neg)
+static MMA_HD void add_at(mma_kacc *k, int i, uint64_t v, int neg)
 {
     if (!neg) {
         for (; i < k->n && v; i++) {
@@ -30,7 +30,7 @@ static void add_at(mma_kacc *k, int i, uint64_t v, int neg)
     }
 }
 
-void mma_kacc_add(mma_kacc *k, int neg, unsigned __int128 sig, int32_t lsb)
+MMA_HD void mma_kacc_add(mma_kacc *k, int neg, unsigned __int128 sig, int32_t lsb)
 {
     if (!sig) return;
     int32_t bit = lsb - k->lo;
@@ -50,14 +50,14 @@ void mma_kacc_add(mma_kacc *k, int neg, unsigned __int128 sig, int32_t lsb)
     add_at(k, i + 2, p2, neg);
 }
 
-int mma_kacc_sign(const mma_kacc *k)
+MMA_HD int mma_kacc_sign(const mma_kacc *k)
 {
     if ((int64_t)k->w[k->n - 1] < 0) return -1;
     for (int i = 0; i < k->n; i++) if (k->w[i]) return 1;
     return 0;
 }
 
-uint64_t mma_kacc_round_to(const mma_kacc *k, const mma_rspec *r, int zneg, unsigned *flags)
+MMA_HD void mma_kacc_mag(const mma_kacc *k, int *negp, uint64_t *magp, int32_t *lsbp)
 {
     uint64_t w[MMA_KACC_LIMBS];
     int neg = mma_kacc_sign(k) < 0;
@@ -66,9 +66,10 @@ uint64_t mma_kacc_round_to(const mma_kacc *k, const mma_rspec *r, int zneg, unsi
         uint64_t carry = 1;
         for (int i = 0; i < k->n; i++) { w[i] = ~w[i] + carry; carry = carry && w[i] == 0; }
     }
+    *negp = neg;
     int top = k->n - 1;
     while (top >= 0 && w[top] == 0) top--;
-    if (top < 0) return mma_round_to(r, neg, 0, 0, zneg, flags);
+    if (top < 0) { *magp = 0; *lsbp = 0; return; }
     /* leading 63 bits, with everything below folded into a sticky bit 0 */
     int lz = mma_clz64(w[top]);
     int32_t msb = top * 64 + 63 - lz;            /* bit index of the leading 1 */
@@ -83,12 +84,21 @@ uint64_t mma_kacc_round_to(const mma_kacc *k, const mma_rspec *r, int zneg, unsi
         sticky = (w[lowbit / 64] & (((uint64_t)1 << (lowbit % 64)) - 1)) != 0;
     /* a sticky bit one place below the kept 63 bits decides ties, and
      * inexactness, correctly (every format keeps at most 53 bits) */
-    mag = (mag << 1) | (uint64_t)sticky;
-    return mma_round_to(r, neg, mag, k->lo + lowbit - 1, zneg, flags);
+    *magp = (mag << 1) | (uint64_t)sticky;
+    *lsbp = k->lo + lowbit - 1;
 }
 
-uint64_t mma_kacc_round(const mma_kacc *k, mma_fmt d, int p, mma_rounding rho,
-                        int zero_signed)
+MMA_HD uint64_t mma_kacc_round_to(const mma_kacc *k, const mma_rspec *r, int zneg, unsigned *flags)
+{
+    int neg;
+    uint64_t mag;
+    int32_t lsb;
+    mma_kacc_mag(k, &neg, &mag, &lsb);
+    return mma_round_to(r, neg, mag, lsb, zneg, flags);
+}
+
+MMA_HD uint64_t mma_kacc_round(const mma_kacc *k, mma_fmt d, int p, mma_rounding rho,
+                               int zero_signed)
 {
     mma_rspec r = {d, p, rho, rho == MMA_RZ ? MMA_OVR_INF : MMA_OVR_IEEE,
                    zero_signed ? MMA_ZS_FIXED : MMA_ZS_POS, 0};

@@ -372,9 +372,16 @@ void mma_acc_dot(mma_acc *a, const mma_unit *u, uint64_t c, const uint64_t *av,
                 const uint64_t *bv, const uint64_t *sa, const uint64_t *sb,
                 int with_c)
 {
+    int neg = (u->flags & MMA_F_NEG) != 0;     /* neg=1: c - sum a*b */
     if (u->scale == MMA_FMT_NONE) {
         const mx_nterm *na = mx_ntab[u->a], *nb = mx_ntab[u->b];
-        if (na && nb) {
+        if (neg) {
+            for (int k = 0; k < u->k; k++) {
+                mx_term x = mx_decode(u->a, av[k]);
+                x.neg ^= 1;
+                acc_prod(a, x, mx_decode(u->b, bv[k]));
+            }
+        } else if (na && nb) {
             /* significands of at most 11 bits: a product shifted into place
              * spans two 32-bit digits; zeros add 0; no branch per term */
             uint64_t ma = mx_wmask[u->a], mb = mx_wmask[u->b];
@@ -410,6 +417,7 @@ void mma_acc_dot(mma_acc *a, const mma_unit *u, uint64_t c, const uint64_t *av,
             mx_term sx = mx_decode(u->scale, sa[blk]), sy = mx_decode(u->scale, sb[blk]);
             unsigned __int128 s1, s2, s3;
             mx_term q = term_mul(term_mul(x, y, &s1), term_mul(sx, sy, &s2), &s3);
+            q.neg ^= neg;
             if (q.cls == MMA_FINITE)                      /* 4 small significands */
                 mx_acc_add(a, q.neg, s1 * s2, (int32_t)x.e + y.e + sx.e + sy.e);
             else mx_acc_term(a, q);

@@ -33,7 +33,9 @@
 
 #define EZ_NONE INT_MIN
 
-enum { NAN_IEEE, NAN_CANON, NAN_ANY, NAN_CANON_ANY };
+enum { NAN_IEEE, NAN_CANON, NAN_ANY, NAN_CANON_ANY, NAN_PROP };
+/* the sign of an exact zero (zero=): fixed, pos, ieee */
+enum { Z_FIXED, Z_POS, Z_IEEE };
 
 /* the parameters searched; everything else comes from the shape */
 typedef struct {
@@ -43,8 +45,10 @@ typedef struct {
     int f, f2, p;
     mma_rounding rho, align;
     int ezero;             /* EZ_NONE: zero terms take no part */
-    int ftz, povf, nan, zero_pos;
+    int ftz, povf, nan, zero_pos;   /* zero_pos: Z_* */
     int via;               /* e4m3/e5m2 converted to fp16 first */
+    int tiny;              /* the ieee tree: tininess before rounding */
+    int neg;               /* negated products */
 } spec;
 
 typedef struct {
@@ -69,19 +73,28 @@ typedef struct {
 
 /* ---- configuration strings of specs ------------------------------------- */
 
-static const char *tree_name[] = {"fused", "evenodd", "groups", "pairwise", "fma", "exact"};
-static const char *rnd_name[] = {"rz", "rne", "rd", "ru"};
+static const char *tree_name[] = {"fused", "evenodd", "groups", "pairwise", "fma", "exact", "ieee"};
+static const char *rnd_name[] = {"rz", "rne", "rd", "ru", "rmm", "rodd"};
 static const char *cadd_name[] = {"fused", "rd", "rdz", "after"};
-static const char *nan_name[] = {"ieee", "canon", "any", "canon+any"};
+static const char *nan_name[] = {"default", "canon", "any", "canon+any", "prop"};
+static const char *zero_name[] = {"fixed", "pos", "ieee"};
+static const char *zero_words[] = {"+0 when exactly zero (a sum rounded to zero keeps its sign)", "always +0", "IEEE 754 signs (6.3)"};
 
 #define APPEND(...) do { int w_ = snprintf(buf + n, n < sizeof buf ? sizeof buf - n : 0, __VA_ARGS__); \
                          if (w_ > 0) n += (size_t)w_; } while (0)
 
+/* the trees of the host's IEEE operations (fma, pairwise fp32 adds) */
 static int ieee_tree(mma_tree t) { return t == MMA_TREE_FMA || t == MMA_TREE_PAIRWISE; }
+/* exact sums rounded once per step (CDNA1's, and IEEE 754's with flags) */
+static int exact_tree(mma_tree t) { return t == MMA_TREE_EXACT || t == MMA_TREE_IEEE; }
 static int has_ezero(const spec *s)
 {
-    return s->tree != MMA_TREE_EXACT && !ieee_tree(s->tree) &&
+    return !exact_tree(s->tree) && !ieee_tree(s->tree) &&
            (s->cadd == MMA_CADD_FUSED || s->cadd == MMA_CADD_AFTER);
+}
+static int can_neg(const spec *s)
+{
+    return exact_tree(s->tree) || (s->tree == MMA_TREE_FUSED && (s->cadd == MMA_CADD_FUSED || s->cadd == MMA_CADD_AFTER));
 }
 
 /* The unit of spec s in the shape of the observations; -1 when the
@@ -98,9 +111,12 @@ static int spec_unit(const probe *P, const spec *s, mma_unit *u)
         if (s->tree == MMA_TREE_PAIRWISE) APPEND(",g=%d", s->g);
         if (s->nan == NAN_ANY) APPEND(",nan=any");
         else if (s->nan != NAN_IEEE) return -1;
+    } else if (s->tree == MMA_TREE_IEEE) {
+        APPEND(",l=%d,round=%s,nan=%s,zero=%s", s->l, rnd_name[s->rho], nan_name[s->nan], zero_name[s->zero_pos]);
+        if (s->tiny) APPEND(",tiny=before");
     } else {
         APPEND(",l=%d,round=%s,p=%d,nan=%s,zero=%s", s->l, rnd_name[s->rho], s->p, nan_name[s->nan],
-               s->zero_pos ? "pos" : "fixed");   /* (fixed: the sign rule zero=ieee meant before IEEE 754 6.3 semantics came) */
+               zero_name[s->zero_pos]);   /* (fixed: the sign rule zero=ieee meant before IEEE 754 6.3 semantics came) */
         if (s->tree != MMA_TREE_EXACT) APPEND(",f=%d,align=%s", s->f, rnd_name[s->align]);
         if (s->tree != MMA_TREE_EXACT && s->cadd != MMA_CADD_FUSED) APPEND(",cadd=%s", cadd_name[s->cadd]);
         if (s->cadd == MMA_CADD_RD || s->cadd == MMA_CADD_RDZ) APPEND(",f2=%d", s->f2);
@@ -114,6 +130,7 @@ static int spec_unit(const probe *P, const spec *s, mma_unit *u)
         if (s->via) APPEND(",via=fp16");
         if (s->povf) APPEND(",povf=1");
     }
+    if (s->neg) APPEND(",neg=1");
     if (n >= sizeof buf) return -1;
     return mma_unit_parse(buf, u, NULL, 0);
 }
@@ -137,8 +154,10 @@ static spec spec_of(const mma_unit *u)
     s.povf = (u->flags & MMA_F_PROD_OVF) != 0;
     s.via = (u->flags & MMA_F_VIA_FP16) != 0;
     s.nan = (u->flags & MMA_F_NAN_CANON) ? ((u->flags & MMA_F_NAN_ANY) ? NAN_CANON_ANY : NAN_CANON)
-                                         : ((u->flags & MMA_F_NAN_ANY) ? NAN_ANY : NAN_IEEE);
-    s.zero_pos = (u->flags & MMA_F_ZERO_POS) != 0;
+          : (u->flags & MMA_F_NAN_PROP) ? NAN_PROP : ((u->flags & MMA_F_NAN_ANY) ? NAN_ANY : NAN_IEEE);
+    s.zero_pos = (u->flags & MMA_F_ZERO_POS) ? Z_POS : (u->flags & MMA_F_ZERO_IEEE) ? Z_IEEE : Z_FIXED;
+    s.tiny = (u->flags & MMA_F_TINY_BEFORE) != 0;
+    s.neg = (u->flags & MMA_F_NEG) != 0;
     return s;
 }
 
@@ -161,11 +180,17 @@ static void ev_chunk(void *ctx, int tid, long lo, long hi)
     for (int j = 0; j < J->nalive; j++) {
         const mma_unit *u = &J->cs[J->alive[j]].u;
         long m = 0;
+        /* observations with the unit's exception flags: a unit with flags
+         * must give them too; one without gives none */
+        int flags = o->has_flags, uflags = flags && mma_unit_has_flags(u);
         for (long i = lo; i < hi; i++) {
             size_t v = J->idx[i];
-            uint64_t d = mma_dot(u, o->c[v], o->a + v * k, o->b + v * k, ns ? o->sa + v * ns : NULL,
-                                 ns ? o->sb + v * ns : NULL);
-            m += !mma_result_equal(u, d, o->d[v]);
+            unsigned fl = 0;
+            uint64_t d = uflags ? mma_dot_flags(u, o->c[v], o->a + v * k, o->b + v * k, ns ? o->sa + v * ns : NULL,
+                                                ns ? o->sb + v * ns : NULL, &fl)
+                                : mma_dot(u, o->c[v], o->a + v * k, o->b + v * k, ns ? o->sa + v * ns : NULL,
+                                          ns ? o->sb + v * ns : NULL);
+            m += !mma_result_equal(u, d, o->d[v]) || (flags && fl != o->flags[v]);
         }
         J->cnt[(size_t)tid * (size_t)J->nalive + (size_t)j] += m;
     }
@@ -330,6 +355,18 @@ static void add_structures(const probe *P, clist *L, const spec *base)
     int div[MMA_MAX_K], nd = divisors_desc(sh->k, div);
     int gdiv[MMA_MAX_K], ng = sh->scale != MMA_FMT_NONE ? divisors_desc(sh->block, gdiv) : 0;
     spec s = *base;
+    if (P->o->has_flags) {
+        /* a unit that reports IEEE exception flags computes as IEEE 754
+         * says: only the ieee tree defines them */
+        spec e = s;
+        e.tree = MMA_TREE_IEEE;
+        e.cadd = MMA_CADD_FUSED;
+        e.interleave = 0;
+        if (e.nan == NAN_CANON || e.nan == NAN_CANON_ANY) e.nan = NAN_IEEE;
+        if (e.zero_pos == Z_POS) e.zero_pos = Z_IEEE;
+        for (int i = 0; i < nd; i++) { e.l = div[i]; cl_add(P, L, &e); }
+        return;
+    }
     s.tree = MMA_TREE_FUSED;
     for (int ca = 0; ca < 2; ca++)
         for (int i = 0; i < nd; i++) {
@@ -361,21 +398,31 @@ static void add_structures(const probe *P, clist *L, const spec *base)
             cl_add(P, L, &s);
         }
     s.cadd = MMA_CADD_FUSED;
+    spec e = s;
     s.tree = MMA_TREE_EXACT;
+    s.tiny = 0;
     for (int i = 0; i < nd; i++) { s.l = div[i]; cl_add(P, L, &s); }
     /* the IEEE trees know no canonical NaN */
     if (s.nan == NAN_CANON) s.nan = NAN_IEEE;
     if (s.nan == NAN_CANON_ANY) s.nan = NAN_ANY;
+    s.neg = 0;
     s.tree = MMA_TREE_PAIRWISE;
     for (int g = 1; g <= sh->k; g *= 2) { s.g = g; cl_add(P, L, &s); }
     s.tree = MMA_TREE_FMA;
     cl_add(P, L, &s);
+    /* IEEE 754 units (with their semantics of NaN and zeros); a step of
+     * one product is a fused multiply-add, l=1 a chain of them.  Last:
+     * where a hardware family (DMMA's fma) does as well, it is named */
+    e.tree = MMA_TREE_IEEE;
+    if (e.nan == NAN_CANON || e.nan == NAN_CANON_ANY) e.nan = NAN_IEEE;
+    if (e.zero_pos == Z_POS) e.zero_pos = Z_IEEE;
+    for (int i = 0; i < nd; i++) { e.l = div[i]; cl_add(P, L, &e); }
 }
 
 /* The dimensions in the order the descent takes them: those that only
  * matter on a part of the observations (zero terms, specials) first, so
  * that a wrong ezero is not made up for by a wrong F over all of them. */
-enum { D_EZERO, D_NAN, D_ZERO, D_P, D_STRUCT, D_F, D_RHO, D_ALIGN, D_FTZ, D_VIA, D_F2, D_POVF, D_COUNT };
+enum { D_EZERO, D_NAN, D_ZERO, D_P, D_STRUCT, D_F, D_RHO, D_ALIGN, D_FTZ, D_VIA, D_F2, D_POVF, D_NEG, D_TINY, D_COUNT };
 
 /* The current spec first (ties keep it), then the values of one dimension;
  * *sub gets the observations where they can differ. */
@@ -394,7 +441,7 @@ static void dim_list(probe *P, const spec *cur, int dim, clist *L, const size_t 
         add_structures(P, L, cur);
         break;
     case D_F:
-        if (ieee_tree(cur->tree) || cur->tree == MMA_TREE_EXACT) break;
+        if (ieee_tree(cur->tree) || exact_tree(cur->tree)) break;
         for (int f = 1; f <= 48; f++) {
             s.f = f;
             if (cur->cadd == MMA_CADD_RD || cur->cadd == MMA_CADD_RDZ) s.f2 = cur->f2 < f ? f : cur->f2;
@@ -402,9 +449,10 @@ static void dim_list(probe *P, const spec *cur, int dim, clist *L, const size_t 
         }
         break;
     case D_RHO:
-        for (int r = 0; r < 4; r++) { s.rho = (mma_rounding)r; cl_add(P, L, &s); }
+        for (int r = 0; r < 6; r++) { s.rho = (mma_rounding)r; cl_add(P, L, &s); }
         break;
     case D_P:
+        if (cur->tree == MMA_TREE_IEEE) break;
         s.p = P->p_seen; cl_add(P, L, &s);
         s.p = mb; cl_add(P, L, &s);
         break;
@@ -430,13 +478,24 @@ static void dim_list(probe *P, const spec *cur, int dim, clist *L, const size_t 
         *nsub = P->nsubn;
         break;
     case D_NAN: {
-        static const int pref[4] = {NAN_CANON, NAN_IEEE, NAN_CANON_ANY, NAN_ANY};
-        for (int v = 0; v < 4; v++) { s.nan = pref[v]; cl_add(P, L, &s); }
+        static const int pref[5] = {NAN_CANON, NAN_IEEE, NAN_CANON_ANY, NAN_ANY, NAN_PROP};
+        for (int v = 0; v < 5; v++) { s.nan = pref[v]; cl_add(P, L, &s); }
         if (!cur->povf) { *sub = P->spec; *nsub = P->nspec; }
         break;
     }
-    case D_ZERO:
-        for (int v = 1; v >= 0; v--) { s.zero_pos = v; cl_add(P, L, &s); }
+    case D_ZERO: {
+        static const int pref[3] = {Z_POS, Z_IEEE, Z_FIXED};
+        for (int v = 0; v < 3; v++) { s.zero_pos = pref[v]; cl_add(P, L, &s); }
+        break;
+    }
+    case D_NEG:
+        if (!can_neg(cur)) break;
+        for (int v = 0; v < 2; v++) { s.neg = v; cl_add(P, L, &s); }
+        break;
+    case D_TINY:
+        /* only the underflow flag tells */
+        if (cur->tree != MMA_TREE_IEEE || !P->o->has_flags) break;
+        for (int v = 0; v < 2; v++) { s.tiny = v; cl_add(P, L, &s); }
         break;
     case D_F2:
         if (cur->cadd != MMA_CADD_RD && cur->cadd != MMA_CADD_RDZ) break;
@@ -630,7 +689,7 @@ static spec descend(probe *P, spec s)
  * zero results +0. */
 static spec polish(probe *P, spec s)
 {
-    static const int dims[] = {D_NAN, D_FTZ, D_VIA, D_ALIGN, D_POVF, D_ZERO};
+    static const int dims[] = {D_NAN, D_FTZ, D_VIA, D_ALIGN, D_POVF, D_ZERO, D_NEG, D_TINY};
     clist L = {0};
     for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++) {
         const size_t *sub;
@@ -661,6 +720,11 @@ static const char *structure_text(const spec *s, const mma_unit *u, char *buf, s
     case MMA_TREE_EXACT:
         if (steps > 1) snprintf(buf, len, "exact sums of %d products, rounded once, %d steps chained", s->l, steps);
         else snprintf(buf, len, "exact sum, rounded once");
+        break;
+    case MMA_TREE_IEEE:
+        if (steps > 1 && s->l == 1) snprintf(buf, len, "a chain of %d IEEE fused multiply-adds", steps);
+        else if (steps > 1) snprintf(buf, len, "IEEE: exact sums of %d products, rounded once, %d steps chained", s->l, steps);
+        else snprintf(buf, len, "IEEE: the exact sum, rounded once");
         break;
     case MMA_TREE_GROUPS: snprintf(buf, len, "exact sums of groups of %d, scaled, then one fused sum", s->g); break;
     case MMA_TREE_EVENODD:
@@ -702,6 +766,7 @@ static const char *structure_label(const spec *s, int k, char *buf, size_t len)
     int steps = k / (s->l ? s->l : k);
     const char *after = s->cadd == MMA_CADD_AFTER ? ", c after" : "";
     if (s->tree == MMA_TREE_EVENODD) snprintf(buf, len, "even/odd (%s)", cadd_name[s->cadd]);
+    else if (exact_tree(s->tree) && steps > 1) snprintf(buf, len, "%s, %d steps of %d", tree_name[s->tree], steps, s->l);
     else if (s->tree != MMA_TREE_FUSED) snprintf(buf, len, "%s", tree_name[s->tree]);
     else if (s->cadd == MMA_CADD_RD || s->cadd == MMA_CADD_RDZ) snprintf(buf, len, "c added %s", cadd_name[s->cadd]);
     else if (steps == 1) snprintf(buf, len, "one fused step%s", after);
@@ -717,14 +782,16 @@ static void findings(probe *P, const spec *best, const mma_unit *bu, long best_t
     clist L = {0};
     char ev[320], val[128], lab[64];
     const mma_format_info *fd = mma_format(bu->d);
-    static const int shown_order[D_COUNT] = {D_STRUCT, D_F, D_F2, D_RHO, D_P, D_ALIGN, D_EZERO, D_FTZ,
-                                             D_VIA, D_POVF, D_NAN, D_ZERO};
+    static const int shown_order[D_COUNT] = {D_STRUCT, D_NEG, D_F, D_F2, D_RHO, D_P, D_ALIGN, D_EZERO, D_FTZ,
+                                             D_VIA, D_POVF, D_NAN, D_ZERO, D_TINY};
     for (int di = 0; di < D_COUNT; di++) {
         int dim = shown_order[di];
         const size_t *sub;
         size_t nsub;
         dim_list(P, best, dim, &L, &sub, &nsub, 1);
         if (L.n <= 1 && !(dim == D_EZERO && has_ezero(best)) && !(dim == D_P && !ieee_tree(best->tree))) continue;
+        /* products added are the rule: said only when they are negated */
+        if (dim == D_NEG && !best->neg) continue;
         long best_sub = mismatches(P, bu, sub, nsub);
         ev[0] = 0;
         switch (dim) {
@@ -792,7 +859,9 @@ static void findings(probe *P, const spec *best, const mma_unit *bu, long best_t
                               (same_tree && s->l == best->l && s->interleave != best->interleave &&
                                (s->interleave == 0 || best->interleave == 0)) ||
                               (s->tree == MMA_TREE_EVENODD && best->tree != MMA_TREE_EVENODD && s->l == bu->k &&
-                               s->cadd == MMA_CADD_RDZ);
+                               s->cadd == MMA_CADD_RDZ) ||
+                              (exact_tree(best->tree) && s->tree == best->tree && s->l != best->l &&
+                               (s->l == 1 || s->l == bu->k));
                 if (!telling) continue;
             }
             long m = mismatches(P, &L.v[i].u, sub, nsub);
@@ -804,7 +873,9 @@ static void findings(probe *P, const spec *best, const mma_unit *bu, long best_t
             case D_FTZ: snprintf(lab, sizeof lab, "%s", s->ftz ? "flushed" : "used exactly"); break;
             case D_VIA: snprintf(lab, sizeof lab, "%s", s->via ? "via fp16" : "as they are"); break;
             case D_NAN: snprintf(lab, sizeof lab, "nan=%s", nan_name[s->nan]); break;
-            case D_ZERO: snprintf(lab, sizeof lab, "%s", s->zero_pos ? "always +0" : "IEEE signs"); break;
+            case D_ZERO: snprintf(lab, sizeof lab, "%s", zero_words[s->zero_pos]); break;
+            case D_NEG: snprintf(lab, sizeof lab, "%s", s->neg ? "negated" : "added"); break;
+            case D_TINY: snprintf(lab, sizeof lab, "tiny %s rounding", s->tiny ? "before" : "after"); break;
             case D_POVF: snprintf(lab, sizeof lab, "%s", s->povf ? "overflowing at 2^128" : "exact"); break;
             default: lab[0] = 0;
             }
@@ -843,7 +914,7 @@ static void findings(probe *P, const spec *best, const mma_unit *bu, long best_t
         case D_NAN:
             snprintf(val, sizeof val, "%s", best->nan == NAN_CANON ? "canonical NaN" :
                      best->nan == NAN_IEEE ? (bu->tree == MMA_TREE_FMA ? "IEEE (payload passed on)" : "IEEE default NaN") :
-                     best->nan == NAN_ANY ? "any NaN" : "canonical, payload free");
+                     best->nan == NAN_ANY ? "any NaN" : best->nan == NAN_PROP ? "the first NaN operand, quieted" : "canonical, payload free");
             if (best->nan == NAN_CANON) {
                 size_t l = strlen(val);
                 snprintf(val + l, sizeof val - l, " %0*llx", fd->hexdigits, (unsigned long long)mma_canonical_nan(bu->d));
@@ -851,7 +922,13 @@ static void findings(probe *P, const spec *best, const mma_unit *bu, long best_t
             finding(r, "NaN result", val, ev);
             break;
         case D_ZERO:
-            finding(r, "zero result", best->zero_pos ? "always +0" : "IEEE sign", ev);
+            finding(r, "zero result", zero_words[best->zero_pos], ev);
+            break;
+        case D_NEG:
+            finding(r, "products", best->neg ? "negated: d = c - sum a*b" : "added: d = c + sum a*b", ev);
+            break;
+        case D_TINY:
+            finding(r, "underflow", best->tiny ? "tiny before rounding (tiny=before)" : "tiny after rounding", ev);
             break;
         case D_POVF:
             finding(r, "products", best->povf ? "overflow to Inf at 2^128" : "exact (never overflow)", ev);
@@ -904,9 +981,9 @@ int mma_probe(const mma_obs *o, const mma_probe_opts *opt, mma_probe_result *r, 
     add_structures(&P, &S, &base);
     for (int i = 0; i < S.n; i++) {
         spec s = S.v[i].s;
-        if (ieee_tree(s.tree) || s.tree == MMA_TREE_EXACT) {
+        if (ieee_tree(s.tree) || exact_tree(s.tree)) {
             if (ieee_tree(s.tree)) s.nan = NAN_IEEE;
-            for (int r2 = 0; r2 < 4; r2++) { s.rho = (mma_rounding)r2; cl_add(&P, &G, &s); }
+            for (int r2 = 0; r2 < (exact_tree(s.tree) ? 6 : 4); r2++) { s.rho = (mma_rounding)r2; cl_add(&P, &G, &s); }
             continue;
         }
         /* the slow structures (interleaved, c added after) with the two
@@ -1009,19 +1086,11 @@ static const char *field_of(const char *cfg, const char *key, char *buf, size_t 
     return NULL;
 }
 
-int mma_unit_diff(const mma_unit *a, const mma_unit *b, char *buf, size_t len)
+/* The fields of config ca that differ from cb's, as "k=v instead of w"
+ * (keys of either string, in ca's order and then cb's), after n
+ * characters already in buf */
+static size_t diff_fields(const char *ca, const char *cb, char *buf, size_t len, size_t n, int missing_as_none, int terse)
 {
-    char ca[512], cb[512];
-    mma_unit_config(a, ca, sizeof ca);
-    mma_unit_config(b, cb, sizeof cb);
-    size_t n = 0;
-    if (len) buf[0] = 0;
-    size_t la = strcspn(ca, ","), lb = strcspn(cb, ",");
-    if (la != lb || strncmp(ca, cb, la)) {
-        int w = snprintf(buf, len, "%.*s instead of %.*s", (int)la, ca, (int)lb, cb);
-        if (w > 0) n += (size_t)w;
-    }
-    /* every key of either string, in a's order and then b's */
     const char *srcs[2] = {ca, cb};
     char seen[64][16];
     int nseen = 0;
@@ -1037,16 +1106,88 @@ int mma_unit_diff(const mma_unit *a, const mma_unit *b, char *buf, size_t len)
             char va[64], vb[64];
             const char *x = field_of(ca, key, va, sizeof va), *y = field_of(cb, key, vb, sizeof vb);
             if (x && y && !strcmp(x, y)) continue;
+            if (((!x || !y) && !missing_as_none) || (terse && x)) {
+                if (x) { int w = snprintf(buf + n, n < len ? len - n : 0, "%s%s=%s", n ? ", " : "", key, x); if (w > 0) n += (size_t)w; }
+                continue;
+            }
             int w = x ? snprintf(buf + n, n < len ? len - n : 0, "%s%s=%s instead of %s", n ? ", " : "", key, x,
                                  y ? y : "none")
                       : snprintf(buf + n, n < len ? len - n : 0, "%sno %s instead of %s=%s", n ? ", " : "", key, key, y);
             if (w > 0) n += (size_t)w;
         }
-    return (int)n;
+    return n;
+}
+
+/* The unit of u's tree and shape with every other field at its default
+ * (fused, evenodd and groups need F: u's, listed apart by the caller) */
+static int family_default(const mma_unit *u, mma_unit *def)
+{
+    char buf[512];
+    int n = snprintf(buf, sizeof buf, "%s,a=%s,b=%s,c=%s,d=%s,k=%d", tree_name[u->tree], mma_format(u->a)->name,
+                     mma_format(u->b)->name, mma_format(u->c)->name, mma_format(u->d)->name, u->k);
+    if (u->scale != MMA_FMT_NONE) n += snprintf(buf + n, sizeof buf - (size_t)n, ",scale=%s,block=%d", mma_format(u->scale)->name, u->block);
+    if (u->tree == MMA_TREE_PAIRWISE || u->tree == MMA_TREE_GROUPS) n += snprintf(buf + n, sizeof buf - (size_t)n, ",g=%d", u->g);
+    if (u->tree == MMA_TREE_EVENODD) n += snprintf(buf + n, sizeof buf - (size_t)n, ",cadd=%s", cadd_name[u->cadd]);
+    if (mma_unit_parse(buf, def, NULL, 0) == 0) return 0;
+    snprintf(buf + n, sizeof buf - (size_t)n, ",f=%d", u->f);
+    return mma_unit_parse(buf, def, NULL, 0);
+}
+
+/* u's fields that differ from its family's defaults ("l=1, round=rz");
+ * F always where the family has one */
+static size_t family_fields(const mma_unit *u, char *buf, size_t len, size_t n, int terse)
+{
+    mma_unit def;
+    char cu[512], cd[512], v[64];
+    mma_unit_config(u, cu, sizeof cu);
+    if (field_of(cu, "f", v, sizeof v)) {
+        int w = snprintf(buf + n, n < len ? len - n : 0, "%sf=%s", n ? ", " : "", v);
+        if (w > 0) n += (size_t)w;
+    }
+    if (family_default(u, &def)) return n;
+    mma_unit_config(&def, cd, sizeof cd);
+    return diff_fields(cu, cd, buf, len, n, 0, terse);
+}
+
+int mma_unit_diff(const mma_unit *a, const mma_unit *b, char *buf, size_t len)
+{
+    char ca[512], cb[512];
+    mma_unit_config(a, ca, sizeof ca);
+    mma_unit_config(b, cb, sizeof cb);
+    size_t n = 0;
+    if (len) buf[0] = 0;
+    if (a->tree != b->tree) {
+        /* another family: its name, and its fields that are not its
+         * defaults (not a list of every key either one has) */
+        int w = snprintf(buf, len, "tree %s instead of %s", tree_name[a->tree], tree_name[b->tree]);
+        if (w > 0) n += (size_t)w;
+        char sub[400] = "";
+        size_t sn = family_fields(a, sub, sizeof sub, 0, 1);
+        if (sn) { w = snprintf(buf + n, n < len ? len - n : 0, " (with %s)", sub); if (w > 0) n += (size_t)w; }
+        return (int)n;
+    }
+    return (int)diff_fields(ca, cb, buf, len, 0, 1, 0);
+}
+
+/* The family first: the tree in words, and the fields that differ from
+ * its defaults */
+static void write_family(FILE *f, const mma_unit *u)
+{
+    static const char *words[] = {
+        "NVIDIA's fused dot-product-add: products aligned to the largest exponent, F fraction bits, one rounding a step",
+        "AMD's even and odd fused sums, c added rounding down", "block-scaled groups summed exactly, then one fused sum",
+        "AMD CDNA2's pairwise fp32 sums, subnormals flushed", "sequential IEEE fused multiply-adds in fp32 or fp64",
+        "AMD CDNA1's exact sums, rounded once a step",
+        "IEEE 754 arithmetic: each step's exact sum of c and its products rounded once, with exception flags"};
+    char buf[600] = "";
+    size_t n = family_fields(u, buf, sizeof buf, 0, 0);
+    fprintf(f, "family: %s (%s)\n", tree_name[u->tree], words[u->tree]);
+    fprintf(f, "  %s%s\n", n ? "differs from its defaults in: " : "", n ? buf : "every other field at its default");
 }
 
 void mma_probe_write(FILE *f, const mma_obs *o, const mma_probe_result *r, int threads)
 {
+    write_family(f, &r->unit);
     int w = 0;
     for (int i = 0; i < r->nfindings; i++) {
         int l = (int)strlen(r->finding[i].what);

@@ -3,7 +3,7 @@
  * sign of an exactly zero sum (IEEE 754-2019 section 6.3). */
 #include "internal.h"
 
-int mma_terms_special_class(const mma_term *t, int n, int *inf_neg)
+MMA_HD int mma_terms_special_class(const mma_term *t, int n, int *inf_neg)
 {
     int pinf = 0, ninf = 0;
     for (int i = 0; i < n; i++) {
@@ -15,7 +15,7 @@ int mma_terms_special_class(const mma_term *t, int n, int *inf_neg)
     return pinf || ninf ? MMA_INF : MMA_FINITE;
 }
 
-int mma_terms_special(const mma_term *t, int n, mma_fmt d, uint64_t *out)
+MMA_HD int mma_terms_special(const mma_term *t, int n, mma_fmt d, uint64_t *out)
 {
     int neg = 0, cls = mma_terms_special_class(t, n, &neg);
     if (cls == MMA_NAN) *out = mma_canonical_nan(d);
@@ -23,7 +23,7 @@ int mma_terms_special(const mma_term *t, int n, mma_fmt d, uint64_t *out)
     return cls != MMA_FINITE;
 }
 
-void mma_term_overflow(mma_term *p)
+MMA_HD void mma_term_overflow(mma_term *p)
 {
     if (p->cls != MMA_FINITE) return;
     /* leading bit of sig * 2^(e - fb) */
@@ -36,7 +36,7 @@ void mma_term_overflow(mma_term *p)
 /* Formats whose NaN is one fixed encoding (OCP e4m3: S.1111.111, sign
  * kept; fnuz: 0x80) or that have none (fp6, fp4: the largest finite,
  * positive, stands in). */
-static int fixed_nan(mma_fmt d, int neg, uint64_t *out)
+static MMA_HD int fixed_nan(mma_fmt d, int neg, uint64_t *out)
 {
     if (d == MMA_FMT_E4M3) { *out = 0x7f | (neg ? 0x80u : 0u); return 1; }
     if (d == MMA_FMT_E4M3FNUZ || d == MMA_FMT_E5M2FNUZ) { *out = 0x80; return 1; }
@@ -45,7 +45,7 @@ static int fixed_nan(mma_fmt d, int neg, uint64_t *out)
 }
 
 /* NVIDIA's canonical NaN: all ones but the sign (0x7fffffff, 0x7fff, 0x7f) */
-uint64_t mma_canonical_nan(mma_fmt d)
+MMA_HD uint64_t mma_canonical_nan(mma_fmt d)
 {
     uint64_t out;
     if (fixed_nan(d, 0, &out)) return out;
@@ -54,14 +54,14 @@ uint64_t mma_canonical_nan(mma_fmt d)
 
 /* IEEE 754's default quiet NaN as RISC-V writes it: positive, quiet bit only
  * (0x7fc00000, 0x7e00, 0x7fc0, 0x7e for e5m2) */
-uint64_t mma_default_nan(mma_fmt d)
+MMA_HD uint64_t mma_default_nan(mma_fmt d)
 {
     uint64_t out;
     if (fixed_nan(d, 0, &out)) return out;
     return mma_inf(d, 0) | ((uint64_t)1 << (mma_format(d)->mbits - 1));
 }
 
-int mma_is_snan(mma_fmt f, uint64_t bits)
+MMA_HD int mma_is_snan(mma_fmt f, uint64_t bits)
 {
     const mma_format_info *fi = mma_format(f);
     if (!fi->has_inf || !mma_is_nan(f, bits)) return 0;     /* fixed NaNs are quiet */
@@ -73,7 +73,7 @@ int mma_is_snan(mma_fmt f, uint64_t bits)
  * payload (the fraction bits) aligned to the top of d's fraction (cut or
  * extended with zeros), quieted: IEEE 754 6.2.3, as conversions between
  * binary formats do. */
-static uint64_t nan_convert(mma_fmt f, uint64_t bits, mma_fmt d)
+static MMA_HD uint64_t nan_convert(mma_fmt f, uint64_t bits, mma_fmt d)
 {
     const mma_format_info *fi = mma_format(f), *di = mma_format(d);
     if (f == MMA_FMT_E4M3FNUZ || f == MMA_FMT_E5M2FNUZ) return mma_default_nan(d);  /* no payload */
@@ -87,7 +87,9 @@ static uint64_t nan_convert(mma_fmt f, uint64_t bits, mma_fmt d)
     return mma_inf(d, neg) | pay | ((uint64_t)1 << (di->mbits - 1));
 }
 
-uint64_t mma_nan_out(const mma_unit *u, mma_fmt d, const mma_nansrc *s)
+MMA_HD uint64_t mma_nan_convert(mma_fmt f, uint64_t bits, mma_fmt d) { return nan_convert(f, bits, d); }
+
+MMA_HD uint64_t mma_nan_out(const mma_unit *u, mma_fmt d, const mma_nansrc *s)
 {
     if (u->flags & MMA_F_NAN_CANON) return mma_canonical_nan(d);
     if ((u->flags & MMA_F_NAN_PROP) && s) {
@@ -101,8 +103,8 @@ uint64_t mma_nan_out(const mma_unit *u, mma_fmt d, const mma_nansrc *s)
     return mma_default_nan(d);
 }
 
-int mma_step_special(const mma_unit *u, const mma_rspec *r, const mma_term *t, int n,
-                     const mma_nansrc *s, uint64_t *out)
+MMA_HD int mma_step_special(const mma_unit *u, const mma_rspec *r, const mma_term *t, int n,
+                            const mma_nansrc *s, uint64_t *out)
 {
     int neg = 0, cls = mma_terms_special_class(t, n, &neg);
     if (cls == MMA_NAN) *out = mma_nan_out(u, r->d, s);
@@ -114,13 +116,13 @@ int mma_step_special(const mma_unit *u, const mma_rspec *r, const mma_term *t, i
  * share when they are all zeros of one sign (x + x has the sign of x), and
  * otherwise (zeros of both signs, or terms that cancel) is +0, or -0
  * rounding toward -inf. */
-int mma_zero_sign(int allzero, int anypos, int anyneg, mma_rounding rho)
+MMA_HD int mma_zero_sign(int allzero, int anypos, int anyneg, mma_rounding rho)
 {
     if (allzero && !(anypos && anyneg)) return anyneg;
     return rho == MMA_RD;
 }
 
-int mma_terms_zneg(const mma_term *t, int n, mma_rounding rho)
+MMA_HD int mma_terms_zneg(const mma_term *t, int n, mma_rounding rho)
 {
     int allzero = 1, anypos = 0, anyneg = 0;
     for (int i = 0; i < n; i++) {

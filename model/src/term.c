@@ -2,7 +2,7 @@
  * products are neither normalized nor rounded). */
 #include "internal.h"
 
-mma_term mma_term_of(mma_fmt f, uint64_t bits)
+MMA_HD mma_term mma_term_of(mma_fmt f, uint64_t bits)
 {
     mma_value v = mma_decode(f, bits);
     const mma_format_info *fi = mma_format(f);
@@ -12,7 +12,7 @@ mma_term mma_term_of(mma_fmt f, uint64_t bits)
     return t;
 }
 
-mma_term mma_term_mul(mma_term x, mma_term y)
+MMA_HD mma_term mma_term_mul(mma_term x, mma_term y)
 {
     mma_term p;
     p.neg = x.neg ^ y.neg;

@@ -14,6 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* the nearest configuration is searched on at most this many
+ * observations (a probe's cost grows with them; its answer is counted on
+ * all) */
+#define TRIAGE_SEARCH 40000
+
 static const char *class_names[MMA_MM_COUNT] = {
     "NaN payload", "sign of zero", "overflow: Inf against the largest finite",
     "1 ulp toward zero", "1 ulp away from zero", "subnormal inputs flushed to zero",
@@ -47,9 +52,12 @@ static uint64_t flushed_dot(const mma_unit *u, uint64_t c, const uint64_t *a, co
     return *any ? mma_dot(u, c, fa, fb, sa, sb) : 0;
 }
 
-mma_mismatch_class mma_mismatch_classify(const mma_unit *u, uint64_t c, const uint64_t *a,
-                                         const uint64_t *b, const uint64_t *sa,
-                                         const uint64_t *sb, uint64_t want, uint64_t got)
+/* the class; without (NO_FLUSH_IN, NO_FLUSH_OUT) as if there were no
+ * class of flushed inputs, or of flushed results */
+enum { NO_FLUSH_IN = 1, NO_FLUSH_OUT = 2 };
+static mma_mismatch_class classify(const mma_unit *u, uint64_t c, const uint64_t *a, const uint64_t *b,
+                                   const uint64_t *sa, const uint64_t *sb, uint64_t want, uint64_t got,
+                                   int without)
 {
     const mma_format_info *fd = mma_format(u->d);
     mma_value w = mma_decode(u->d, want), g = mma_decode(u->d, got);
@@ -62,17 +70,24 @@ mma_mismatch_class mma_mismatch_classify(const mma_unit *u, uint64_t c, const ui
     int same_sign = (want & sign) == (got & sign);
     if (same_sign && ((w.cls == MMA_INF && gm == maxf) || (g.cls == MMA_INF && wm == maxf)))
         return MMA_MM_OVERFLOW;
-    int any;
-    uint64_t fl = flushed_dot(u, c, a, b, sa, sb, &any);
+    int any = 0;
+    uint64_t fl = (without & NO_FLUSH_IN) ? 0 : flushed_dot(u, c, a, b, sa, sb, &any);
     if (any && mma_result_equal(u, fl, got)) return MMA_MM_SUBNORMAL_IN;
     int w_sub = w.cls == MMA_FINITE && (wm >> fd->mbits) == 0;
-    if (w_sub && g.cls == MMA_ZERO) return MMA_MM_SUBNORMAL_OUT;
+    if (w_sub && g.cls == MMA_ZERO && !(without & NO_FLUSH_OUT)) return MMA_MM_SUBNORMAL_OUT;
     int w_num = w.cls == MMA_FINITE || w.cls == MMA_ZERO, g_num = g.cls == MMA_FINITE || g.cls == MMA_ZERO;
     if (w_num && g_num && (same_sign || w.cls == MMA_ZERO || g.cls == MMA_ZERO)) {
         uint64_t diff = gm > wm ? gm - wm : wm - gm;
         if (diff == step) return gm < wm ? MMA_MM_ULP_TOWARD_ZERO : MMA_MM_ULP_AWAY;
     }
     return MMA_MM_LARGER;
+}
+
+mma_mismatch_class mma_mismatch_classify(const mma_unit *u, uint64_t c, const uint64_t *a,
+                                         const uint64_t *b, const uint64_t *sa,
+                                         const uint64_t *sb, uint64_t want, uint64_t got)
+{
+    return classify(u, c, a, b, sa, sb, want, got, 0);
 }
 
 typedef struct {
@@ -190,6 +205,43 @@ static void tile_groups(const mma_unit *u, const mma_obs *o, const mma_triage_op
     free(badc);
 }
 
+/* "Subnormal inputs flushed to zero" names what the unit does only where
+ * it does so on every vector it could show it on: an observation whose
+ * result flushing would change, reproduced without flushing, says the
+ * unit uses its subnormal inputs.  Likewise "subnormal result flushed to
+ * zero" and an observation with a subnormal result reproduced.  A class
+ * that does not fit goes: its mismatches are classed as if there were no
+ * such class. */
+static void demote_flushed(const mma_unit *u, const mma_obs *o, const uint64_t *want, const unsigned char *bad,
+                           mma_triage_report *r)
+{
+    if (!r->count[MMA_MM_SUBNORMAL_IN] && !r->count[MMA_MM_SUBNORMAL_OUT]) return;
+    size_t k = (size_t)o->shape.k, ns = (size_t)o->ns;
+    const mma_format_info *fd = mma_format(u->d);
+    uint64_t sign = (uint64_t)1 << (fd->width - 1);
+    int without = 0;
+    for (size_t v = 0; v < o->n && without != (NO_FLUSH_IN | NO_FLUSH_OUT); v++) {
+        if (bad[v]) continue;
+        mma_value w = mma_decode(u->d, want[v]);
+        if (w.cls == MMA_FINITE && ((want[v] & ~sign) >> fd->mbits) == 0) without |= NO_FLUSH_OUT;
+        if (!r->count[MMA_MM_SUBNORMAL_IN] || (without & NO_FLUSH_IN)) continue;
+        int any;
+        uint64_t fl = flushed_dot(u, o->c[v], o->a + v * k, o->b + v * k, ns ? o->sa + v * ns : NULL,
+                                  ns ? o->sb + v * ns : NULL, &any);
+        if (any && !mma_result_equal(u, fl, want[v])) without |= NO_FLUSH_IN;
+    }
+    if (!without) return;
+    for (int c = 0; c < MMA_MM_COUNT; c++) { r->count[c] = 0; r->example[c] = (size_t)-1; }
+    for (size_t v = 0; v < o->n; v++) {
+        if (!bad[v]) continue;
+        mma_mismatch_class c = mma_result_equal(u, want[v], o->d[v]) ? MMA_MM_FLAGS_ONLY :
+            classify(u, o->c[v], o->a + v * k, o->b + v * k, ns ? o->sa + v * ns : NULL, ns ? o->sb + v * ns : NULL,
+                     want[v], o->d[v], without);
+        r->count[c]++;
+        if (r->example[c] == (size_t)-1) { r->example[c] = v; r->example_want[c] = want[v]; }
+    }
+}
+
 int mma_triage(const mma_unit *u, const mma_obs *o, const mma_triage_opts *opt,
                mma_triage_report *r, char *err, size_t len)
 {
@@ -228,26 +280,50 @@ int mma_triage(const mma_unit *u, const mma_obs *o, const mma_triage_opts *opt,
         if (c != MMA_MM_FLAGS_ONLY) numeric++;
         if (r->example[c] == (size_t)-1) { r->example[c] = v; r->example_want[c] = want[v]; }
     }
-    if (numeric && opt->nearest) {
-        mma_probe_opts po = {opt->threads, u, NULL, 0};
+    /* a label must fit the vectors: subnormal inputs are flushed only
+     * where no vector shows them used exactly */
+    demote_flushed(u, o, want, bad, r);
+    /* with the unit's flags, a flags-only mismatch is evidence too (the
+     * probe compares them) */
+    int flagged = o->has_flags && mma_unit_has_flags(u);
+    if ((numeric || (flagged && r->mismatches)) && opt->nearest) {
+        /* the search on at most TRIAGE_SEARCH observations (the mismatches
+         * and the matches taken evenly), its answer then counted on all */
+        size_t *ss = NULL, nss = 0;
+        if (o->n > TRIAGE_SEARCH) {
+            size_t nbad = r->mismatches, ngood = o->n - nbad;
+            size_t wb = nbad < TRIAGE_SEARCH * 3 / 4 ? nbad : TRIAGE_SEARCH * 3 / 4;
+            size_t wg = TRIAGE_SEARCH - wb < ngood ? TRIAGE_SEARCH - wb : ngood;
+            ss = malloc(sizeof(size_t) * TRIAGE_SEARCH);
+            if (!ss) abort();
+            size_t ib = 0, ig = 0;
+            /* the i-th of n kept where i*w/n steps: w of them, evenly */
+            for (size_t v = 0; v < o->n; v++) {
+                if (bad[v]) { if (ib * wb / nbad != (ib + 1) * wb / nbad) ss[nss++] = v; ib++; }
+                else { if (ig * wg / ngood != (ig + 1) * wg / ngood) ss[nss++] = v; ig++; }
+            }
+        }
+        mma_probe_opts po = {opt->threads, u, ss, nss};
         if (mma_probe(o, &po, &r->nearest, NULL, 0) == 0) {
             r->have_nearest = 1;
-            fewest_differences(&r->nearest.unit, u, o, NULL, 0, opt->threads);
-            size_t *mis = malloc(sizeof(size_t) * numeric), *ok = malloc(sizeof(size_t) * (o->n - r->mismatches + 1));
+            fewest_differences(&r->nearest.unit, u, o, ss, nss, opt->threads);
+            size_t *mis = malloc(sizeof(size_t) * (r->mismatches + 1)), *ok = malloc(sizeof(size_t) * (o->n - r->mismatches + 1));
             size_t nm = 0, nok = 0;
             if (!mis || !ok) abort();
             for (size_t v = 0; v < o->n; v++) {
-                if (bad[v]) { if (!mma_result_equal(u, want[v], o->d[v])) mis[nm++] = v; }
+                if (bad[v]) { if (flagged || !mma_result_equal(u, want[v], o->d[v])) mis[nm++] = v; }
                 else ok[nok++] = v;
             }
+            r->nearest_of = nm;
             r->nearest_fit_mismatching = mma_probe_fit(&r->nearest.unit, o, mis, nm, opt->threads);
             r->nearest_fit_matching = mma_probe_fit(&r->nearest.unit, o, ok, nok, opt->threads);
             mma_unit_diff(&r->nearest.unit, u, r->diff, sizeof r->diff);
             free(mis);
             free(ok);
         }
+        free(ss);
     }
-    if (numeric && opt->tile_elems > 0) {
+    if (numeric && opt->nearest && opt->tile_elems > 0) {
         r->tile_elems = opt->tile_elems;
         tile_groups(u, o, opt, bad, r);
     }
@@ -259,6 +335,7 @@ int mma_triage(const mma_unit *u, const mma_obs *o, const mma_triage_opts *opt,
 static void where(FILE *f, const mma_obs *o, size_t v, long tile_cols)
 {
     if (tile_cols > 0) fprintf(f, "element (%ld,%ld)", o->tag[v] / tile_cols, o->tag[v] % tile_cols);
+    else if (tile_cols < 0) fprintf(f, "lane %ld", o->tag[v]);
     else fprintf(f, "line %ld", o->tag[v]);
 }
 
@@ -279,6 +356,13 @@ static void flags_example(FILE *f, const mma_unit *u, const mma_obs *o, size_t v
 void mma_triage_write(FILE *f, const mma_unit *u, const mma_obs *o, const mma_triage_report *r,
                       long tile_cols)
 {
+    mma_triage_write_classes(f, u, o, r, tile_cols);
+    mma_triage_write_nearest(f, u, o, r, tile_cols);
+}
+
+void mma_triage_write_classes(FILE *f, const mma_unit *u, const mma_obs *o, const mma_triage_report *r,
+                              long tile_cols)
+{
     int hd = mma_format(u->d)->hexdigits;
     fprintf(f, "triage: %zu of %zu vectors mismatch\n", r->mismatches, r->n);
     for (int c = 0; c < MMA_MM_COUNT; c++) {
@@ -293,14 +377,21 @@ void mma_triage_write(FILE *f, const mma_unit *u, const mma_obs *o, const mma_tr
         fprintf(f, ": unit d=%0*llx, model d=%0*llx\n", hd, (unsigned long long)o->d[v], hd,
                 (unsigned long long)r->example_want[c]);
     }
+}
+
+void mma_triage_write_nearest(FILE *f, const mma_unit *u, const mma_obs *o, const mma_triage_report *r,
+                              long tile_cols)
+{
+    (void)u;
+    (void)o;
     if (r->have_nearest) {
         char cfg[512];
         mma_unit_config(&r->nearest.unit, cfg, sizeof cfg);
-        size_t nm = r->mismatches - r->count[MMA_MM_FLAGS_ONLY], nok = r->n - r->mismatches;
+        size_t nm = r->nearest_of, nok = r->n - r->mismatches;
         int by_element = r->ngroups && r->nearest_fit_mismatching < nm;
         /* a tile whose elements differ in their own ways (one narrow
          * processing element): the groups below say what each does */
-        if (by_element) fprintf(f, "no one configuration fits the whole tile; by output element:\n");
+        if (by_element) fprintf(f, "no one configuration fits the whole %s; by %s:\n", tile_cols < 0 ? "unit" : "tile", tile_cols < 0 ? "lane" : "output element");
         else fprintf(f, "nearest configuration: %s\n", cfg);
         if (by_element) {
         } else if (!r->diff[0]) {
@@ -316,8 +407,12 @@ void mma_triage_write(FILE *f, const mma_unit *u, const mma_obs *o, const mma_tr
             fprintf(f, "\n");
         }
     }
-    for (int g = 0; g < r->ngroups; g++) {
-        fprintf(f, "  %ld output element%s", r->group[g].nelems, r->group[g].nelems > 1 ? "s" : "");
+    /* the groups of elements, where they differ (one group that fits
+     * everything says no more than the nearest configuration) */
+    int tell = r->ngroups > 1 || (r->have_nearest && r->nearest_fit_mismatching < r->nearest_of) ||
+               (r->ngroups == 1 && r->group[0].nelems < r->tile_elems);
+    for (int g = 0; tell && g < r->ngroups; g++) {
+        fprintf(f, "  %ld %s%s", r->group[g].nelems, tile_cols < 0 ? "lane" : "output element", r->group[g].nelems > 1 ? "s" : "");
         long shown = r->group[g].nelems < 64 ? r->group[g].nelems : 64;
         for (long i = 0; i < shown; i++) {
             long e = r->group[g].elems[i];

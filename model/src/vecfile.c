@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -27,6 +28,7 @@ struct mma_vec_reader {
     long line;
     mma_unit u;
     int has_d, has_flags;
+    int skip_flags;        /* a flags field the unit (another one given) has no use for */
     int nextra;
     char *extra[MMA_VEC_MAX_HEADER];
     const char *extra_ptr[MMA_VEC_MAX_HEADER];
@@ -225,7 +227,7 @@ mma_vec_reader *mma_vec_open(const char *path, const char *instr, char *err, siz
     const char *tool = ends_with(path, ".xz") ? "xz" : ends_with(path, ".gz") ? "gzip" : ends_with(path, ".zst") ? "zstd" : NULL;
     if (tool) {
         FILE *probe = fopen(path, "rb");
-        if (!probe) { snprintf(err, len, "%s: cannot open", path); free(r); return NULL; }
+        if (!probe) { snprintf(err, len, "%s: cannot open (%s)", path, strerror(errno)); free(r); return NULL; }
         fclose(probe);
         if (spawn_decompressor(r, tool, path)) {
             snprintf(err, len, "%s: cannot run %s -dc (Debian: %s)", path, tool,
@@ -238,14 +240,23 @@ mma_vec_reader *mma_vec_open(const char *path, const char *instr, char *err, siz
     } else {
         r->f = fopen(path, "r");
     }
-    if (!r->f) { snprintf(err, len, "%s: cannot open", path); free(r); return NULL; }
+    struct stat st;
+    if (r->f && r->f != stdin && !tool && !fstat(fileno(r->f), &st) && S_ISDIR(st.st_mode)) {
+        snprintf(err, len, "%s: is a directory, not a vector file", path);
+        fclose(r->f);
+        free(r);
+        return NULL;
+    }
+    if (!r->f) { snprintf(err, len, "%s: cannot open (%s)", path, strerror(errno)); free(r); return NULL; }
     return open_common(r, path, instr, err, len);
 }
 
 static mma_vec_reader *open_common(mma_vec_reader *r, const char *path, const char *instr, char *err, size_t len)
 {
-    char file_instr[512] = "", fields[256] = "", file_arch[64] = "";
+    char file_instr[512] = "", fields[256] = "", file_arch[64] = "", kbad[32] = "";
     int k = -1, magic = 0;
+    /* the lines of the header fields, for messages that point at them */
+    long kline = 0, iline = 0, fline = 0, aline = 0;
     /* header: leading comment lines */
     for (;;) {
         int c = fgetc(r->f);
@@ -256,16 +267,34 @@ static mma_vec_reader *open_common(mma_vec_reader *r, const char *path, const ch
         char *s = r->buf + 1;
         trim(&s);
         if (!*s) continue;
-        if (!strncmp(s, "mmavec", 6)) { magic = 1; continue; }
+        if (!strncmp(s, "mmavec", 6)) {
+            /* a later version may mean other fields: refuse it rather than
+             * misread it */
+            char *ver = s + 6;
+            trim(&ver);
+            if (strcmp(ver, "1")) {
+                snprintf(err, len, "%s:%ld: field mmavec: version '%s' (this reader knows version 1)", path, r->line, ver);
+                mma_vec_close(r);
+                return NULL;
+            }
+            magic = 1;
+            continue;
+        }
         char *colon = strchr(s, ':');
         if (!colon) continue;
         size_t kl = (size_t)(colon - s);
         char *v = colon + 1;
         trim(&v);
-        if (kl == 5 && !strncmp(s, "instr", 5)) snprintf(file_instr, sizeof file_instr, "%s", v);
-        else if (kl == 1 && s[0] == 'k') k = atoi(v);
-        else if (kl == 6 && !strncmp(s, "fields", 6)) snprintf(fields, sizeof fields, "%s", v);
-        else if (kl == 4 && !strncmp(s, "arch", 4)) snprintf(file_arch, sizeof file_arch, "%s", v);
+        if (kl == 5 && !strncmp(s, "instr", 5)) { snprintf(file_instr, sizeof file_instr, "%s", v); iline = r->line; }
+        else if (kl == 1 && s[0] == 'k') {
+            char *e;
+            long kv = strtol(v, &e, 10);
+            kline = r->line;
+            if (!*v || *e || kv < 1 || kv > MMA_MAX_K) { snprintf(kbad, sizeof kbad, "%.31s", v); k = 0; }
+            else k = (int)kv;
+        }
+        else if (kl == 6 && !strncmp(s, "fields", 6)) { snprintf(fields, sizeof fields, "%s", v); fline = r->line; }
+        else if (kl == 4 && !strncmp(s, "arch", 4)) { snprintf(file_arch, sizeof file_arch, "%s", v); aline = r->line; }
         else if (r->nextra < MMA_VEC_MAX_HEADER) {
             r->extra[r->nextra] = strdup(r->buf);
             r->extra_ptr[r->nextra] = r->extra[r->nextra];
@@ -275,13 +304,22 @@ static mma_vec_reader *open_common(mma_vec_reader *r, const char *path, const ch
     const char *name = instr && *instr ? instr : file_instr;
     char perr[400];
     if (!magic && !*file_instr) {
-        if (finish_decompressor(r, err, len) == 0)
-            snprintf(err, len, "%s:%ld: not a vector file (no '# mmavec 1' header)", path, r->line);
+        /* (the line that is not a header: the one after those read) */
+        int empty = r->line == 0 && r->f && feof(r->f);
+        if (finish_decompressor(r, err, len) == 0) {
+            if (empty) snprintf(err, len, "%s:0: an empty file, not a vector file (no '# mmavec 1' header)", path);
+            else snprintf(err, len, "%s:%ld: not a vector file (no '# mmavec 1' header)", path, r->line + 1);
+        }
+        mma_vec_close(r);
+        return NULL;
+    }
+    if (k == 0) {
+        snprintf(err, len, "%s:%ld: field k: '%s' is not a number of products (1..%d)", path, kline, kbad, MMA_MAX_K);
         mma_vec_close(r);
         return NULL;
     }
     if (!*name) {
-        snprintf(err, len, "%s:%ld: no '# instr:' header (give --instr)", path, r->line);
+        snprintf(err, len, "%s:%ld: no '# instr:' header (give --instr)", path, r->line + 1);
         mma_vec_close(r);
         return NULL;
     }
@@ -294,18 +332,20 @@ static mma_vec_reader *open_common(mma_vec_reader *r, const char *path, const ch
             snprintf(named, sizeof named, "%s:%s", fa, name);
             name = named;
         } else if (strcmp(fa, qa)) {
-            snprintf(err, len, "%s: field arch: header says '%s' but instr '%s' is for '%s'", path, file_arch, name, qa);
+            snprintf(err, len, "%s:%ld: field arch: header says '%s' but instr '%s' is for '%s'", path, aline, file_arch, name, qa);
             mma_vec_close(r);
             return NULL;
         }
     }
     if (mma_unit_parse(name, &r->u, perr, sizeof perr)) {
-        snprintf(err, len, "%s:%ld: field instr: %s", path, r->line, perr);
+        /* the caller's instruction is the caller's mistake, not the file's */
+        if (instr && *instr) snprintf(err, len, "instr (given for %s): %s", path, perr);
+        else snprintf(err, len, "%s:%ld: field instr: %s", path, iline, perr);
         mma_vec_close(r);
         return NULL;
     }
     if (k >= 0 && k != r->u.k) {
-        snprintf(err, len, "%s: field k: header says %d but %s has k=%d", path, k, name, r->u.k);
+        snprintf(err, len, "%s:%ld: field k: header says %d but %s has k=%d", path, kline, k, name, r->u.k);
         mma_vec_close(r);
         return NULL;
     }
@@ -331,10 +371,14 @@ static mma_vec_reader *open_common(mma_vec_reader *r, const char *path, const ch
         if (flagged && fl == base && !strncmp(fields, want, base)) r->has_flags = 0;
         else if (fl == base - 2 && !strncmp(fields, want, base - 2)) { r->has_d = 0; r->has_flags = 0; }
         else {
-            if (!flagged && fl == wl + 6 && !strncmp(fields, want, wl) && !strcmp(fields + wl, " flags"))
-                snprintf(err, len, "%s: field fields: a 'flags' field, but %s defines no exception flags (the ieee tree does)", path, name);
+            int extra_flags = !flagged && fl == wl + 6 && !strncmp(fields, want, wl) && !strcmp(fields + wl, " flags");
+            /* a file of an IEEE unit read as another unit (--instr): its
+             * flags are read over and not checked */
+            if (extra_flags && instr && *instr) { r->skip_flags = 1; return r; }
+            if (extra_flags)
+                snprintf(err, len, "%s:%ld: field fields: a 'flags' field, but %s defines no exception flags (the ieee tree does)", path, fline, name);
             else
-                snprintf(err, len, "%s: field fields: '%s' but %s needs '%s'", path, fields, name, want);
+                snprintf(err, len, "%s:%ld: field fields: '%s' but %s needs '%s'", path, fline, fields, name, want);
             mma_vec_close(r);
             return NULL;
         }
@@ -425,7 +469,7 @@ int mma_vec_parse(const mma_vec_reader *r, const char *line, long lineno, mma_ve
 {
     const mma_unit *u = &r->u;
     int s = mma_unit_nscales(u);
-    int nf = 1 + 2 * u->k + 2 * s + (r->has_d ? 1 : 0) + (r->has_flags ? 1 : 0);
+    int nf = 1 + 2 * u->k + 2 * s + (r->has_d ? 1 : 0) + (r->has_flags || r->skip_flags ? 1 : 0);
     int nd = 1 + 2 * u->k + 2 * s;                  /* index of d */
     uint64_t vals[2 * MMA_MAX_K + 2 * MMA_VEC_MAX_SCALES + 3];
     const unsigned char *p = (const unsigned char *)line;

@@ -44,23 +44,28 @@ from __future__ import annotations
 import enum
 import gzip
 import lzma
+import math
 import os
+import tempfile
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from . import _core
+from . import _core, _gemm_gpu, _tensors
 from ._core import Error
 
 __version__: str = _core.VERSION
 
 __all__ = [
     "Error", "MismatchError", "Format", "FORMATS", "get_format", "Unit", "units",
-    "encode", "decode", "matmul", "metrics", "gemm_metrics",
+    "encode", "decode", "matmul", "quantize", "metrics", "gemm_metrics",
     "VectorFile", "CheckResult", "read_vectors", "write_vectors", "check_vectors",
-    "Flag", "FLAG_INEXACT", "FLAG_UNDERFLOW", "FLAG_OVERFLOW", "FLAG_INFINITE", "FLAG_INVALID",
+    "Flag", "FLAG_INEXACT", "FLAG_UNDERFLOW", "FLAG_OVERFLOW", "FLAG_INFINITE", "FLAG_INVALID", "cuda_device",
+    "plot_metrics", "plot_gemm",
 ]
+
+cuda_device = _tensors.cuda_device
 
 ArrayLike = Any
 UnitLike = Union[str, "Unit"]
@@ -162,7 +167,7 @@ def _as_encodings(x: ArrayLike, fmt: Format, arg: str, check: bool = True) -> np
     array of that very format viewed as its bits).  check: that every value
     fits the format's width (dot and exact leave it to the C side, which
     does it without a temporary array)."""
-    arr = np.asarray(x)
+    arr = np.asarray(_tensors.to_numpy(x, arg))
     dt = arr.dtype
     if dt.kind in "ui" and dt != np.bool_:
         if dt.kind == "i":
@@ -387,9 +392,20 @@ class Unit:
 
         ``flags=True`` (units with ``has_flags``): returns ``(d, flags)``,
         flags a uint8 array of the same shape holding each dot product's
-        IEEE exception flags (``Flag`` bits, as ``mmaref eval --flags``)."""
+        IEEE exception flags (``Flag`` bits, as ``mmaref eval --flags``).
+
+        PyTorch CPU tensors are taken as NumPy arrays of the same bits.  CUDA
+        arrays (PyTorch or CuPy; a and b read in place through DLPack, as
+        unsigned integers or the format's own dtype, C-contiguous) are
+        computed on their GPU by the CUDA backend, the same bits, queued on
+        the framework's current stream: d (and flags) come back as unsigned
+        integer arrays of that framework on that device (``d.view(torch.float32)``
+        reads an fp32 result as floats).  ``mmaref.cuda_device()`` says
+        whether the backend is there."""
         if flags and not self.has_flags:
             raise ValueError(f"flags: {self} defines no exception flags (the ieee units do: ieee,a=...,k=...)")
+        if _tensors.on_gpu(a) or _tensors.on_gpu(b):
+            return _tensors.dot_gpu(self, c, a, b, sa, sb, flags, _DTYPE_FORMAT.get)
         c, a, b, sa, sb, lead = self._operands(c, a, b, sa, sb, False)
         d = np.empty(lead, dtype=self.formats["d"].dtype)
         fl = np.empty(lead, dtype=np.uint8) if flags else None
@@ -442,15 +458,94 @@ def _is_encoded(x: np.ndarray, fmt: Format) -> bool:
     return (x.dtype.kind in "ui" and x.dtype != np.bool_) or _format_of_dtype(x.dtype) == fmt.name
 
 
+def quantize(x: ArrayLike, fmt: Union[str, Format], block: Optional[Tuple[int, int]] = None, *,
+             saturate: bool = True) -> Tuple[np.ndarray, np.ndarray]:
+    """Scaled quantization, as FP8 training and inference recipes do it:
+    for each block of ``block = (rows, cols)`` elements of the last two axes
+    of ``x`` (None: the whole matrix, one scale; ``(1, 128)``: DeepSeek-V3's
+    activation tiles; ``(128, 128)``: its weight blocks), the scale is
+    ``amax / fmt_max`` in FP32 (amax the largest magnitude in the block, 1
+    for an all-zero block) and each element ``x / scale`` (FP32 division,
+    ``x`` taken as FP32) is rounded to the nearest ``fmt`` encoding, ties to
+    even, beyond-range values to the largest finite one when ``saturate``.
+
+    Returns ``(q, scales)``: the encodings (unsigned integers, the same
+    bits as an ml_dtypes array of the format: ``q.view(ml_dtypes.float8_e4m3fn)``)
+    and the FP32 scales, shape ``(..., rows_of_x / rows, cols_of_x / cols)``;
+    ``decode(q) * scale`` gives the values back.  A block holding Inf or NaN
+    raises ValueError."""
+    return _quantize(x, fmt, block, saturate, "x")
+
+
+def _quantize(x: ArrayLike, fmt: Union[str, Format], block: Optional[Tuple[int, int]], saturate: bool,
+              arg: str) -> Tuple[np.ndarray, np.ndarray]:
+    f = get_format(fmt)
+    v = np.asarray(_tensors.to_numpy(x, arg))
+    if v.dtype.kind not in "fiu" and not _format_of_dtype(v.dtype):
+        raise TypeError(f"{arg}: expected real numbers, got dtype {v.dtype.name}")
+    v = v.astype(np.float32)
+    if v.ndim < 2:
+        raise ValueError(f"{arg}: expected a matrix (or a stack of them), got shape {v.shape}")
+    R, Cc = v.shape[-2:]
+    br, bc = (R, Cc) if block is None else block
+    if isinstance(br, bool) or isinstance(bc, bool) or not all(isinstance(t, (int, np.integer)) for t in (br, bc)):
+        raise TypeError(f"block: expected two integers (rows, cols), got {block!r}")
+    if br < 1 or bc < 1 or R % br or Cc % bc:
+        raise ValueError(f"block: ({br}, {bc}) does not tile {arg}'s {R} x {Cc}")
+    lead = v.shape[:-2]
+    t = v.reshape(lead + (R // br, br, Cc // bc, bc))
+    amax = np.abs(t).max(axis=(-3, -1))
+    if not np.isfinite(amax).all():
+        bad = np.argwhere(~np.isfinite(amax))[0]
+        raise ValueError(f"{arg}: the block at {tuple(int(i) for i in bad)} holds Inf or NaN: it has no scale")
+    scales = np.where(amax > 0, amax / np.float32(f.max), np.float32(1)).astype(np.float32)
+    y = (t / scales[..., :, None, :, None]).astype(np.float32).reshape(v.shape)
+    return encode(y, f, saturate=saturate), scales
+
+
+def _scale_grid(s: ArrayLike, arg: str, rows: int, K: int, blk: Optional[Tuple[int, int]], is_b: bool,
+                what: str) -> Tuple[np.ndarray, int]:
+    """A's scales (or B's, is_b: by column) as an FP32 grid of rows x
+    K-blocks, and the K-block length (K when they are constant along K):
+    a scalar, a vector (per row of A, per column of B) or a matrix (A's
+    (M/bm) x (K/bk), B's (K/bk) x (N/bn)), checked against the block."""
+    x = np.asarray(_tensors.to_numpy(s, arg))
+    if x.dtype.kind not in "fiu" or x.dtype == np.bool_:
+        raise TypeError(f"{arg}: expected real numbers (FP32 scales), got dtype {x.dtype.name}")
+    x = x.astype(np.float32)
+    if x.ndim > 2:
+        raise ValueError(f"{arg}: expected a scalar, a vector or a matrix of scales, got shape {x.shape}")
+    g = x.reshape(1, 1) if x.ndim == 0 else x.reshape(-1, 1) if x.ndim == 1 else x.T if is_b else x
+    if blk is not None:
+        bk, br = (blk[0], blk[1]) if is_b else (blk[1], blk[0])
+        if br < 1 or bk < 1 or rows % br or K % bk:
+            raise ValueError(f"block: {tuple(blk)} does not tile {what}")
+        want = (rows // br, K // bk)
+        if g.shape != want:
+            raise ValueError(f"{arg}: shape {x.shape} does not match the block {tuple(blk)} of {what} "
+                             f"(expected {want[::-1] if is_b else want})")
+    nr, nk = g.shape
+    if nr == 0 or nk == 0 or rows % nr or K % nk:
+        raise ValueError(f"{arg}: shape {x.shape} does not tile {what}")
+    return np.repeat(g, rows // nr, axis=0), K // nk
+
+
 def matmul(A: ArrayLike, B: ArrayLike, C: ArrayLike = None, *, unit: UnitLike, mode: str = "tc", nc: int = 128,
-           sa: ArrayLike = None, sb: ArrayLike = None, saturate: bool = True,
-           threads: Optional[int] = None) -> np.ndarray:
+           sa: ArrayLike = None, sb: ArrayLike = None, scale_a: ArrayLike = None, scale_b: ArrayLike = None,
+           block: Any = None, promote: Optional[int] = None, saturate: bool = True,
+           threads: Optional[int] = None) -> Any:
     """A whole GEMM ``A @ B (+ C)`` through a unit, every output element one
     chain of instruction calls over the depth K, exactly as ``mmaref gemm``
     chains them.
 
     ``A``: M x K, ``B``: K x N (K a multiple of the unit's K), ``C``: M x N
-    (or a scalar, or None for +0).  Floats are rounded into the unit's
+    (or a scalar, or None for +0); leading axes are a batch, broadcast as
+    ``numpy.matmul`` does (``...xMxK @ ...xKxN``).  NumPy arrays, ml_dtypes
+    arrays and PyTorch tensors (CPU or CUDA: the result is a tensor on the
+    same device; CUDA tensors of unsigned encodings are computed on their GPU
+    by the CUDA backend, the same bits, for modes tc, promote and twostage
+    of units without block scales whose c and d formats are one, and on the
+    CPU otherwise).  Floats are rounded into the unit's
     formats (round to nearest even; ``saturate``: beyond-range values to the
     largest finite value, as FP8 kernels convert); for a block-scaled unit
     (MX, NVFP4) the scales of each block of A's rows and B's columns come
@@ -462,22 +557,116 @@ def matmul(A: ArrayLike, B: ArrayLike, C: ArrayLike = None, *, unit: UnitLike, m
     ``mode``: ``"tc"`` the running sum stays in the accumulator (each call's
     output is the next call's c); ``"promote"`` every ``nc`` products the
     accumulator is added into an FP32 register and restarts from +0
-    (DeepSeek-V3's Nc = 128); ``"twostage"`` every call from +0, its output
-    added in FP32; ``"exact"`` the exact result rounded once to float64.
+    (DeepSeek-V3's Nc = 128; ``promote=128`` says the same); ``"twostage"``
+    every call from +0, its output added in FP32; ``"exact"`` the exact
+    result rounded once to float64.
+
+    Scales that the software around the unit applies (any unit; the
+    DeepSeek-V3 recipe): ``scale_a`` a scalar (per tensor), an M-vector (per
+    row) or an (M/bm) x (K/bk) grid (per block of bm x bk: ``(1, 128)``
+    tiles), ``scale_b`` a scalar, an N-vector (per column) or a
+    (K/bk) x (N/bn) grid (``(128, 128)`` blocks), as ``quantize`` returns
+    them; ``block = ((bm, bk), (bk, bn))`` names the blocks (checked against
+    the grids), and with float A and B and no scales quantizes them so.  The
+    depth is cut where a scale changes (windows of bk products); each
+    window's result (the accumulator's, promoted every ``nc`` products
+    within the window when ``promote`` is shorter) is added into the FP32
+    register, which starts at C, as ``acc = fmaf(p, scale_a * scale_b, acc)``
+    (the scales' product rounded to FP32): what the kernels around a tensor
+    core do (DeepGEMM).  Scales that change along K need ``promote``: the
+    accumulator cannot apply them.
 
     Returns float64 values when A or B was given as floats (ml_dtypes arrays
-    included), else the result encodings (the unit's d format for tc, fp32 for promote and twostage; fp64
-    for fp64-output units)."""
+    included), else the result encodings (the unit's d format for tc, fp32
+    for promote, twostage and scaled GEMMs; fp64 for fp64-output units)."""
+    like = A if _tensors.is_torch(A) else B if _tensors.is_torch(B) else None
+    cuda = like is not None and like.is_cuda
+    if cuda and _tensors.is_torch(A) and _tensors.is_torch(B) and mode != "exact":
+        gm, gnc = ("promote", promote) if isinstance(promote, (int, np.integer)) and not isinstance(promote, bool) \
+            else (mode, nc)
+        u = _unit(unit)
+        if _gemm_gpu.usable(u, gm, A, B, C, scale_a is not None or scale_b is not None or block is not None, sa, sb) \
+                and _tensors.cuda_device() is not None:
+            if A.shape[1] != B.shape[0]:
+                raise ValueError(f"B: expected {A.shape[1]} rows (A is {A.shape[0]} x {A.shape[1]}), got shape "
+                                 f"{tuple(B.shape)}")
+            if A.shape[1] == 0 or A.shape[1] % u.K:
+                raise ValueError(f"A, B: the depth K={A.shape[1]} must be a positive multiple of {u}'s K={u.K}")
+            if gm == "promote" and (gnc < 1 or gnc % u.K):
+                raise ValueError(f"nc: {gnc} is not a positive multiple of {u}'s K={u.K}")
+            if C is not None and tuple(C.shape) != (A.shape[0], B.shape[1]):
+                raise ValueError(f"C: expected shape {(A.shape[0], B.shape[1])}, got {tuple(C.shape)}")
+            return _gemm_gpu.matmul(u, A.contiguous(), B.contiguous(), C, gm, int(gnc))
+
+    def host(x: Any, arg: str) -> Any:
+        if x is None or not _tensors.is_torch(x):
+            return x
+        return _tensors.to_numpy(x.detach().cpu() if x.is_cuda else x, arg)
+
+    A, B, C, sa, sb = host(A, "A"), host(B, "B"), host(C, "C"), host(sa, "sa"), host(sb, "sb")
+    scale_a, scale_b = host(scale_a, "scale_a"), host(scale_b, "scale_b")
+    if promote is not None:
+        if isinstance(promote, bool) or not isinstance(promote, (int, np.integer)):
+            raise TypeError(f"promote: expected an integer (products between promotions), got {promote!r}")
+        if mode not in ("tc", "promote"):
+            raise ValueError(f"promote: given with mode={mode!r}; promote={promote} is mode='promote', nc={promote}")
+        mode, nc = "promote", int(promote)
+    A, B = np.asarray(A), np.asarray(B)
+    for nm, x in (("A", A), ("B", B)):
+        if x.ndim < 2:
+            raise ValueError(f"{nm}: expected a 2-D array (or a stack of them), got shape {x.shape}")
+    if A.ndim == 2 and B.ndim == 2:
+        out = _matmul2d(A, B, C, unit, mode, nc, sa, sb, scale_a, scale_b, block, saturate, threads)
+    else:
+        M, N = A.shape[-2], B.shape[-1]
+        try:
+            lead = np.broadcast_shapes(A.shape[:-2], B.shape[:-2])
+        except ValueError:
+            raise ValueError(f"A, B: batch shapes {A.shape[:-2]} and {B.shape[:-2]} do not broadcast") from None
+        Ab, Bb = np.broadcast_to(A, lead + A.shape[-2:]), np.broadcast_to(B, lead + B.shape[-2:])
+        Cb = None
+        if C is not None:
+            try:
+                Cb = np.broadcast_to(np.asarray(C), lead + (M, N))
+            except ValueError:
+                raise ValueError(f"C: shape {np.shape(C)} does not broadcast to {lead + (M, N)}") from None
+
+        def per(x: Any, tail: int) -> Any:      # a batch's scales: the stack's, or one for all
+            if x is None:
+                return None
+            x = np.asarray(x)
+            return np.broadcast_to(x, lead + x.shape[-tail:]) if x.ndim > tail else None
+
+        outs = []
+        for idx in np.ndindex(*lead):
+            pa, pb = per(scale_a, 2), per(scale_b, 2)
+            outs.append(_matmul2d(Ab[idx], Bb[idx], None if Cb is None else Cb[idx], unit, mode, nc,
+                                  None if sa is None else np.broadcast_to(np.asarray(sa), lead + np.shape(sa)[-2:])[idx],
+                                  None if sb is None else np.broadcast_to(np.asarray(sb), lead + np.shape(sb)[-2:])[idx],
+                                  scale_a if pa is None else pa[idx], scale_b if pb is None else pb[idx],
+                                  block, saturate, threads))
+        out = np.stack(outs).reshape(lead + (M, N)) if outs else np.empty(lead + (M, N))
+    if like is not None:
+        import torch
+        arr = np.ascontiguousarray(out)
+        try:
+            t = torch.from_numpy(arr)
+        except TypeError:      # (a PyTorch without unsigned 16- to 64-bit tensors: the same bits, signed)
+            t = torch.from_numpy(arr.view(np.dtype(f"i{arr.dtype.itemsize}")))
+        return t.to(like.device) if cuda else t
+    return out
+
+
+def _matmul2d(A: np.ndarray, B: np.ndarray, C: ArrayLike, unit: UnitLike, mode: str, nc: int, sa: ArrayLike,
+              sb: ArrayLike, scale_a: ArrayLike, scale_b: ArrayLike, block: Any, saturate: bool,
+              threads: Optional[int]) -> np.ndarray:
     u = _unit(unit)
     if mode not in _MODES and mode != "exact":
         raise ValueError(f"mode: expected 'tc', 'promote', 'twostage' or 'exact', got {mode!r}")
     if isinstance(nc, bool) or not isinstance(nc, (int, np.integer)):
         raise TypeError(f"nc: expected an integer, got {type(nc).__name__}")
     fm = u.formats
-    A, B = np.asarray(A), np.asarray(B)
     for nm, x in (("A", A), ("B", B)):
-        if x.ndim != 2:
-            raise ValueError(f"{nm}: expected a 2-D array, got shape {x.shape}")
         if x.dtype.kind not in "uif" and not _format_of_dtype(x.dtype):
             raise TypeError(f"{nm}: expected real numbers or encodings, got dtype {x.dtype.name}")
     M, K = A.shape
@@ -488,7 +677,35 @@ def matmul(A: ArrayLike, B: ArrayLike, C: ArrayLike = None, *, unit: UnitLike, m
         raise ValueError(f"A, B: the depth K={K} must be a positive multiple of {u}'s K={u.K}")
     if mode == "promote" and (nc < 1 or nc % u.K):
         raise ValueError(f"nc: {nc} is not a positive multiple of {u}'s K={u.K}")
+    blk_a = blk_b = None
+    if block is not None:
+        try:
+            blk_a, blk_b = (tuple(int(t) for t in b) if b is not None else None for b in block)
+            assert blk_a is None or len(blk_a) == 2
+            assert blk_b is None or len(blk_b) == 2
+        except (TypeError, ValueError, AssertionError):
+            raise ValueError(f"block: expected ((bm, bk), (bk, bn)), the blocks of A and B, got {block!r}") from None
     enc_a, enc_b = _is_encoded(A, fm["a"]), _is_encoded(B, fm["b"])
+    floats_out = not (A.dtype.kind in "ui" and B.dtype.kind in "ui")
+    # the scales applied outside the unit: given, or (floats and a block) made by quantize
+    outer = scale_a is not None or scale_b is not None or block is not None
+    if outer:
+        if mode == "exact":
+            raise ValueError("mode: 'exact' takes no scale_a, scale_b or block (scale the exact result yourself)")
+        if not enc_a and scale_a is None and blk_a is not None:
+            A, scale_a = _quantize(A, fm["a"], blk_a, saturate, "A")
+            enc_a = True
+        elif not enc_a and scale_a is not None:
+            ga, bka = _scale_grid(scale_a, "scale_a", M, K, blk_a, False, f"A ({M} x {K})")
+            A = encode(A.astype(np.float32) / np.repeat(ga, bka, axis=1), fm["a"], saturate=bool(saturate))
+            enc_a = True
+        if not enc_b and scale_b is None and blk_b is not None:
+            B, scale_b = _quantize(B, fm["b"], blk_b, saturate, "B")
+            enc_b = True
+        elif not enc_b and scale_b is not None:
+            gb, bkb = _scale_grid(scale_b, "scale_b", N, K, blk_b, True, f"B ({K} x {N})")
+            B = encode(B.astype(np.float32) / np.repeat(gb, bkb, axis=1).T, fm["b"], saturate=bool(saturate))
+            enc_b = True
     scaled = fm["scale"] is not None
     nb = K // u.block if scaled else 0
     if scaled and (enc_a or enc_b) and (sa is None or sb is None):
@@ -529,8 +746,30 @@ def matmul(A: ArrayLike, B: ArrayLike, C: ArrayLike = None, *, unit: UnitLike, m
             Ce = _c_array(np.broadcast_to(Cx, (M, N)), np.uint64)
         except ValueError:
             raise ValueError(f"C: shape {Cx.shape} does not broadcast to {(M, N)}") from None
-    floats_out = not (A.dtype.kind in "ui" and B.dtype.kind in "ui")
     t = _threads(threads)
+    if outer:
+        ga, wa = _scale_grid(1.0 if scale_a is None else scale_a, "scale_a", M, K, blk_a, False, f"A ({M} x {K})")
+        gb, wb = _scale_grid(1.0 if scale_b is None else scale_b, "scale_b", N, K, blk_b, True, f"B ({K} x {N})")
+        w = math.gcd(wa, wb)
+        if w % u.K:
+            raise ValueError(f"scale_a, scale_b: they change every {w} products along K, not a multiple of "
+                             f"{u}'s K={u.K}")
+        inner = mode
+        if w < K:
+            if mode != "promote":
+                raise ValueError(f"scale_a, scale_b: they change along K every {w} products, which the unit's "
+                                 f"accumulator cannot apply: give promote={w} (the accumulator promoted to FP32 "
+                                 f"where they change)")
+            if w % nc:
+                raise ValueError(f"promote: {nc} does not divide the scales' blocks of {w} products along K")
+            inner = "tc" if nc == w else "promote"
+        nw = K // w
+        xa = _c_array(np.repeat(ga, wa // w, axis=1)[:, :nw], np.float32)
+        xb = _c_array(np.repeat(gb, wb // w, axis=1)[:, :nw], np.float32)
+        D = np.empty((M, N), dtype=np.uint64)
+        _core.gemm_scaled(u._u, _MODES[inner], nc, w, M, N, K, Ae, Be, sae, sbe, xa, xb, Ce, D, t)
+        rf = FORMATS["fp64" if fm["d"].name == "fp64" else "fp32"]
+        return decode(D, rf) if floats_out else D.astype(rf.dtype)
     if mode == "exact":
         X = np.empty((M, N), dtype=np.float64)
         _core.gemm(u._u, 0, nc, M, N, K, Ae, Be, sae, sbe, Ce, None, X, t)
@@ -730,10 +969,25 @@ def write_vectors(path: Union[str, os.PathLike], unit: UnitLike, c: ArrayLike, a
     u64 = lambda x: None if x is None else _c_array(x, np.uint64).reshape(-1)
     text = _core.format_vectors(u._u, u64(cc), u64(aa), u64(bb), u64(ssa), u64(ssb), u64(de), u64(fe))
     path = os.fspath(path)
-    tmp = f"{path}.tmp{os.getpid()}"
+    if path.endswith((".bz2", ".lz4", ".lzma", ".zip", ".7z", ".zst")):
+        raise ValueError(f"path: {path}: unknown compression (write .vec, .vec.xz or .vec.gz)")
+    # a hidden temporary file beside the target, renamed into place: the
+    # file appears whole or not at all, and an error names the target
+    folder = os.path.dirname(path) or "."
     try:
-        with _open_out(tmp, path) as f:
-            f.write(text)
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix="." + os.path.basename(path) + ".")
+    except OSError as e:
+        raise OSError(e.errno, f"{path}: {e.strerror}") from None
+    try:
+        os.close(fd)
+        mask = os.umask(0)
+        os.umask(mask)
+        os.chmod(tmp, 0o666 & ~mask)
+        try:
+            with _open_out(tmp, path) as f:
+                f.write(text)
+        except OSError as e:
+            raise OSError(e.errno, f"{path}: {e.strerror}") from None
         os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):
@@ -762,14 +1016,18 @@ class CheckResult:
 
 
 def check_vectors(path: Union[str, os.PathLike], instr: Optional[str] = None, *, raise_on_mismatch: bool = True,
-                  threads: Optional[int] = None) -> CheckResult:
+                  threads: Optional[int] = None, allow_empty: bool = False) -> CheckResult:
     """Recompute d for every vector of a file and compare bit for bit (NaN
     payloads per the unit's rule), as ``mmaref check`` does.  Any mismatch
     raises MismatchError (listing the first ten) unless
-    ``raise_on_mismatch=False``; then the result says what differed."""
+    ``raise_on_mismatch=False``; then the result says what differed.  A
+    file with no vectors raises Error (nothing was checked: an empty dump of
+    a unit must not pass) unless ``allow_empty``."""
     vf = read_vectors(path, instr)
     if vf.d is None:
         raise Error(f"{os.fspath(path)}: field d: the file has no d column to check")
+    if len(vf) == 0 and not allow_empty:
+        raise Error(f"{os.fspath(path)}: 0 vectors: nothing was checked (allow_empty=True to accept)")
     u = vf.unit
     sab = (vf.sa, vf.sb) if u.nscales else (None, None)
     cmp_flags = vf.flags is not None and u.has_flags
@@ -791,3 +1049,6 @@ def check_vectors(path: Union[str, os.PathLike], instr: Optional[str] = None, *,
                           for ln, fd, md in res.mismatches[:10])
         raise MismatchError(f"{res}\n{lines}", res)
     return res
+
+
+from .plot import plot_gemm, plot_metrics  # noqa: E402  (they call metrics and gemm_metrics above)

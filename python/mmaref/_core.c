@@ -47,7 +47,7 @@ static PyObject *fmt_name(mma_fmt f)
     return PyUnicode_FromString(mma_format(f)->name);
 }
 
-static const char *tree_names[] = {"fused", "evenodd", "groups", "pairwise", "fma", "exact", "ieee"};
+static const char *tree_names[] = {"fused", "evenodd", "groups", "pairwise", "fma", "exact", "ieee", "chains"};
 static const char *rnd_names[] = {"rz", "rne", "rd", "ru", "rmm", "rodd"};
 
 static PyObject *unit_info(UnitObject *self, PyObject *noargs)
@@ -119,10 +119,12 @@ static int get_buf(PyObject *o, buf *b, char kind, int writable, int allow_none,
     const char *f = b->v.format ? b->v.format : "B";
     if (*f == '<' || *f == '=' || *f == '@') f++;
     int ok = kind == 'd' ? (b->isz == 8 && *f == 'd')
+           : kind == 'f' ? (b->isz == 4 && *f == 'f')
                          : ((b->isz == 1 || b->isz == 2 || b->isz == 4 || b->isz == 8) && strchr("BHILQ", *f) && f[1] == 0);
     if (!ok) {
         PyErr_Format(PyExc_TypeError, "%s: expected a contiguous array of %s, got format '%s' (%d bytes)", name,
-                     kind == 'd' ? "float64" : "unsigned integers", b->v.format ? b->v.format : "?", b->isz);
+                     kind == 'd' ? "float64" : kind == 'f' ? "float32" : "unsigned integers",
+                     b->v.format ? b->v.format : "?", b->isz);
         PyBuffer_Release(&b->v);
         b->held = 0;
         return -1;
@@ -184,8 +186,11 @@ static int check_fit(const buf *b, mma_fmt f, const char *name)
     size_t first = 0, count = 0;
     for (size_t i = b->n; i-- > 0;)
         if (load(b, i) >> w) { first = i; count++; }
-    PyErr_Format(PyExc_ValueError, "%s: %zu values do not fit %s's %d bits (the first, at flat index %zu: %#llx)",
-                 name, count, mma_format(f)->name, w, first, (unsigned long long)load(b, first));
+    /* (PyErr_Format has no %llx: it printed the format itself) */
+    char hex[24];
+    snprintf(hex, sizeof hex, "%#llx", (unsigned long long)load(b, first));
+    PyErr_Format(PyExc_ValueError, "%s: %zu values do not fit %s's %d bits (the first, at flat index %zu: %s)",
+                 name, count, mma_format(f)->name, w, first, hex);
     return -1;
 }
 
@@ -448,6 +453,51 @@ out:
     return ret;
 }
 
+/* gemm_scaled(unit, mode, nc, w, m, n, k, A, Bt, sa, sb, xa, xb, C, D, threads):
+ * uint64 buffers, float32 scales xa (m x k/w) and xb (n x k/w); D uint64 */
+static PyObject *py_gemm_scaled(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *uo, *Ao, *Bo, *sao, *sbo, *xao, *xbo, *Co, *Do;
+    int mode, nc, w, k, threads;
+    Py_ssize_t m, n;
+    if (!PyArg_ParseTuple(args, "OiiinniOOOOOOOOi", &uo, &mode, &nc, &w, &m, &n, &k, &Ao, &Bo, &sao, &sbo, &xao, &xbo,
+                          &Co, &Do, &threads))
+        return NULL;
+    const mma_unit *u = as_unit(uo);
+    if (!u) return NULL;
+    buf A, B, sa, sb, xa, xb, C, D;
+    buf *all[] = {&A, &B, &sa, &sb, &xa, &xb, &C, &D};
+    for (int i = 0; i < 8; i++) memset(all[i], 0, sizeof *all[i]);
+    PyObject *ret = NULL;
+    int ns = mma_unit_nscales(u) && k > 0 ? k / u->block : 0;
+    size_t nw = w > 0 && k > 0 ? (size_t)(k / w) : 0;
+    if (get_buf(Ao, &A, 'u', 0, 0, "A") || get_buf(Bo, &B, 'u', 0, 0, "B") || get_buf(sao, &sa, 'u', 0, 1, "sa") ||
+        get_buf(sbo, &sb, 'u', 0, 1, "sb") || get_buf(xao, &xa, 'f', 0, 0, "scale_a") ||
+        get_buf(xbo, &xb, 'f', 0, 0, "scale_b") || get_buf(Co, &C, 'u', 0, 1, "C") || get_buf(Do, &D, 'u', 1, 0, "D"))
+        goto out;
+    size_t mn = (size_t)m * (size_t)n;
+    int bad = A.isz != 8 || B.isz != 8 || A.n != (size_t)m * (size_t)k || B.n != (size_t)n * (size_t)k ||
+              xa.isz != 4 || xb.isz != 4 || xa.n != (size_t)m * nw || xb.n != (size_t)n * nw ||
+              (C.held && (C.isz != 8 || C.n != mn)) || D.isz != 8 || D.n != mn ||
+              (ns && (!sa.held || !sb.held || sa.isz != 8 || sb.isz != 8 || sa.n != (size_t)m * (size_t)ns ||
+                      sb.n != (size_t)n * (size_t)ns));
+    if (bad) { PyErr_SetString(PyExc_ValueError, "gemm_scaled: array sizes do not agree with m, n, k, w"); goto out; }
+    char err[1024];
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = mma_gemm_scaled(u, (mma_gemm_mode)mode, nc, w, (long)m, (long)n, k, A.v.buf, B.v.buf, ns ? sa.v.buf : NULL,
+                         ns ? sb.v.buf : NULL, xa.v.buf, xb.v.buf, C.held ? C.v.buf : NULL, D.v.buf, threads, err,
+                         sizeof err);
+    Py_END_ALLOW_THREADS
+    if (rc) { PyErr_SetString(PyExc_ValueError, err); goto out; }
+    ret = Py_None;
+    Py_INCREF(ret);
+out:
+    for (int i = 0; i < 8; i++) rel(all[i]);
+    return ret;
+}
+
 /* ---- metrics runs ------------------------------------------------------------------- */
 static int units_of(PyObject *seq, mma_unit **out, Py_ssize_t *nu)
 {
@@ -705,6 +755,48 @@ static PyObject *py_catalogue(PyObject *self, PyObject *noargs)
     return l;
 }
 
+/* ---- DLPack (for the CUDA backend's module, _cuda.c) ------------------------ */
+
+/* The DLPack structures (dlpack.h, the stable ABI of its 0.x / legacy
+ * "dltensor" capsules), for reading a producer's tensor: no ownership is
+ * taken (the capsule keeps its name, so its destructor frees it). */
+typedef struct { int32_t device_type, device_id; } dl_device;
+typedef struct { uint8_t code, bits; uint16_t lanes; } dl_dtype;
+typedef struct {
+    void *data;
+    dl_device device;
+    int32_t ndim;
+    dl_dtype dtype;
+    int64_t *shape, *strides;
+    uint64_t byte_offset;
+} dl_tensor;
+
+/* dlpack(capsule) -> (pointer, device_type, device_id, code, bits, lanes,
+ * shape, strides or None) */
+static PyObject *py_dlpack(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *cap;
+    if (!PyArg_ParseTuple(args, "O", &cap)) return NULL;
+    if (!PyCapsule_IsValid(cap, "dltensor")) {
+        PyErr_SetString(PyExc_TypeError, "expected a DLPack capsule (from __dlpack__())");
+        return NULL;
+    }
+    const dl_tensor *t = PyCapsule_GetPointer(cap, "dltensor");   /* (DLManagedTensor starts with it) */
+    if (!t) return NULL;
+    if (t->ndim < 0 || t->ndim > 64) { PyErr_SetString(PyExc_ValueError, "DLPack: bad ndim"); return NULL; }
+    PyObject *shape = PyTuple_New(t->ndim), *strides = t->strides ? PyTuple_New(t->ndim) : (Py_INCREF(Py_None), Py_None);
+    if (!shape || !strides) { Py_XDECREF(shape); Py_XDECREF(strides); return NULL; }
+    for (int i = 0; i < t->ndim; i++) {
+        PyTuple_SET_ITEM(shape, i, PyLong_FromLongLong(t->shape[i]));
+        if (t->strides) PyTuple_SET_ITEM(strides, i, PyLong_FromLongLong(t->strides[i]));
+    }
+    return Py_BuildValue("(KiiiiiNN)", (unsigned long long)((uintptr_t)t->data + t->byte_offset),
+                         (int)t->device.device_type, (int)t->device.device_id, (int)t->dtype.code, (int)t->dtype.bits,
+                         (int)t->dtype.lanes, shape, strides);
+}
+
+
 static PyMethodDef methods[] = {
     {"dot", py_dot, METH_VARARGS, "dot products (or exact values) of a batch"},
     {"result_equal", py_result_equal, METH_VARARGS, "elementwise result equality under a unit's rules"},
@@ -713,11 +805,13 @@ static PyMethodDef methods[] = {
     {"decode", py_decode, METH_VARARGS, "encodings to float64"},
     {"block_quantize", py_block_quantize, METH_VARARGS, "block-scaled quantization"},
     {"gemm", py_gemm, METH_VARARGS, "a whole GEMM"},
+    {"gemm_scaled", py_gemm_scaled, METH_VARARGS, "a whole GEMM with scales applied in FP32 outside the unit"},
     {"metrics_run", py_metrics_run, METH_VARARGS, "the runs of mmaref metrics / gemm"},
     {"read_vectors", py_read_vectors, METH_VARARGS, "read a vector file"},
     {"format_vectors", py_format_vectors, METH_VARARGS, "vector file text"},
     {"default_threads", py_default_threads, METH_NOARGS, "online cores"},
     {"catalogue", py_catalogue, METH_NOARGS, "instruction names"},
+    {"dlpack", py_dlpack, METH_VARARGS, "a DLPack capsule's tensor: pointer, device, dtype, shape, strides"},
     {NULL, NULL, 0, NULL}
 };
 

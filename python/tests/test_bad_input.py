@@ -82,7 +82,19 @@ def test_bad_vector_files(tmp_path):
     # a failed write leaves nothing behind
     with pytest.raises(TypeError):
         mmaref.write_vectors(tmp_path / "w.vec", HOP, 0, np.zeros((2, 32)), a8[:2])
-    assert not list(tmp_path.glob("w.vec*"))
+    assert not list(tmp_path.glob("w.vec*")) and not list(tmp_path.glob(".w.vec*"))
+    # a file with no vectors checks nothing: an error unless asked for
+    e = tmp_path / "empty.vec"
+    mmaref.write_vectors(e, HOP, 0, a8[:0], a8[:0])
+    with pytest.raises(mmaref.Error, match=r"empty\.vec: 0 vectors: nothing was checked"):
+        mmaref.check_vectors(e)
+    assert mmaref.check_vectors(e, allow_empty=True).count == 0
+    # a folder that does not exist, a compression it does not write: named
+    with pytest.raises(OSError, match=r"nodir/w\.vec"):
+        mmaref.write_vectors(tmp_path / "nodir" / "w.vec", HOP, 0, a8, a8)
+    with pytest.raises(ValueError, match=r"w\.vec\.bz2: unknown compression"):
+        mmaref.write_vectors(tmp_path / "w.vec.bz2", HOP, 0, a8, a8)
+    assert sorted(x.name for x in tmp_path.iterdir()) == sorted(["x.vec", "nod.vec", "empty.vec"])
 
 
 def test_garbage_never_crashes():

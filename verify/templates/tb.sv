@@ -11,7 +11,8 @@
 //
 // Plusargs: +plan=<file> (required)  +bp=<0..255> output back-pressure per
 // 256 cycles  +seed=<n>  +maxwait=<cycles without a result, vectors in
-// flight, before the unit is reported as not answering>
+// flight, before the unit is reported as not answering>  +latency=<edges
+// from input to result of a unit without out_valid>
 module mmaref_verify_tb (input logic clk);
   localparam int AW = @AW@, BW = @BW@, CW = @CW@, DW = @DW@;
   localparam int FW = @FWB@, MW = @MWB@, TW = @TWB@;   // at least 1 bit each
@@ -23,6 +24,7 @@ module mmaref_verify_tb (input logic clk);
                                               output bit [MW-1:0] m, output bit [TW-1:0] t);
   import "DPI-C" function int mmaref_vfy_pop(input chandle h, input bit [DW-1:0] d,
                                              input bit [FW-1:0] f, input bit [TW-1:0] t);
+  import "DPI-C" function int mmaref_vfy_watch(input chandle h, input int taken, input bit [DW-1:0] d);
   import "DPI-C" function int mmaref_vfy_stall(input chandle h, input int idle, input int blocked,
                                                input longint cycles);
   import "DPI-C" function int mmaref_vfy_finish(input chandle h, input longint cycles);
@@ -41,6 +43,7 @@ module mmaref_verify_tb (input logic clk);
   logic [DW-1:0] d_o;
   logic [FW-1:0] f_o;
   logic [TW-1:0] t_o;
+  int            lat = 0;               // +latency (a unit without out_valid)
 
 @INSTANCE@
   // the input register: loaded when the unit takes what it holds, or when
@@ -62,7 +65,7 @@ module mmaref_verify_tb (input logic clk);
   // ---- driver and monitor -------------------------------------------------------
   chandle  h;
   int      bp = 0, maxwait = 10000, cyc = 0, idle = 0, inflight = 0;
-  bit      ended = 1'b0, done = 1'b0;
+  bit      ended = 1'b0, done = 1'b0, watching = 1'b1;
   longint unsigned lfsr = 64'h9e3779b97f4a7c15;
 
   initial begin
@@ -73,6 +76,7 @@ module mmaref_verify_tb (input logic clk);
     void'($value$plusargs("plan=%s", plan));
     void'($value$plusargs("bp=%d", bp));
     void'($value$plusargs("maxwait=%d", maxwait));
+    void'($value$plusargs("latency=%d", lat));
     if ($value$plusargs("seed=%d", seed)) lfsr = lfsr ^ (seed * 64'hbf58476d1ce4e5b9);
     h = mmaref_vfy_open(plan);
     if (h == null) begin
@@ -100,6 +104,9 @@ module mmaref_verify_tb (input logic clk);
         popped = mmaref_vfy_pop(h, d_o, f_o, t_o) != 2 ? 1 : 0;
         beat = 1;
       end
+      // the timing watch (the harness's mmaref_timing): at the first
+      // edges, whether the unit takes a vector and its result bus
+      if (cyc > RESET_CYCLES && watching) watching <= mmaref_vfy_watch(h, (v_r && i_ready) ? 1 : 0, d_o) != 0;
       // the next vector, when the input register is free after this edge
       if (cyc > RESET_CYCLES && !done && (!v_r || i_ready)) begin
         r = mmaref_vfy_push(h, an, bn, cn, mn, tn);
