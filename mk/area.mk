@@ -22,6 +22,10 @@
 #                   points the RTL cannot realize reported by name; a
 #                   missing liberty file, one without an inverter and a
 #                   failing OpenSTA reported by name with a non-zero exit
+#   make area-import AREA_RESULTS=<dir>
+#                   docs/tradeoff.md, docs/data/area.csv and the plots from
+#                   what the device sweep returned (scripts/area/import.sh;
+#                   bundle: make area-bundle, docs/tradeoff.md's method)
 #   make area-bench points per hour per core: one full-K point (e4m3 K=32
 #                   F=13, SKY130) from nothing, and the last sweep's figure
 
@@ -35,13 +39,29 @@ AREA_DEPS     := $(wildcard scripts/area/*.py scripts/area/*.ys scripts/area/*.a
                    scripts/area/*.tcl scripts/area/*.gp scripts/area/*.txt) \
                  $(B)/rtl/mmaparams $(B)/mmaref $(B)/libmmaref_dpi.a $(wildcard rtl/*.sv)
 
-.PHONY: area area-test area-bench
+AREA_RESULTS  ?=
+AREA_PUBLISH  ?= docs
+AREA_BUNDLE   ?= $(B)/area-bundle
+
+.PHONY: area area-test area-bench area-import area-bundle area-bundle-test
 
 area: $(AREA_DEPS)
 	$(AREA_PY) sweep --set $(AREA_SET) --out $(AREA_B) --jobs $(AREA_JOBS) $(if $(LIBERTY),--liberty $(LIBERTY)) \
 	    --mmaparams $(B)/rtl/mmaparams --mmaref $(B)/mmaref
 	$(AREA_PY) report --area $(AREA_B)/area.csv --mmaref $(B)/mmaref --out $(AREA_B)/report \
 	    $(if $(LIBERTY),--publish docs)
+
+area-import: $(AREA_DEPS)
+	@test -n "$(AREA_RESULTS)" || { echo "make area-import AREA_RESULTS=<folder the device sweep returned>" >&2; exit 2; }
+	sh scripts/area/import.sh $(AREA_RESULTS) $(or $(LIBERTY),$(AREA_TEST_LIB)) $(B) $(AREA_JOBS) $(AREA_PUBLISH)
+
+# the device bundle (scripts/area/bundle.sh) in AREA_BUNDLE, and its test
+# with this machine's tools hidden (root: unshare -m)
+area-bundle: $(AREA_DEPS)
+	sh scripts/area/bundle.sh $(or $(LIBERTY),$(AREA_TEST_LIB)) $(AREA_BUNDLE)
+
+area-bundle-test: area-bundle
+	sh scripts/area/test_bundle.sh $(AREA_BUNDLE)
 
 area-test: $(AREA_DEPS)
 	sh scripts/area/test_area.sh $(AREA_B)/test $(AREA_TEST_LIB) $(B)

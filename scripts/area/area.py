@@ -18,6 +18,8 @@ powered with OpenSTA), joined with `mmaref metrics` / `mmaref gemm`
         plots and docs/tradeoff.md.
   area.py render --csv docs/data/area.csv --out FILE
         docs/tradeoff.md from the joined CSV alone (make docs-check).
+  area.py plots --csv docs/data/area.csv --out DIR
+        the plots from the joined CSV alone (gnuplot), written whole into DIR.
   area.py bench  --liberty LIB --out DIR
         the cost of one full-K point (e4m3 K=32, F=13) from nothing:
         points per hour per core.
@@ -33,7 +35,7 @@ sys.path.insert(0, HERE)
 
 
 def sweep_args(s):
-    s.add_argument("--set", choices=("full", "question", "test"), default="full")
+    s.add_argument("--set", choices=sorted(__import__("points").SETS), default="full")
     s.add_argument("--out", required=True)
     s.add_argument("--liberty", default="")
     s.add_argument("--jobs", type=int, default=0, help="parallel points (default: all cores)")
@@ -49,7 +51,14 @@ def sweep_args(s):
     s.add_argument("--only", default="", help="only these point ids (comma-separated)")
     s.add_argument("--stop-after", type=float, default=0,
                    help="seconds: start no point after this less --point-guess (a time-limited host)")
-    s.add_argument("--point-guess", type=float, default=240, help="seconds a point takes, for --stop-after")
+    s.add_argument("--map-jobs", type=int, default=int(os.environ.get("AREA_MAP_JOBS") or 1),
+                   help="Yosys processes a point maps its delay targets in at once (default 1; the device: 3)")
+    s.add_argument("--speed", type=float, default=1.0,
+                   help="this host's speed against the machine points.estimate was measured on (--stop-after)")
+    s.add_argument("--from-cache", action="store_true",
+                   help="cost only points whose synthesis and cost are cached (a device sweep's returned cache): "
+                        "verify them here, mark the others skipped")
+    s.add_argument("--plan", action="store_true", help="print the points and their estimated CPU seconds, run nothing")
 
 
 def main():
@@ -63,11 +72,15 @@ def main():
     r.add_argument("--mmaref", default="build/mmaref")
     r.add_argument("--out", required=True)
     r.add_argument("--publish")
+    r.add_argument("--device", help="the device sweep's sweep.json (its wall time, jobs, CPU), for the page")
     r.add_argument("--count", type=int, default=100000)
     r.add_argument("--seed", type=int, default=1)
     r.add_argument("--gemm-k", type=int, default=4096)
     r.add_argument("--nc", type=int, default=128)
     r.add_argument("--gemm-count", type=int, default=10000)
+    pl = sub.add_parser("plots")
+    pl.add_argument("--csv", required=True)
+    pl.add_argument("--out", required=True)
     d = sub.add_parser("render")
     d.add_argument("--csv", required=True)
     d.add_argument("--out", required=True)
@@ -91,6 +104,8 @@ def main():
     import report
     if a.cmd == "render":
         return report.render(a.csv, a.out)
+    if a.cmd == "plots":
+        return report.replot(a.csv, a.out)
     return report.run(a)
 
 

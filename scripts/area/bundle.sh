@@ -4,9 +4,13 @@
 # mmaref and mmaparams, each with every shared library it loads (ldd) and
 # the dynamic loader, started through that loader so that no library of the
 # host is used; yosys's share folder and Tcl's library; the liberty file.
+# Beside it the sources the sweep runs (rtl/*.sv and scripts/area/ as they
+# are now, src.tar.xz, with SOURCE naming the commit) and the entry script
+# run.sh (scripts/area/device_sweep.sh), so that the bundle does not depend
+# on the tree it travels in.
 #   sh scripts/area/bundle.sh [liberty] [out dir]
 #   (defaults: ../shared/pdk/sky130hd_tt.lib.gz, build/area-bundle)
-# Writes <out dir>/area-tools.tar.xz (under 40 MB) and prints what to carry.
+# Writes <out dir>/area-tools.tar.xz (about 15 MB), src.tar.xz, run.sh.
 set -eu
 LIB=${1:-../shared/pdk/sky130hd_tt.lib.gz}
 OUT=${2:-build/area-bundle}
@@ -50,4 +54,16 @@ cp "$LIB" "$R/"
 mkdir -p "$OUT"
 tar -C "$T" -cf - area-tools | xz -T0 -6 > "$OUT/area-tools.tar.xz.tmp"
 mv "$OUT/area-tools.tar.xz.tmp" "$OUT/area-tools.tar.xz"
+S=$T/src
+mkdir -p "$S/scripts" "$S/rtl"
+cp rtl/*.sv "$S/rtl/"
+cp -r scripts/area "$S/scripts/area"
+rm -rf "$S/scripts/area/__pycache__"
+echo "sources: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- rtl scripts/area 2>/dev/null || echo ' with uncommitted changes to rtl/ or scripts/area/'), bundled $(date -u +%Y-%m-%dT%H:%MZ)" > "$S/SOURCE"
+tar -C "$T" -cf - src | xz -6 > "$OUT/src.tar.xz.tmp"
+mv "$OUT/src.tar.xz.tmp" "$OUT/src.tar.xz"
+cp scripts/area/device_sweep.sh "$OUT/run.sh.tmp"
+mv "$OUT/run.sh.tmp" "$OUT/run.sh"
+echo "bundle: $(cat "$S/SOURCE")"
 echo "bundle: $OUT/area-tools.tar.xz, $(du -k "$OUT/area-tools.tar.xz" | cut -f1) kB ($(du -sk "$R" | cut -f1) kB unpacked)"
+echo "bundle: $OUT: $(du -sk "$OUT" | cut -f1) kB in all; on the device, from anywhere: sh $OUT/run.sh [seconds]"

@@ -1,43 +1,66 @@
 #!/bin/sh
 # The area sweep on the device host (16 cores, one command of at most 10
-# minutes, nothing installed there): synthesis, timing and power of as many
-# points of the full sweep as fit, the largest first, with the tools of
-# build/area-bundle/area-tools.tar.xz (scripts/area/bundle.sh makes it here).
-# mmaref verify needs Verilator and a compiler, so verification is left to
-# this machine: `make area LIBERTY=...` here afterwards verifies every point
-# and takes synthesis, timing and power from the returned cache.
+# minutes, nothing of ours installed there): synthesis, timing and power of
+# as many points of the full sweep as fit in SECS seconds, the longest
+# first, with the tools of area-tools.tar.xz and the sources (rtl/ and
+# scripts/area/ as they were when scripts/area/bundle.sh ran) of
+# src.tar.xz, both beside this script.  mmaref verify needs Verilator and a
+# compiler, so verification is left to the build machine:
+# `make area-import AREA_RESULTS=<returned folder>` verifies every point
+# there and takes synthesis, timing and power from the returned cache.
 #
-# Carry build/area-bundle; run from the repository root there:
-#   sh scripts/area/device_sweep.sh [seconds, default 530]
-# A previous run's cache (its area_cache.tar.xz, copied into
-# build/area-bundle/) is unpacked first: the sweep resumes.
-# Writes to $OUT (5 files): area_cache.tar.xz (the per-stage results: unpack
-# into build/area/cache here), area.csv, sweep.json, sweep.log, logs.tar.xz.
+# Run from anywhere (the bundle is found beside this script):
+#   sh <bundle>/run.sh [SECS, default 520]
+# A point starts only if its estimate (points.estimate) ends it within SECS;
+# at SECS + 25 s whatever still runs is stopped and what is done is written.
+# A previous run's returned area_cache.tar.xz, copied beside this script,
+# is unpacked first: the sweep resumes.
+# Writes to $OUT (6 files): area_cache.tar.xz (the per-stage results),
+# area.csv, sweep.json, sweep.log, logs.tar.xz, src.tar.xz (the sources
+# the sweep ran, for the import).
 set -u
-SECS=${1:-530}
-B=build/area-bundle
-OUT=${OUT:-build/area-device}
+SECS=${1:-520}
+B=$(cd "$(dirname "$0")" && pwd)
+OUT=${OUT:-$PWD/build/area-device}
 mkdir -p "$OUT"
-T=${TMPDIR:-/tmp}/area-tools-$$
-mkdir -p "$T" && tar -xJf "$B/area-tools.tar.xz" -C "$T" || { echo "device_sweep: cannot unpack $B/area-tools.tar.xz"; exit 2; }
+T0=$(date +%s)
+T=${TMPDIR:-/tmp}/areawork-$$
+mkdir -p "$T"
+tar -xJf "$B/area-tools.tar.xz" -C "$T" && tar -xJf "$B/src.tar.xz" -C "$T" \
+    || { echo "device_sweep: cannot unpack $B/area-tools.tar.xz or $B/src.tar.xz" | tee "$OUT/sweep.log"; exit 2; }
 R=$T/area-tools
+S=$T/src
 export AREA_YOSYS=$R/bin/yosys AREA_ABC=$R/bin/yosys-abc AREA_STA=$R/bin/sta TCL_LIBRARY=$R/share/tcl
 unset LD_LIBRARY_PATH
-W=${AREA_WORK:-build/area}
+W=${AREA_WORK:-$T/work}
 mkdir -p "$W"
-if [ -f "$B/area_cache.tar.xz" ]; then
-    tar -xJf "$B/area_cache.tar.xz" -C "$W" && echo "device_sweep: resumed from $(ls "$W/cache" | wc -l) cached stage results"
-fi
-# the host has 16 cores (a machine under gVisor may report more): AREA_JOBS overrides
+# the host has 16 cores: AREA_JOBS overrides
 J=${AREA_JOBS:-$(nproc)}
 [ -z "${AREA_JOBS:-}" ] && [ "$J" -gt 16 ] && J=16
-echo "device_sweep: $(nproc) cores reported, $J jobs, $("$AREA_YOSYS" -V), $("$AREA_STA" -version), python $(python3 -V 2>&1)"
-PYTHONUNBUFFERED=1 python3 scripts/area/area.py sweep --set full --out "$W" --liberty "$R/sky130hd_tt.lib.gz" \
-    --no-verify --jobs "$J" --mmaparams "$R/bin/mmaparams" --mmaref "$R/bin/mmaref" \
-    --stop-after "$SECS" --point-guess "${AREA_POINT_GUESS:-200}" ${AREA_ONLY:+--only "$AREA_ONLY"} 2>&1 | tee "$OUT/sweep.log"
-tar -cJf "$OUT/area_cache.tar.xz" -C "$W" cache
-[ -f "$W/area.csv" ] && cp "$W/area.csv" "$OUT/"
-[ -f "$W/sweep.json" ] && cp "$W/sweep.json" "$OUT/"
-(cd "$W" && find pts -name '*.log' -size -2M | tar -cJf - -T -) > "$OUT/logs.tar.xz"
-ls -l "$OUT"
-rm -rf "$T"
+UNPACK=$(( $(date +%s) - T0 ))
+echo "device_sweep: $(nproc) cores reported, $J jobs, unpacked in ${UNPACK} s; $("$AREA_YOSYS" -V), $("$AREA_STA" -version), $(python3 -V 2>&1); $(cat "$S/SOURCE")" \
+    | tee "$OUT/sweep.log"
+if [ -f "$B/area_cache.tar.xz" ]; then
+    tar -xJf "$B/area_cache.tar.xz" -C "$W" && echo "device_sweep: resumed from $(ls "$W/cache" | wc -l) cached stage results" | tee -a "$OUT/sweep.log"
+fi
+UNPACK=$(( $(date +%s) - T0 ))
+BUDGET=$(( SECS - UNPACK ))
+# --speed: this host's cores against the build machine's, where
+# points.estimate was measured (AREA_SPEED overrides; the estimate decides
+# only which points start before the budget ends)
+{ cd "$S" && PYTHONUNBUFFERED=1 timeout -s TERM $(( BUDGET + 25 )) python3 scripts/area/area.py sweep \
+    --set "${AREA_SET:-full}" --out "$W" --liberty "$R/sky130hd_tt.lib.gz" \
+    --no-verify --jobs "$J" --map-jobs "${AREA_MAP_JOBS:-3}" --speed "${AREA_SPEED:-1.0}" \
+    --mmaparams "$R/bin/mmaparams" --mmaref "$R/bin/mmaref" \
+    --stop-after "$BUDGET" ${AREA_ONLY:+--only "$AREA_ONLY"} 2>&1; echo $? > "$T/rc"; } | tee -a "$OUT/sweep.log"
+rc=$(cat "$T/rc" 2>/dev/null || echo 2)
+cd "$W" || exit 2
+echo "device_sweep: sweep exit $rc after $(( $(date +%s) - T0 )) s" >> "$OUT/sweep.log"
+tar -cJf "$OUT/area_cache.tar.xz" cache
+[ -f area.csv ] && cp area.csv "$OUT/"
+[ -f sweep.json ] && cp sweep.json "$OUT/"
+cp "$B/src.tar.xz" "$OUT/"
+find pts -name '*.log' -size -2M | tar -cJf "$OUT/logs.tar.xz" -T -
+echo "device_sweep: $(ls "$OUT" | tr '\n' ' ') in $OUT after $(( $(date +%s) - T0 )) s" | tee -a "$OUT/sweep.log"
+cd / && rm -rf "$T"
+exit $rc

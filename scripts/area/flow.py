@@ -205,7 +205,8 @@ def do_synth(p, ctx, res, d, k):
         if not (d0 > 0 and m0 > 0):
             raise FlowError("ABC gave no delay for the fastest mapping (%s)" % os.path.join(d, "map_min.ylog"))
         rest = [("x%s" % f, int(round(m0 * float(f))), int(round(d0 * float(f)))) for f in ctx.targets]
-        more, cpu2 = synth.map_targets(d, ctx.tools, ctx.lib, fr["dff"] > 0, rest, "rest") if rest else ([], 0.0)
+        more, cpu2 = synth.map_targets(d, ctx.tools, ctx.lib, fr["dff"] > 0, rest, "rest", ctx.map_jobs) \
+            if rest else ([], 0.0)
         for t in first + more:
             with open(os.path.join(t["dir"], "key"), "w") as fh:
                 fh.write(k)
@@ -258,9 +259,40 @@ def synth_and_cost(p, ctx, res, d):
     cost = ctx.cache.get(ckey)
     if syn and cost:
         return syn, cost
+    if ctx.from_cache:
+        raise NotCached("not costed: no cached synthesis and cost for it (%s; %s): the device sweep did not reach it, "
+                        "run it again with the returned cache" % (skey, ckey))
     if not syn or not netlists_there(d, skey, syn):
         syn = do_synth(p, ctx, res, d, skey)
     return syn, do_cost(p, ctx, res, d, syn, stim_path, ckey)
+
+
+class NotCached(FlowError):
+    """--from-cache: the point's synthesis or cost is not in the cache."""
+
+
+def cached(p, ctx, res, d):
+    """--from-cache: whether synthesis and cost are both cached (checked
+    before verify, so that a point the device did not reach costs nothing)."""
+    skey = synth_key(ctx, res)
+    if not ctx.cache.get(skey):
+        return False
+    stim_path = stimulus.make(ctx.mmaref, res["config"], d, ctx.stim["count"], ctx.stim["seed"], ctx.stim["dist"])
+    return ctx.cache.get(cost_key(ctx, skey, stim_path)) is not None
+
+
+def point_cached(p, ctx):
+    """Whether the point's synthesis and cost are in the cache (a resumed
+    sweep runs such a point whatever time is left)."""
+    if not ctx.lib:
+        return False
+    try:
+        res = resolve(p, ctx)
+        d = os.path.join(ctx.out, "pts", p["id"])
+        os.makedirs(d, exist_ok=True)
+        return cached(p, ctx, res, d)
+    except FlowError:
+        return False
 
 
 def run_point(p, ctx):
@@ -277,8 +309,13 @@ def run_point(p, ctx):
     base.update(config=res["config"], top=res["top"], f=res["params"].get("F", p["f"]),
                 k=res["params"].get("K", p["k"]))
     try:
+        if ctx.from_cache and ctx.lib and not cached(p, ctx, res, d):
+            raise NotCached("not costed: the device sweep did not reach it (no cached synthesis and cost): run it "
+                            "again with the returned cache")
         ver = verify(p, ctx, res, d)
         syn, cost = synth_and_cost(p, ctx, res, d)
+    except NotCached as e:
+        return "skipped", str(e), [base]
     except FlowError as e:
         return "error", str(e), [base]
     fr = syn["front"]

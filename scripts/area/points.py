@@ -38,7 +38,8 @@ UNIT = {
 # differs
 EVENODD = ("evenodd,a=e4m3,b=e4m3,c=fp32,d=fp32,k={k},l={k},f={f},f2={f2},cadd=rd,"
            "align=rz,round=rz,p=23,nan=canon,zero=pos")
-TREES = {"cpa": "fused CPA", "csa": "fused CSA", "chain2": "chained-2", "evenodd": "even/odd"}
+TREES = {"cpa": "fused CPA", "csa": "fused CSA", "csa42": "fused CSA 4:2", "chain2": "chained-2",
+         "evenodd": "even/odd"}
 PRESETS = [
     ("hopper_qgmma_e4m3", "hopper:wgmma.m64n8k32.f32.e4m3.e4m3"),
     ("blackwell_f8_e4m3", "blackwell:tcgen05.mma.m128n8k32.kind::f8f6f4.f32.e4m3.e4m3"),
@@ -60,6 +61,8 @@ def point(fmt, tree, f, pipe=0, k=None, expect_fail=False, override=None, pid=No
     params = dict(override or {})
     if tree == "csa":
         params["SUM"] = 1
+    if tree == "csa42":
+        params["SUM"] = 2
     if pipe:
         params["STAGES"] = pipe
         params["PIPE"] = 2
@@ -68,41 +71,82 @@ def point(fmt, tree, f, pipe=0, k=None, expect_fail=False, override=None, pid=No
             "spec": spec, "params": params, "expect_fail": expect_fail}
 
 
+# The structure the full sweep's fused carry-save points use (SUM=1, rows
+# of 3:2 counters, or SUM=2, 4:2 compressors): the one that cost less in
+# the calibration (AREA_SET=calib, docs/tradeoff.md's method section).
+CSA = "csa"
+STEP2 = tuple(range(10, 31, 2))
+STEP4 = (10, 14, 18, 22, 26, 30)
+
+
+def preset(pid, instr):
+    return {"id": pid, "format": "preset", "k": 0, "tree": "", "f": None, "pipe": 0, "spec": instr,
+            "params": {}, "expect_fail": False}
+
+
 def full():
+    """The full sweep (make area AREA_SET=full; the device host's one
+    command, scripts/area/device_sweep.sh).  At full K (hours of CPU for
+    F=10..30) only the question's units: e4m3 K=32, bf16 K=16 and MXFP8
+    K=32 at F=13 and F=25 with both fused trees, and the presets equal to
+    them.  The Pareto fronts over F=10..30 at K=8, where a point costs a
+    fifth: e4m3 with both fused trees at every F, bf16 and MXFP8 (a scale
+    per 8 elements) every second F with the adder tree and every fourth with
+    the carry-save tree, chained-2 (two steps of 4) and even/odd every fourth
+    F; pipelines (STAGES 1, 2, 4 with registered inputs and outputs) of the
+    e4m3 K=8 unit at F=13 and F=25, both trees, and of e4m3 K=32 at F=13."""
     pts = []
-    for f in range(10, 31):
-        for t in ("cpa", "csa"):
-            pts.append(point("e4m3", t, f))
-    step = (10, 13, 16, 19, 22, 25, 28)
-    for fmt in ("bf16", "mxfp8"):
-        for f in step:
-            for t in ("cpa", "csa"):
+    for fmt in ("e4m3", "bf16", "mxfp8"):
+        for t in ("cpa", CSA):
+            for f in (13, 25):
                 pts.append(point(fmt, t, f))
-    for f in (13, 25, 35):
-        for t in ("cpa", "csa"):
-            pts.append(point("nvfp4", t, f))
-    for f in (13, 17, 21, 25, 29):
-        for t in ("chain2", "evenodd"):
-            pts.append(point("e4m3", t, f))
-    for f in (13, 25):
-        for t in ("cpa", "csa"):
-            for s in (1, 2, 3):
-                pts.append(point("e4m3", t, f, pipe=s))
-    for pid, instr in PRESETS:
-        pts.append({"id": pid, "format": "preset", "k": 0, "tree": "", "f": None, "pipe": 0, "spec": instr,
-                    "params": {}, "expect_fail": False})
+    for f in range(10, 31):
+        for t in ("cpa", CSA):
+            pts.append(point("e4m3", t, f, k=8))
+    for fmt in ("bf16", "mxfp8"):
+        pts += [point(fmt, "cpa", f, k=8) for f in STEP2]
+        pts += [point(fmt, CSA, f, k=8) for f in STEP4]
+    for t in ("chain2", "evenodd"):
+        pts += [point("e4m3", t, f, k=8) for f in STEP4]
+    for t in ("cpa", CSA):
+        for f in (13, 25):
+            pts += [point("e4m3", t, f, pipe=s, k=8) for s in (1, 2, 4)]
+    pts.append(point("e4m3", "cpa", 13, pipe=2))
+    # presets equal to sweep points: the same unit, taken from the cache
+    pts += [preset(pid, instr) for pid, instr in PRESETS[:3] + PRESETS[5:6]]
     return pts
+
+
+# CPU seconds of one point on this project's 2-core build machine, measured
+# (AREA_SET=calib; docs/tradeoff.md): the generic front and the cost stage
+# grow with the unit's size, each mapping to the library with it too.  The
+# size is K * (F + 24 + M), M the multiplier's share (4x4 bits e4m3, 8x8
+# bf16), relative to e4m3 K=32 F=13.
+EST = {"front": 45.0, "map": 17.0, "cost": 11.0, "fixed": 4.0}
+EST_M = {"e4m3": 10, "mxfp8": 14, "bf16": 57, "nvfp4": 6, "preset": 10}
+EST_TREE = {"fused CPA": 1.0, "fused CSA": 1.0, "fused CSA 4:2": 1.0, "chained-2": 1.1, "even/odd": 1.3}
+EST_PIPE = 1.2
+
+
+def estimate(p, ntargets, map_jobs):
+    """(CPU seconds, wall seconds with map_jobs mapping processes) of point p
+    without verification (mmaref verify adds about 8 CPU s)."""
+    k, f = p["k"] or 32, p["f"] or 25
+    size = k * (f + 24 + EST_M.get(p["format"], 10)) / (32.0 * (13 + 24 + 10))
+    size *= EST_TREE.get(p["tree"], 1.0) * (EST_PIPE if p["pipe"] else 1.0)
+    front, mp, cost = EST["front"] * size, EST["map"] * size, EST["cost"] * size
+    cpu = EST["fixed"] * (ntargets + 2) + front + mp * ntargets + cost
+    rest = ntargets - 1
+    wall = EST["fixed"] * 4 + front + mp * (1 + -(-rest // max(1, map_jobs))) + cost
+    return cpu, wall
 
 
 def question():
     """The F=13 against F=25 question alone: e4m3 K=32, bf16 K=16 and MXFP8
     K=32, both fused trees, and the Hopper and Blackwell FP8 presets (a
     short `make area AREA_SET=question`)."""
-    pts = [point(fmt, t, f) for fmt in ("e4m3", "bf16", "mxfp8") for t in ("cpa", "csa") for f in (13, 25)]
-    for pid, instr in PRESETS[:2] + PRESETS[5:6]:
-        pts.append({"id": pid, "format": "preset", "k": 0, "tree": "", "f": None, "pipe": 0, "spec": instr,
-                    "params": {}, "expect_fail": False})
-    return pts
+    pts = [point(fmt, t, f) for fmt in ("e4m3", "bf16", "mxfp8") for t in ("cpa", CSA) for f in (13, 25)]
+    return pts + [preset(pid, instr) for pid, instr in PRESETS[:2] + PRESETS[5:6]]
 
 
 def test():
@@ -121,4 +165,11 @@ def test():
     return pts
 
 
-SETS = {"full": full, "question": question, "test": test}
+def calib():
+    """One point of each structure, for the CPU figures of points.estimate."""
+    return [point("e4m3", "csa", 13), point("e4m3", "csa42", 13)] + \
+        [point("e4m3", t, 13, k=8) for t in ("cpa", "csa", "csa42", "chain2", "evenodd")] + \
+        [point("e4m3", "cpa", 13, pipe=2, k=8), point("mxfp8", "cpa", 13, k=8)]
+
+
+SETS = {"full": full, "question": question, "test": test, "calib": calib}

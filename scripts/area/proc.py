@@ -38,7 +38,8 @@ def run(argv, log=None, cwd=None, env=None):
         ACTIVE.discard(p.pid)
         if log:
             fo.close()
-    p.returncode = os.waitstatus_to_exitcode(status)
+    # os.waitstatus_to_exitcode is Python 3.9's; the device host's Python may be older
+    p.returncode = os.WEXITSTATUS(status) if os.WIFEXITED(status) else -os.WTERMSIG(status)
     return Result(p.returncode, out, ru.ru_utime + ru.ru_stime, time.time() - t0)
 
 

@@ -5,6 +5,7 @@ docs/tradeoff.md, which `render` writes from the joined CSV alone so that
 `make docs-check` can rerun it."""
 import csv
 import json
+import math
 import os
 import shutil
 import subprocess
@@ -19,9 +20,6 @@ OUT_COLS = ["config", "tree", "pipe", "f", "format", "area_um2", "delay_ns", "po
             "id", "k", "target", "target_ps", "energy_pj", "clk_energy_pj", "leak_mw", "toggle", "latency", "cells",
             "depth", "max_ulp_normal", "bias_ulp_normal", "not_cr_normal", "max_ulp_llm", "bias_ulp_llm",
             "not_cr_llm", "gemm_ulp_tc", "gemm_ulp_promote", "cpu_s", "status", "message"]
-PLOTS = ["tradeoff.png", "tradeoff_accuracy.png"]
-
-
 def read_csv(path):
     with open(path, newline="") as fh:
         return list(csv.DictReader(fh))
@@ -92,6 +90,11 @@ def run(a):
                     j["gemm_ulp_" + mode] = g["mean_ulp"]
         joined.append(j)
     os.makedirs(a.out, exist_ok=True)
+    if getattr(a, "device", None) and os.path.exists(a.device):
+        dev = json.load(open(a.device))
+        meta["device"] = {k: dev.get(k) for k in ("wall_s", "jobs", "cpus", "cpu_s", "costed", "computed", "points",
+                                                  "skipped", "interrupted", "map_jobs", "est_cpu_s")}
+        meta["device"]["skipped"] = len(dev.get("skipped") or [])
     meta["metrics"] = {"count": a.count, "seed": a.seed, "gemm_k": a.gemm_k, "nc": a.nc, "gemm_count": a.gemm_count}
     csv_path = os.path.join(a.out, "area.csv")
     write_atomic(csv_path, to_csv(joined))
@@ -166,49 +169,91 @@ def pareto(rows, keys):
     return out
 
 
+# the units of the page: the question's (full K) first, then the F scans
+# (K=8: the Pareto fronts over F=10..30), then NVFP4
 FORMATS = [("e4m3", "e4m3 K=32", "32"), ("bf16", "bf16 K=16", "16"), ("mxfp8", "MXFP8 K=32 (ue8m0 per 32)", "32"),
+           ("e4m3", "e4m3 K=8", "8"), ("bf16", "bf16 K=8", "8"), ("mxfp8", "MXFP8 K=8 (ue8m0 per 8)", "8"),
            ("nvfp4", "NVFP4 K=64 (ue4m3 per 16, groups of 16)", "64")]
-TREE_ORDER = ["fused CPA", "fused CSA", "chained-2", "even/odd"]
+QUESTION = FORMATS[:3]
+SCANS = FORMATS[3:6]
+TREE_ORDER = ["fused CPA", "fused CSA", "fused CSA 4:2", "chained-2", "even/odd"]
+PLOTS = ["tradeoff.png", "tradeoff_accuracy.png", "tradeoff_pareto.png"]
 
 
 # ---- plots ---------------------------------------------------------------------------
+def unit_rows(pts, fmt, k, tree=None, pipe="0"):
+    return {pid: rs for pid, rs in pts.items() if rs[0]["format"] == fmt and rs[0]["k"] == k
+            and (tree is None or rs[0]["tree"] == tree) and (pipe is None or rs[0]["pipe"] == pipe)}
+
+
 def plots(joined, out):
+    """Three figures, each panel a unit (gnuplot; scripts/area/*.gp):
+    tradeoff.png area against delay of every netlist; tradeoff_accuracy.png
+    area against error over F; tradeoff_pareto.png the netlists on the
+    area x delay x error front, coloured by error."""
     rows = costed(joined)
     pts = by_point(rows)
-    for fmt, _, k in FORMATS:
+    units = [u for u in FORMATS if unit_rows(pts, u[0], u[2])]
+    nt = len(TREE_ORDER)
+    for ui, (fmt, _, k) in enumerate(units):
         for ti, tree in enumerate(TREE_ORDER):
-            sel = {pid: rs for pid, rs in pts.items() if rs[0]["format"] == fmt and rs[0]["k"] == k
-                   and rs[0]["tree"] == tree and rs[0]["pipe"] == "0"}
-            with open(os.path.join(out, "ad_%s_%d.dat" % (fmt, ti)), "w") as fh:
+            sel = unit_rows(pts, fmt, k, tree)
+            with open(os.path.join(out, "ad_%d_%d.dat" % (ui, ti)), "w") as fh:
                 # a block per point (its delay targets), a blank line between
                 for pid, rs in sorted(sel.items(), key=lambda kv: int(kv[1][0]["f"] or 0)):
                     for r in sorted(rs, key=lambda r: float(r["delay_ns"])):
                         fh.write("%s %s %s\n" % (r["delay_ns"], r["area_um2"],
                                                  r["f"] if r["target"] == "min" else '""'))
                     fh.write("\n")
-            with open(os.path.join(out, "acc_%s_%d.dat" % (fmt, ti)), "w") as fh:
-                for pid, rs in sorted(pts.items(), key=lambda kv: int(kv[1][0]["f"] or 0)):
+            with open(os.path.join(out, "acc_%d_%d.dat" % (ui, ti)), "w") as fh:
+                for pid, rs in sorted(sel.items(), key=lambda kv: int(kv[1][0]["f"] or 0)):
                     r0 = rs[0]
-                    if r0["format"] != fmt or r0["k"] != k or r0["tree"] != tree or r0["pipe"] != "0" \
-                            or not r0["mean_ulp_normal"]:
+                    if not r0["mean_ulp_normal"]:
                         continue
                     fr = fastest(rs)
-                    fh.write("%s %s %s %s\n" % (fr["area_um2"], r0["mean_ulp_normal"], r0["gemm_rel_tc"] or "NaN", r0["f"]))
+                    fh.write("%s %s %s %s\n" % (fr["area_um2"], r0["mean_ulp_normal"], r0["gemm_rel_tc"] or "NaN",
+                                                r0["f"]))
+        allr = [r for rs in unit_rows(pts, fmt, k, pipe=None).values() for r in rs if r["mean_ulp_normal"]]
+        front = pareto(allr, ["area_um2", "delay_ns", "mean_ulp_normal"]) if allr else []
+        with open(os.path.join(out, "par_%d.dat" % ui), "w") as fh:
+            # delay, area, log10 mean ulp, on the front (1/0), label
+            for r in sorted(allr, key=lambda r: float(r["delay_ns"])):
+                on = r in front
+                fh.write("%s %s %.4f %d %s\n" % (r["delay_ns"], r["area_um2"], math.log10(float(r["mean_ulp_normal"])),
+                                                 on, ("F%s%s" % (r["f"], "p" + r["pipe"] if r["pipe"] != "0" else ""))
+                                                 if on and r["target"] == "min" else '""'))
     made = []
-    have = " ".join("1" if any(r["format"] == fmt and r["k"] == k and r["pipe"] == "0" for r in rows) else "0"
-                    for fmt, _, k in FORMATS)
-    # a key entry only for the lines with data (format-major, tree-minor)
-    have += "'; key='" + " ".join("1" if os.path.getsize(os.path.join(out, "acc_%s_%d.dat" % (fmt, t))) else "0"
-                                  for fmt, _, _ in FORMATS for t in range(4))
-    have += "'; keyad='" + " ".join("1" if os.path.getsize(os.path.join(out, "ad_%s_%d.dat" % (fmt, t))) else "0"
-                                    for fmt, _, _ in FORMATS for t in range(4))
-    for gp, png in (("tradeoff.gp", "tradeoff.png"), ("accuracy.gp", "tradeoff_accuracy.png")):
-        r = subprocess.run(["gnuplot", "-e", "dir='%s'; out='%s'; have='%s'" % (out, os.path.join(out, png), have),
+    if not units:
+        return made
+    names = " ".join("'%s'" % n.split(" (")[0] for _, n, _ in units)
+    key = " ".join("1" if os.path.getsize(os.path.join(out, "acc_%d_%d.dat" % (u, t))) else "0"
+                   for u in range(len(units)) for t in range(nt))
+    keyad = " ".join("1" if os.path.getsize(os.path.join(out, "ad_%d_%d.dat" % (u, t))) else "0"
+                     for u in range(len(units)) for t in range(nt))
+    trees = " ".join("'%s'" % t for t in TREE_ORDER)
+    for gp, png in (("tradeoff.gp", PLOTS[0]), ("accuracy.gp", PLOTS[1]), ("pareto.gp", PLOTS[2])):
+        r = subprocess.run(["gnuplot", "-e", "dir='%s'; out='%s'; nu=%d; nt=%d; names=\"%s\"; trees=\"%s\"; "
+                            "key='%s'; keyad='%s'" % (out, os.path.join(out, png), len(units), nt, names, trees,
+                                                      key, keyad),
                             os.path.join(HERE, gp)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         if r.returncode != 0:
             sys.exit("area: gnuplot %s failed: %s" % (gp, r.stderr.strip()))
         made.append(png)
     return made
+
+
+def replot(csv_path, out):
+    """The plots from a joined CSV alone: drawn in a scratch folder, then
+    moved into out (each file whole)."""
+    import tempfile
+    rows = read_csv(csv_path)
+    with tempfile.TemporaryDirectory() as tmp:
+        made = plots(rows, tmp)
+        for p in made:
+            shutil.copyfile(os.path.join(tmp, p), os.path.join(out, p + ".tmp"))
+            os.replace(os.path.join(out, p + ".tmp"), os.path.join(out, p))
+    print("area: %s" % ", ".join(os.path.join(out, p) for p in made))
+    return 0
 
 
 # ---- the document ----------------------------------------------------------------------
@@ -286,8 +331,10 @@ def question(pts, rows, meta):
       "power mW at T | energy pJ/op | mean ulp normal | mean ulp llm | GEMM tc | GEMM promote |\n")
     w("|" + "---|" * 15 + "\n")
     claims, missing = [], []
-    for fmt, name, k in FORMATS[:3]:
-        for tree in ("fused CPA", "fused CSA"):
+    for fmt, name, k in QUESTION:
+        for tree in TREE_ORDER[:3]:
+            if not any(r["format"] == fmt and r["k"] == k and r["tree"] == tree for r in rows):
+                continue        # not asked for in this run
             a, b = find(pts, fmt, k, tree, 13), find(pts, fmt, k, tree, 25)
             if not a or not b:
                 missing.append("%s %s" % (name, tree))
@@ -324,8 +371,13 @@ def fronts(pts, meta):
     out = ["## Pareto fronts\n\n"]
     w = out.append
     w("![area against delay](tradeoff.png)\n\n")
-    w("Area against delay of every netlist, combinational units: a line joins the netlists of one point (its "
-      "delay targets), the number at its fastest netlist is F.\n\n")
+    w("Area against delay of every combinational netlist, a panel per unit: a line joins the netlists of one "
+      "point (its delay targets), the number at its fastest netlist is F. The F scans (F=10..30) are at K=8, "
+      "where a point costs a fifth of a full-K one; the full-K units have F=13 and F=25.\n\n")
+    w("![area, delay and error](tradeoff_pareto.png)\n\n")
+    w("Every netlist of a unit (every tree, F, pipeline depth and delay target), coloured by its mean error of "
+      "one instruction; circled: the netlists no other netlist of the unit beats in area, delay and error at "
+      "once (the front of the table below), labelled with F (p: pipeline cuts) at a point's fastest netlist.\n\n")
     w("![area against error](tradeoff_accuracy.png)\n\n")
     w("Area of each point's fastest netlist against the mean ulp error of one instruction (normal inputs) and "
       "the depth-%d error (accumulator only); numbers are F.\n\n" % meta["metrics"]["gemm_k"])
@@ -348,31 +400,37 @@ def fronts(pts, meta):
 
 
 def trees(pts, meta):
+    """Each tree against the fused CPA unit of the same format, K and F."""
     lines = []
-    for f in (13, 17, 21, 25, 29):
-        base = find(pts, "e4m3", "32", "fused CPA", f)
-        if not base:
-            continue
-        fb = fastest(base)
-        for tree in ("fused CSA", "chained-2", "even/odd"):
-            rs = find(pts, "e4m3", "32", tree, f)
-            if not rs:
+    fs = sorted({int(rs[0]["f"]) for rs in pts.values() if rs[0]["f"]})
+    for fmt, name, k in QUESTION + SCANS:
+        for f in fs:
+            base = find(pts, fmt, k, "fused CPA", f)
+            if not base:
                 continue
-            fr = fastest(rs)
-            t = max(float(fb["delay_ns"]), float(fr["delay_ns"]))
-            ib, ir = at_delay(base, t), at_delay(rs, t)
-            lines.append("| %d | %s | %.2f (%s) | %.0f (%s) | %.0f (%s) | %s | %s |\n" % (
-                f, tree, float(fr["delay_ns"]), pct(float(fb["delay_ns"]), float(fr["delay_ns"])),
-                float(fr["area_um2"]), pct(float(fb["area_um2"]), float(fr["area_um2"])), float(ir["area_um2"]),
-                pct(float(ib["area_um2"]), float(ir["area_um2"])), fnum(fr["mean_ulp_normal"]),
-                fnum(fr["gemm_rel_tc"])))
+            fb = fastest(base)
+            for tree in TREE_ORDER[1:]:
+                rs = find(pts, fmt, k, tree, f)
+                if not rs:
+                    continue
+                fr = fastest(rs)
+                t = max(float(fb["delay_ns"]), float(fr["delay_ns"]))
+                ib, ir = at_delay(base, t), at_delay(rs, t)
+                lines.append("| %s | %d | %s | %.2f (%s) | %.0f (%s) | %.0f (%s) | %.2f (%s) | %s | %s |\n" % (
+                    name.split(" (")[0], f, tree, float(fr["delay_ns"]), pct(float(fb["delay_ns"]), float(fr["delay_ns"])),
+                    float(fr["area_um2"]), pct(float(fb["area_um2"]), float(fr["area_um2"])), float(ir["area_um2"]),
+                    pct(float(ib["area_um2"]), float(ir["area_um2"])), power_at(ir, t),
+                    pct(power_at(ib, t), power_at(ir, t)), fnum(fr["mean_ulp_normal"]), fnum(fr["gemm_rel_tc"])))
     if not lines:
         return ""
-    return ("## Summation trees (e4m3 K=32)\n\nEach tree against the fused CPA unit of the same F: fastest delay and "
-            "its area, and the area at the slower one's fastest delay (iso-delay), with the change against fused "
-            "CPA; the error of one instruction and of the depth-%d chain.\n\n"
-            "| F | tree | fastest delay ns | area um2 | area at iso-delay um2 | mean ulp normal | GEMM tc |\n"
-            "|---|---|---|---|---|---|---|\n" % meta["metrics"]["gemm_k"] + "".join(lines) + "\n")
+    return ("## Summation trees\n\nEach tree against the fused CPA unit of the same format, K and F: its fastest "
+            "netlist's delay and area, and at iso-delay (the slower one's fastest delay) its smallest netlist's area "
+            "and power, with the change against fused CPA; the error of one instruction and of the depth-%d chain "
+            "(chained-2 and even/odd round in between, so their error differs; the carry-save trees compute the "
+            "same bits as the adder tree).\n\n"
+            "| unit | F | tree | fastest delay ns | area um2 | area at iso-delay um2 | power at iso-delay mW | "
+            "mean ulp normal | GEMM tc |\n"
+            "|---|---|---|---|---|---|---|---|---|\n" % meta["metrics"]["gemm_k"] + "".join(lines) + "\n")
 
 
 def pipelines(pts, allpts, meta):
@@ -381,13 +439,19 @@ def pipelines(pts, allpts, meta):
         asked = [p for p, r in allpts.items() if r[0]["pipe"] != "0"]
         return ("## Pipelines\n\nNo pipelined point was costed: %s.\n\n" % (
             "the RTL does not realize the %d asked for (no STAGES parameter)" % len(asked) if asked else "none asked for"))
-    out = ["## Pipelines (e4m3 K=32)\n\n", "Registered inputs and outputs and `pipe` internal stages; the delay is "
-           "the shortest clock period, the power at that clock.\n\n",
-           "| tree | F | pipe | latency | period ns | area um2 | power mW | energy pJ/op |\n|---|---|---|---|---|---|---|---|\n"]
-    for r in sorted((fastest(x) for x in rs), key=lambda r: (r["tree"], int(r["f"]), int(r["pipe"]))):
-        out.append("| %s | %s | %s | %s | %.2f | %.0f | %.2f | %.1f |\n" % (
-            r["tree"], r["f"], r["pipe"], r["latency"], float(r["delay_ns"]), float(r["area_um2"]),
-            float(r["power_mw"]), float(r["energy_pj"])))
+    out = ["## Pipelines\n\n", "Registered inputs and outputs (`PIPE=2`) and `pipe` register cuts inside the step "
+           "(`STAGES`, docs/rtl.md), beside the combinational unit (pipe 0, its delay the input-to-output path); "
+           "the delay of a pipelined unit is its shortest clock period, the power at that clock, and the area at "
+           "each clock its delay targets give is in data/area.csv (the curves of tradeoff.png).\n\n",
+           "| unit | tree | F | pipe | latency | period ns | area um2 | power mW | energy pJ/op |\n"
+           "|---|---|---|---|---|---|---|---|---|\n"]
+    keys = {(r[0]["format"], r[0]["k"], r[0]["tree"], r[0]["f"]) for r in rs}
+    sel = [x for x in pts.values() if (x[0]["format"], x[0]["k"], x[0]["tree"], x[0]["f"]) in keys]
+    for r in sorted((fastest(x) for x in sel), key=lambda r: (r["format"], int(r["k"]), r["tree"], int(r["f"]),
+                                                             int(r["pipe"]))):
+        out.append("| %s | %s | %s | %s | %s | %.2f | %.0f | %.2f | %.1f |\n" % (
+            unit_name(r["format"], r["k"]).split(" (")[0], r["tree"], r["f"], r["pipe"], r["latency"] or "0",
+            float(r["delay_ns"]), float(r["area_um2"]), float(r["power_mw"]), float(r["energy_pj"])))
     return "".join(out) + "\n"
 
 
@@ -462,14 +526,25 @@ def method(rows, meta):
              "--dist normal --count %d --seed %d`: normwise relative error sum|d - x| / sum|x|.\n" % (
                  m["count"], m["seed"], m["gemm_k"], m["nc"], m["gemm_count"], m["seed"]))
     n = meta.get("computed", meta["costed"])
-    w.append("- **Run**: the `%s` set of scripts/area/points.py (`make area AREA_SET=%s`): %d points, %d costed (%d computed: the others have the parameters of one of them), %d the "
-             "RTL cannot realize; %d jobs on %d cores, %.1f min wall; %.1f CPU minutes for the computed points "
-             "(%.0f CPU s each, %.1f points per hour per core, stages taken from the cache counted at what they "
-             "cost when made); stages are cached by the hash of the RTL, the parameters, the library, the "
-             "tools' versions and the flow's scripts.\n\n" % (
+    dev = meta.get("device")
+    if dev:
+        run = ("synthesis, timing and power on the device host (scripts/area/device_sweep.sh: %d jobs on %d cores, "
+               "%d mapping processes a point, one command of %.1f min wall, %.1f CPU minutes, %.0f CPU s a point, "
+               "%.1f points per hour per core; %d points left for a later run%s), verification and accuracy on "
+               "the build machine (`make area-import`, %.1f min wall)" % (
+                   dev["jobs"], dev["cpus"], dev.get("map_jobs") or 1, dev["wall_s"] / 60.0, dev["cpu_s"] / 60.0,
+                   dev["cpu_s"] / max(dev.get("computed") or 1, 1),
+                   3600.0 * max(dev.get("computed") or 1, 1) / max(dev["cpu_s"], 1), dev.get("skipped") or 0,
+                   ", stopped at its time limit" if dev.get("interrupted") else "", meta["wall_s"] / 60.0))
+    else:
+        run = "%d jobs on %d cores, %.1f min wall" % (meta["jobs"], meta["cpus"], meta["wall_s"] / 60.0)
+    w.append("- **Run**: the `%s` set of scripts/area/points.py (`make area AREA_SET=%s`): %d points, %d costed (%d "
+             "computed: the others have the parameters of one of them), %d the RTL cannot realize; %s; %.1f CPU "
+             "minutes for the computed points (%.0f CPU s each, %.1f points per hour per core, stages taken from "
+             "the cache counted at what they cost when made); stages are cached by the hash of the RTL, the "
+             "parameters, the library, the tools' versions and the flow's scripts.\n\n" % (
                  meta.get("set", "full"), meta.get("set", "full"), meta["points"], meta["costed"], n,
-                 len(meta.get("unsupported", [])), meta["jobs"], meta["cpus"],
-                 meta["wall_s"] / 60.0, meta["cpu_s"] / 60.0, meta["cpu_s"] / max(n, 1),
+                 len(meta.get("unsupported", [])), run, meta["cpu_s"] / 60.0, meta["cpu_s"] / max(n, 1),
                  3600.0 * max(n, 1) / max(meta["cpu_s"], 1)))
     return "".join(w)
 

@@ -47,18 +47,15 @@ def make_context(a, env):
     ctx.stim = {"count": a.stim_count, "seed": 1, "dist": "normal"}
     # a sweep given a time budget starts no point later than the budget
     # less a point's guessed duration (the device host's one command)
-    ctx.deadline = time.time() + a.stop_after - a.point_guess if a.stop_after else 0
+    ctx.deadline = time.time() + a.stop_after if a.stop_after else 0
+    ctx.map_jobs = max(1, a.map_jobs)
+    ctx.from_cache = a.from_cache
     ctx.lib = None
     if a.liberty:
         ctx.lib = liberty.prepare(a.liberty, os.path.join(ctx.out, "lib"))
     ctx.tools = flow.Tools(env, bool(a.liberty))
     ctx.cache = cache.Cache(os.path.join(ctx.out, "cache"))
     return ctx
-
-
-def cost_order(p):
-    k = p["k"] or 32
-    return -k * ((p["f"] or 25) + 20) * (1.5 if p["tree"] in ("chained-2", "even/odd") else 1) * (1 + 0.2 * p["pipe"])
 
 
 _CTX = None
@@ -73,9 +70,11 @@ def _init(ctx):
 
 def _work(p):
     t0 = time.time()
-    if _CTX.deadline and t0 > _CTX.deadline:
-        return p["id"], "skipped", "not started: the sweep's time budget (--stop-after) ran out", \
-            [{"id": p["id"], "status": "skipped", "message": "not started (time budget)"}], 0.0
+    if _CTX.deadline and t0 + p["est_wall"] > _CTX.deadline and not flow.point_cached(p, _CTX):
+        return p["id"], "skipped", "not started: it would end after the sweep's time budget (--stop-after; " \
+            "estimated %.0f s)" % p["est_wall"], \
+            [{"id": p["id"], "format": p["format"], "k": p["k"], "tree": p["tree"], "f": p["f"], "pipe": p["pipe"],
+              "spec": p["spec"], "expect_fail": int(p["expect_fail"])}], 0.0
     try:
         status, msg, rows = flow.run_point(p, _CTX)
     except Exception as e:          # a broken point must not stop the sweep
@@ -86,6 +85,20 @@ def _work(p):
         r.setdefault("id", p["id"])
         r["status"], r["message"] = status, msg
     return p["id"], status, msg, rows, time.time() - t0
+
+
+def plan_text(first, later, jobs, ctx):
+    """The points with their estimated CPU (points.estimate: measured on
+    this project's 2-core build machine), and the sweep's total."""
+    lines = ["%-28s %-14s K=%-3s F=%-4s pipe %d  est %4.0f CPU s, %4.0f s wall" % (
+        p["id"], p["tree"] or "-", p["k"], p["f"], p["pipe"], p["est_cpu"], p["est_wall"]) for p in first]
+    lines += ["%-28s (the same unit as another point: from the cache)" % p["id"] for p in later]
+    cpu = sum(p["est_cpu"] for p in first)
+    longest = max((p["est_wall"] for p in first), default=0)
+    lines.append("area: plan: %d points (%d distinct units), estimated %.0f CPU s: %s wall on %d jobs "
+                 "(the longest point %.0f s)" % (len(first) + len(later), len(first), cpu,
+                                                   fmt_s(max(cpu / jobs, longest)), jobs, longest))
+    return "\n".join(lines)
 
 
 def fmt_s(s):
@@ -104,7 +117,10 @@ def run(a, env):
         want = set(a.only.split(","))
         pts = [p for p in pts if p["id"] in want]
     os.makedirs(ctx.out, exist_ok=True)
-    order = sorted(pts, key=cost_order)
+    for p in pts:
+        p["est_cpu"], p["est_wall"] = points.estimate(p, len(ctx.targets) + 1, ctx.map_jobs)
+        p["est_wall"] /= a.speed
+    order = sorted(pts, key=lambda p: (p["format"] == "preset", -p["est_wall"]))
     # points with the same RTL parameters and unit (a preset equal to a
     # sweep point) are done once: the second takes every stage from the cache
     seen, first, later = set(), [], []
@@ -120,6 +136,11 @@ def run(a, env):
             seen.add(k)
             first.append(p)
     lib = ctx.lib
+    plan = plan_text(first, later, a.jobs, ctx)
+    if a.plan:
+        print(plan)
+        return 0
+    print(plan.splitlines()[-1], flush=True)
     print("area: %d points, %d jobs; %s; %s%s" % (
         len(pts), a.jobs, ctx.tools.versions["yosys"],
         ("library %s (%s), delay targets: fastest and x%s" % (lib["name"], a.liberty, ", x".join(ctx.targets)))
@@ -131,7 +152,9 @@ def run(a, env):
     pool = multiprocessing.get_context("fork").Pool(a.jobs, _init, (ctx,))
 
     def stop(signum, frame):
+        # the time-limited device command: what is done is written before exit
         pool.terminate()
+        finish(a, ctx, pts, first, results, t0, interrupted=True)
         os._exit(128 + signum)
     signal.signal(signal.SIGINT, stop)
     signal.signal(signal.SIGTERM, stop)
@@ -156,12 +179,26 @@ def run(a, env):
                 what = "%s NAND2-eq, depth %s" % (r0.get("nand2eq"), r0.get("depth"))
             else:
                 what = "%s: %s" % (status.upper(), msg)
-            print("area: [%d/%d] %-26s %s (%s CPU s) | %s elapsed, %d left, ~%s" % (
-                n, len(order), pid, what, r0.get("cpu_s", "-"), fmt_s(el), left, fmt_s(est)), flush=True)
+            print("area: [%d/%d] %-26s %s (%s CPU s, %.0f s wall) | %s elapsed, %d left, ~%s" % (
+                n, len(order), pid, what, r0.get("cpu_s", "-"), wall, fmt_s(el), left, fmt_s(est)), flush=True)
     finally:
         pool.close()
         pool.join()
+    return finish(a, ctx, pts, first, results, t0)
+
+
+def finish(a, ctx, pts, first, results, t0, interrupted=False):
+    """area.csv and sweep.json, each whole (temporary file and rename), from
+    the points done; a point not done (an interrupted sweep) is marked
+    skipped, so that the next run, from the cache, finishes it."""
     wall = time.time() - t0
+    lib = ctx.lib
+    for p in pts:
+        if p["id"] not in results:
+            results[p["id"]] = ("skipped", "not done: the sweep was interrupted", [
+                {"id": p["id"], "format": p["format"], "k": p["k"], "tree": p["tree"], "f": p["f"], "pipe": p["pipe"],
+                 "spec": p["spec"], "expect_fail": int(p["expect_fail"]), "status": "skipped",
+                 "message": "not done: the sweep was interrupted"}])
     rows = []
     for p in pts:
         rows += results[p["id"]][2]
@@ -184,15 +221,16 @@ def run(a, env):
             "library": {k: lib[k] for k in ("name", "source", "sha256", "default_wire_load", "picks", "units")}
             if lib else None, "dont_use": lib["dont_use"] if lib else [], "targets": ctx.targets,
             "verify": {"count": ctx.verify_count, "random": ctx.verify_random}, "stimulus": ctx.stim,
-            "rtl_sha": ctx.rtl_sha, "set": a.set}
+            "rtl_sha": ctx.rtl_sha, "set": a.set, "interrupted": interrupted, "map_jobs": ctx.map_jobs,
+            "est_cpu_s": round(sum(p["est_cpu"] for p in first))}
     tmp = os.path.join(ctx.out, "sweep.json.tmp")
     with open(tmp, "w") as fh:
         json.dump(meta, fh, indent=1)
     os.replace(tmp, os.path.join(ctx.out, "sweep.json"))
-    print("area: %d points in %s wall (%d jobs), %.0f CPU s: %d costed, %d the RTL cannot realize%s, %d failed%s" % (
-        len(pts), fmt_s(wall), a.jobs, cpu, meta["costed"], len(unsup),
-        "", len(bad), (": " + ", ".join(bad)) if bad else ""), flush=True)
+    print("area: %d points in %s wall (%d jobs), %.0f CPU s: %d costed, %d the RTL cannot realize, %d failed%s%s" % (
+        len(pts), fmt_s(wall), a.jobs, cpu, meta["costed"], len(unsup), len(bad),
+        (": " + ", ".join(bad)) if bad else "", " (interrupted)" if interrupted else ""), flush=True)
     if pend:
-        print("area: %d points not started (time budget): rerun to finish them" % len(pend))
-    print("area: %s" % os.path.join(ctx.out, "area.csv"))
+        print("area: %d points not done (time budget or interruption): rerun with the cache to finish them" % len(pend))
+    print("area: %s" % os.path.join(ctx.out, "area.csv"), flush=True)
     return 1 if bad else 0

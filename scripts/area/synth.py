@@ -101,14 +101,54 @@ def constr_file(d, lib):
     return path
 
 
-def map_targets(d, tools, lib, has_ff, targets, tag):
+def map_targets(d, tools, lib, has_ff, targets, tag, jobs=1):
     """Maps front.il once per target in targets: a list of (name, map_ps,
     size_ps), both None for the fastest mapping.  ABC's mapper (map -D)
     counts delay in the library's load-independent gate delays, its sizing
     (upsize/dnsize -D) and stime with the loads: the two targets are each
     scale's own, the fastest mapping's delay times the same factor.
-    Returns one dict per target, in order."""
+    jobs > 1 splits the targets over that many Yosys processes run at once
+    (the device host: a full-K carry-save point's mappings would otherwise
+    outlast the one command's time).  Returns one dict per target, in order,
+    and the CPU seconds."""
     constr = constr_file(d, lib)
+    jobs = max(1, min(jobs, len(targets)))
+    groups = [targets[i::jobs] for i in range(jobs)]
+    tags = [tag] if jobs == 1 else ["%s%d" % (tag, i) for i in range(jobs)]
+    for group, gt in zip(groups, tags):
+        write_map_script(d, tools, lib, has_ff, constr, group, gt)
+    if jobs == 1:
+        results = [run_map(d, tools, lib, tags[0])]
+    else:
+        from concurrent.futures import ThreadPoolExecutor
+        with ThreadPoolExecutor(jobs) as ex:
+            results = list(ex.map(lambda gt: run_map(d, tools, lib, gt), tags))
+    by = {}
+    cpu = 0.0
+    for group, (text, c) in zip(groups, results):
+        cpu += c
+        delays = [float(x) for x in re.findall(r"ABC: WireLoad = .*Delay =\s*([\d.]+) ps", text)]
+        mapped = [float(x) for x in re.findall(r"ABC: .* i/o = .* delay =\s*([\d.]+)\s+lev", text)]
+        for i, t in enumerate(group):
+            by[t[0]] = (delays[i] if i < len(delays) else 0.0, mapped[i] if i < len(mapped) else 0.0)
+    out = []
+    for name, map_ps, ps in targets:
+        td = os.path.join(d, "t_" + name)
+        st = open(os.path.join(td, "stat.txt")).read()
+        m = re.search(r"Chip area for module .*?:\s*([\d.]+)", st)
+        n = re.search(r"Number of cells:\s*(\d+)", st)
+        if not m or not os.path.exists(os.path.join(td, "net.v")):
+            raise FlowError("yosys (mapping, target %s): no area in %s" % (name, os.path.join(td, "stat.txt")))
+        miss = re.findall(r"^\s+(\S+)\s+\d+\s*$", st, re.M)
+        unk = [c for c in miss if c not in lib["cells"]]
+        if unk:
+            raise FlowError("yosys (mapping, target %s): cells not in the library: %s" % (name, " ".join(unk[:5])))
+        out.append({"target": name, "target_ps": ps or 0, "abc_delay_ps": by[name][0], "map_delay": by[name][1],
+                    "area_um2": float(m.group(1)), "cells": int(n.group(1)) if n else 0, "dir": td})
+    return out, cpu
+
+
+def write_map_script(d, tools, lib, has_ff, constr, targets, tag):
     head = "read_rtlil %s\ndesign -save front\n" % os.path.join(d, "front.il")
     body = []
     for name, map_ps, size_ps in targets:
@@ -123,30 +163,15 @@ def map_targets(d, tools, lib, has_ff, targets, tag):
             "DFFLIBMAP": ("dfflibmap -liberty %s" % lib["abc_lib"]) if has_ff else "",
             "ABCEXE": tools.abc, "ABCLIB": lib["abc_lib"], "CONSTR": constr,
             "SCRIPT": os.path.join(td, "map.abc"), "LIB": lib["path"], "OUT": td}))
-    ys = os.path.join(d, "map_%s.ys" % tag)
-    with open(ys, "w") as fh:
+    with open(os.path.join(d, "map_%s.ys" % tag), "w") as fh:
         fh.write(head + "\n".join(body))
+
+
+def run_map(d, tools, lib, tag):
+    """One Yosys process of map_targets: (its log, its CPU seconds)."""
     ylog = os.path.join(d, "map_%s.ylog" % tag)
-    r = run([tools.yosys, "-q", "-l", ylog, ys], log=os.path.join(d, "map_%s.log" % tag))
+    r = run([tools.yosys, "-q", "-l", ylog, os.path.join(d, "map_%s.ys" % tag)], log=os.path.join(d, "map_%s.log" % tag))
     if r.returncode != 0:
         raise FlowError("yosys (mapping to %s): %s" % (os.path.basename(lib["path"]),
                                                      first_error(ylog) or "exit %d" % r.returncode))
-    text = open(ylog).read()
-    delays = [float(x) for x in re.findall(r"ABC: WireLoad = .*Delay =\s*([\d.]+) ps", text)]
-    mapped = [float(x) for x in re.findall(r"ABC: .* i/o = .* delay =\s*([\d.]+)\s+lev", text)]
-    out = []
-    for i, (name, map_ps, ps) in enumerate(targets):
-        td = os.path.join(d, "t_" + name)
-        st = open(os.path.join(td, "stat.txt")).read()
-        m = re.search(r"Chip area for module .*?:\s*([\d.]+)", st)
-        n = re.search(r"Number of cells:\s*(\d+)", st)
-        if not m or not os.path.exists(os.path.join(td, "net.v")):
-            raise FlowError("yosys (mapping, target %s): no area in %s" % (name, os.path.join(td, "stat.txt")))
-        miss = re.findall(r"^\s+(\S+)\s+\d+\s*$", st, re.M)
-        unk = [c for c in miss if c not in lib["cells"]]
-        if unk:
-            raise FlowError("yosys (mapping, target %s): cells not in the library: %s" % (name, " ".join(unk[:5])))
-        out.append({"target": name, "target_ps": ps or 0, "abc_delay_ps": delays[i] if i < len(delays) else 0.0,
-                    "map_delay": mapped[i] if i < len(mapped) else 0.0,
-                    "area_um2": float(m.group(1)), "cells": int(n.group(1)) if n else 0, "dir": td})
-    return out, r.cpu
+    return open(ylog).read(), r.cpu
