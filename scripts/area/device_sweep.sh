@@ -10,7 +10,7 @@
 # there and takes synthesis, timing and power from the returned cache.
 #
 # Run from anywhere (the bundle is found beside this script):
-#   sh <bundle>/run.sh [SECS, default 520]
+#   sh <bundle>/run.sh [SECS, default 500]
 # A point starts only if its estimate (points.estimate) ends it within SECS;
 # at SECS + 25 s whatever still runs is stopped and what is done is written.
 # A previous run's returned area_cache.tar.xz, copied beside this script,
@@ -19,14 +19,26 @@
 # area.csv, sweep.json, sweep.log, logs.tar.xz, src.tar.xz (the sources
 # the sweep ran, for the import).
 set -u
-SECS=${1:-520}
+SECS=${1:-500}
 B=$(cd "$(dirname "$0")" && pwd)
 OUT=${OUT:-$PWD/build/area-device}
-mkdir -p "$OUT"
+mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd) && export OUT
 T0=$(date +%s)
+# tar through Python's tarfile: the host may have no xz program
+untar() {
+    python3 -c 'import sys, tarfile
+kw = {"filter": "fully_trusted"} if hasattr(tarfile, "fully_trusted_filter") else {}
+tarfile.open(sys.argv[1]).extractall(sys.argv[2], **kw)' "$1" "$2"
+}
+packxz() {   # packxz <archive> <dir> <member>: <dir>/<member> into <archive>, whole or not at all
+    python3 -c 'import os, sys, tarfile
+with tarfile.open(sys.argv[1] + ".tmp", "w:xz") as t:
+    t.add(os.path.join(sys.argv[2], sys.argv[3]), arcname=sys.argv[3])
+os.replace(sys.argv[1] + ".tmp", sys.argv[1])' "$1" "$2" "$3"
+}
 T=${TMPDIR:-/tmp}/areawork-$$
 mkdir -p "$T"
-tar -xJf "$B/area-tools.tar.xz" -C "$T" && tar -xJf "$B/src.tar.xz" -C "$T" \
+untar "$B/area-tools.tar.xz" "$T" && untar "$B/src.tar.xz" "$T" \
     || { echo "device_sweep: cannot unpack $B/area-tools.tar.xz or $B/src.tar.xz" | tee "$OUT/sweep.log"; exit 2; }
 R=$T/area-tools
 S=$T/src
@@ -41,7 +53,7 @@ UNPACK=$(( $(date +%s) - T0 ))
 echo "device_sweep: $(nproc) cores reported, $J jobs, unpacked in ${UNPACK} s; $("$AREA_YOSYS" -V), $("$AREA_STA" -version), $(python3 -V 2>&1); $(cat "$S/SOURCE")" \
     | tee "$OUT/sweep.log"
 if [ -f "$B/area_cache.tar.xz" ]; then
-    tar -xJf "$B/area_cache.tar.xz" -C "$W" && echo "device_sweep: resumed from $(ls "$W/cache" | wc -l) cached stage results" | tee -a "$OUT/sweep.log"
+    untar "$B/area_cache.tar.xz" "$W" && echo "device_sweep: resumed from $(ls "$W/cache" | wc -l) cached stage results" | tee -a "$OUT/sweep.log"
 fi
 UNPACK=$(( $(date +%s) - T0 ))
 BUDGET=$(( SECS - UNPACK ))
@@ -56,11 +68,18 @@ BUDGET=$(( SECS - UNPACK ))
 rc=$(cat "$T/rc" 2>/dev/null || echo 2)
 cd "$W" || exit 2
 echo "device_sweep: sweep exit $rc after $(( $(date +%s) - T0 )) s" >> "$OUT/sweep.log"
-tar -cJf "$OUT/area_cache.tar.xz" cache
+packxz "$OUT/area_cache.tar.xz" . cache
 [ -f area.csv ] && cp area.csv "$OUT/"
 [ -f sweep.json ] && cp sweep.json "$OUT/"
 cp "$B/src.tar.xz" "$OUT/"
-find pts -name '*.log' -size -2M | tar -cJf "$OUT/logs.tar.xz" -T -
+python3 -c 'import os, tarfile
+with tarfile.open("logs.tar.xz.tmp", "w:xz") as t:
+    for d, _, fs in os.walk("pts"):
+        for f in fs:
+            p = os.path.join(d, f)
+            if f.endswith(".log") and os.path.getsize(p) < 2 << 20:
+                t.add(p)
+os.replace("logs.tar.xz.tmp", os.environ["OUT"] + "/logs.tar.xz")' 
 echo "device_sweep: $(ls "$OUT" | tr '\n' ' ') in $OUT after $(( $(date +%s) - T0 )) s" | tee -a "$OUT/sweep.log"
 cd / && rm -rf "$T"
 exit $rc

@@ -114,7 +114,10 @@ def resolve(p, ctx):
             raise FlowError("unsupported: %s needs parameter %s=%s, which module %s (%s) does not have" % (
                 p["id"], name, p["params"][name], top, ctx.rtl))
     vals.update(p["params"])
-    return {"params": vals, "top": top, "config": cfg, "ports": ports}
+    res = {"params": vals, "top": top, "config": cfg, "ports": ports}
+    if p.get("targets"):
+        res["targets"] = list(p["targets"])
+    return res
 
 
 # ---- verify ---------------------------------------------------------------------
@@ -156,12 +159,18 @@ def verify(p, ctx, res, d):
 
 
 # ---- synthesis and cost ---------------------------------------------------------
+def point_targets(ctx, res):
+    """The delay targets after the fastest mapping: the point's own (the
+    full sweep's F scans take fewer), else the sweep's (--targets)."""
+    return res.get("targets") or ctx.targets if ctx.lib else []
+
+
 def synth_key(ctx, res):
     lib = [ctx.lib[k] for k in ("sha256", "dont_use", "picks", "default_wire_load")] if ctx.lib else []
     return cache.key("synth", ctx.rtl_sha, res["params"], res["top"], lib, ctx.tools.versions["yosys"],
                      ctx.tools.versions["abc"],
                      cache.flow_sha("front.ys", "opt.ys", "front.abc", "abc.scr", "map.ys", "map.abc", "synth.py"),
-                     ctx.targets)
+                     point_targets(ctx, res))
 
 
 def netlists_there(d, k, syn):
@@ -204,7 +213,7 @@ def do_synth(p, ctx, res, d, k):
         d0, m0 = first[0]["abc_delay_ps"], first[0]["map_delay"]
         if not (d0 > 0 and m0 > 0):
             raise FlowError("ABC gave no delay for the fastest mapping (%s)" % os.path.join(d, "map_min.ylog"))
-        rest = [("x%s" % f, int(round(m0 * float(f))), int(round(d0 * float(f)))) for f in ctx.targets]
+        rest = [("x%s" % f, int(round(m0 * float(f))), int(round(d0 * float(f)))) for f in point_targets(ctx, res)]
         more, cpu2 = synth.map_targets(d, ctx.tools, ctx.lib, fr["dff"] > 0, rest, "rest", ctx.map_jobs) \
             if rest else ([], 0.0)
         for t in first + more:

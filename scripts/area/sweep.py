@@ -118,7 +118,8 @@ def run(a, env):
         pts = [p for p in pts if p["id"] in want]
     os.makedirs(ctx.out, exist_ok=True)
     for p in pts:
-        p["est_cpu"], p["est_wall"] = points.estimate(p, len(ctx.targets) + 1, ctx.map_jobs)
+        p["est_cpu"], p["est_wall"] = points.estimate(p, len(p.get("targets") or ctx.targets) + 1,
+                                                      ctx.map_jobs)
         p["est_wall"] /= a.speed
     order = sorted(pts, key=lambda p: (p["format"] == "preset", -p["est_wall"]))
     # points with the same RTL parameters and unit (a preset equal to a

@@ -2,8 +2,8 @@
 # The device bundle tried here as the device host would run it: in a private
 # mount namespace (root: unshare -m) where this machine's yosys, ABC,
 # OpenSTA, Verilator, their share folders and the shared libraries only they
-# load are hidden, with an empty environment, from a folder outside the
-# repository.
+# load are hidden (and xz, which the device host may lack), with an empty
+# environment, from a folder outside the repository.
 #   sh scripts/area/test_bundle.sh [bundle dir] [point id] [other point id]
 # 1. run.sh on one point (default the smallest of the full sweep) must
 #    synthesize, time and power it, and return its cache and the sources;
@@ -20,7 +20,7 @@ mkdir -p "$OUT" "$OUT.2"
 cp -r "$BUN" build/area-bundle-test-bun
 L=/usr/lib/x86_64-linux-gnu
 hide=""
-for f in /usr/bin/yosys /usr/bin/berkeley-abc /usr/bin/yosys-abc /usr/bin/sta /usr/bin/verilator /usr/bin/tclsh8.6 \
+for f in /usr/bin/xz /usr/bin/yosys /usr/bin/berkeley-abc /usr/bin/yosys-abc /usr/bin/sta /usr/bin/verilator /usr/bin/tclsh8.6 \
          $L/libtcl8.6.so $L/libreadline.so.8 $L/libffi.so.8 $L/libstdc++.so.6 $L/libbz2.so.1.0 $L/libzstd.so.1 \
          $L/libtinfo.so.6; do
     f=$(readlink -f "$f")
