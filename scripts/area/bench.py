@@ -39,6 +39,11 @@ def run(a, env):
     fast = min(rows, key=lambda r: r["delay_ns"])
     print("area-bench: its fastest netlist: %.0f um2, %.2f ns, %.2f mW" % (fast["area_um2"], fast["delay_ns"],
                                                                           fast["power_mw"]))
+    full = [q for q in points.full() if q["format"] != "preset"]
+    est = sum(points.estimate(q, len(q.get("targets") or ctx.targets) + 1, 1)[0] for q in full)
+    print("area-bench: the full set (points.estimate, this machine's figures): %d points, %.0f CPU s without "
+          "verify: %.1f points per hour per core, %.1f min on the device host's 16 cores" % (
+              len(full), est, 3600.0 * len(full) / est, est / 16 / 60))
     last = os.path.join(os.path.dirname(a.out), "sweep.json")
     if os.path.exists(last):
         m = json.load(open(last))

@@ -12,7 +12,9 @@
 # Run from anywhere (the bundle is found beside this script):
 #   sh <bundle>/run.sh [SECS, default 500]
 # A point starts only if its estimate (points.estimate) ends it within SECS;
-# at SECS + 25 s whatever still runs is stopped and what is done is written.
+# at SECS + 25 s whatever still runs is stopped and what is done is written
+# (exit 0: a run with the returned cache finishes the rest; exit 1: a
+# point failed, named in sweep.log).
 # A previous run's returned area_cache.tar.xz, copied beside this script,
 # is unpacked first: the sweep resumes.
 # Writes to $OUT (6 files): area_cache.tar.xz (the per-stage results),
@@ -60,14 +62,17 @@ BUDGET=$(( SECS - UNPACK ))
 # --speed: this host's cores against the build machine's, where
 # points.estimate was measured (AREA_SPEED overrides; the estimate decides
 # only which points start before the budget ends)
-{ cd "$S" && PYTHONUNBUFFERED=1 timeout -s TERM $(( BUDGET + 25 )) python3 scripts/area/area.py sweep \
+{ cd "$S" && PYTHONUNBUFFERED=1 timeout -k 15 -s TERM $(( BUDGET + 25 )) python3 scripts/area/area.py sweep \
     --set "${AREA_SET:-full}" --out "$W" --liberty "$R/sky130hd_tt.lib.gz" \
     --no-verify --jobs "$J" --map-jobs "${AREA_MAP_JOBS:-3}" --speed "${AREA_SPEED:-1.0}" \
     --mmaparams "$R/bin/mmaparams" --mmaref "$R/bin/mmaref" \
     --stop-after "$BUDGET" ${AREA_ONLY:+--only "$AREA_ONLY"} 2>&1; echo $? > "$T/rc"; } | tee -a "$OUT/sweep.log"
 rc=$(cat "$T/rc" 2>/dev/null || echo 2)
 cd "$W" || exit 2
-echo "device_sweep: sweep exit $rc after $(( $(date +%s) - T0 )) s" >> "$OUT/sweep.log"
+case $rc in
+    124|143|137) echo "device_sweep: stopped at the time budget (exit $rc): what was done is in the cache; run again with it to finish" | tee -a "$OUT/sweep.log"; rc=0 ;;
+    *) echo "device_sweep: sweep exit $rc after $(( $(date +%s) - T0 )) s" | tee -a "$OUT/sweep.log" ;;
+esac
 packxz "$OUT/area_cache.tar.xz" . cache
 [ -f area.csv ] && cp area.csv "$OUT/"
 [ -f sweep.json ] && cp sweep.json "$OUT/"

@@ -166,8 +166,9 @@ def test():
     """make area-test: F=13 and F=25 of the e4m3 unit with both fused trees
     at K=8, one block-scaled unit (MXFP8's form at K=8, a scale per 8
     elements), and two points that must be reported as failed: F=7, which
-    mmaparams refuses, and F=41 forced behind its back, which the RTL
-    refuses at elaboration."""
+    mmaparams refuses, and F=41 forced behind its back (the RTL built with
+    F=41, its .dut matched against the F=25 configuration): mmaref verify
+    finds the mismatch, and the point is not costed."""
     pts = []
     for f in (13, 25):
         for t in ("cpa", "csa"):

@@ -546,6 +546,14 @@ def method(rows, meta):
                  meta.get("set", "full"), meta.get("set", "full"), meta["points"], meta["costed"], n,
                  len(meta.get("unsupported", [])), run, meta["cpu_s"] / 60.0, meta["cpu_s"] / max(n, 1),
                  3600.0 * max(n, 1) / max(meta["cpu_s"], 1)))
+    w.append("- **Rerun**: on one machine `make area LIBERTY=<file.lib[.gz]>` (`AREA_JOBS` points at a time, "
+             "resuming from its cache). On a host where nothing is installed (the 16-core device host, one command "
+             "of at most 10 minutes): `make area-bundle AREA_BUNDLE=.areawork` (the tools with their libraries, "
+             "the liberty file, rtl/ and scripts/area/: about 15 MB), `sh .areawork/run.sh` there (a time budget "
+             "of 500 s; it returns the per-stage cache, the CSV and the logs in `$OUT`; run again with the "
+             "returned area_cache.tar.xz beside run.sh, it resumes), then here `make area-import "
+             "AREA_RESULTS=<returned folder>`, which verifies every point, computes the accuracy and writes this "
+             "page.\n\n")
     return "".join(w)
 
 

@@ -66,5 +66,18 @@ $PY sweep --set test --out "$OUT" --liberty "$LIB" $COMMON > "$OUT/rerun.log" 2>
 secs=$(sed -n 's/.* in \([0-9]*\)m\([0-9]*\)s wall.*/\1 \2/p' "$OUT/rerun.log" | awk '{ print $1 * 60 + $2 }')
 ck "a rerun takes every stage from the cache (${secs:-?} s, under 60)" "[ -n '$secs' ] && [ '$secs' -lt 60 ]"
 $PY check "$OUT/area.csv" > /dev/null || { echo "FAIL: the rerun's CSV"; fail=1; }
+# 5. the import's mode (make area-import): --from-cache costs a point whose
+#    synthesis and cost are cached, marks one without them skipped, exit 0
+rm -rf "$OUT/fc" && mkdir -p "$OUT/fc" && cp -r "$OUT/cache" "$OUT/fc/cache"
+k=$(cat "$OUT/pts/e4m3_k8_cpa_f25_p0/t_min/key" 2>/dev/null)
+ck "--from-cache: the F=25 point's synthesis key found" "[ -n '$k' ] && [ -f '$OUT/fc/cache/$k.json' ]"
+rm -f "$OUT/fc/cache/$k.json"
+$PY sweep --set test --out "$OUT/fc" --liberty "$LIB" $COMMON --from-cache \
+    --only e4m3_k8_cpa_f13_p0,e4m3_k8_cpa_f25_p0 > "$OUT/fc.log" 2>&1
+rc=$?
+ck "--from-cache: exit 0 ($rc)" "[ $rc = 0 ]"
+ck "--from-cache: a cached point costed" "grep -q '\] e4m3_k8_cpa_f13_p0 .* um2, .* ns, .* mW, verified 4000' '$OUT/fc.log'"
+ck "--from-cache: a point without its synthesis skipped, not computed" \
+   "grep -q '\] e4m3_k8_cpa_f25_p0 .*SKIPPED: not costed' '$OUT/fc.log' && [ ! -e '$OUT/fc/pts/e4m3_k8_cpa_f25_p0/front.ys' ]"
 [ $fail = 0 ] && echo "area-test: bad input passed" || echo "area-test: FAILED"
 exit $fail
