@@ -144,7 +144,10 @@ def run(a, env):
     print(plan.splitlines()[-1], flush=True)
     print("area: %d points, %d jobs; %s; %s%s" % (
         len(pts), a.jobs, ctx.tools.versions["yosys"],
-        ("library %s (%s), delay targets: fastest and x%s" % (lib["name"], a.liberty, ", x".join(ctx.targets)))
+        ("library %s (%s), delay targets: fastest and x%s%s" % (
+            lib["name"], a.liberty, ", x".join(ctx.targets),
+            "".join(sorted({" (%s: x%s)" % ("the F scans" if a.set == "full" else "some points", ", x".join(p["targets"]))
+                            for p in pts if p.get("targets")}))))
         if lib else "no library: NAND2-equivalent figures",
         "" if ctx.verify_count else "; not verified (--no-verify)"), flush=True)
     t0 = time.time()
