@@ -361,7 +361,7 @@ def question(pts, rows, meta):
                               fnum(fb["gemm_rel_tc"])))
     w("\n" + "".join(claims))
     if missing:
-        w("\nNot in this run (the RTL does not realize them, or they failed; see the last section): %s.\n" %
+        w("\nNot in this run (the RTL does not realize them, they failed, or the sweep did not reach them; see the last section): %s.\n" %
           ", ".join(missing))
     w("\n")
     return "".join(out)
@@ -373,7 +373,7 @@ def fronts(pts, meta):
     w("![area against delay](tradeoff.png)\n\n")
     w("Area against delay of every combinational netlist, a panel per unit: a line joins the netlists of one "
       "point (its delay targets), the number at its fastest netlist is F. The F scans (F=10..30) are at K=8, "
-      "where a point costs a fifth of a full-K one; the full-K units have F=13 and F=25.\n\n")
+      "where a point costs about a fourth of a full-K one; the full-K units have F=13 and F=25.\n\n")
     w("![area, delay and error](tradeoff_pareto.png)\n\n")
     w("Every netlist of a unit (every tree, F, pipeline depth and delay target), coloured by its mean error of "
       "one instruction; circled: the netlists no other netlist of the unit beats in area, delay and error at "
