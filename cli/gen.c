@@ -1,6 +1,7 @@
 /* mmaref gen: a vector suite of the library (mmaref_gen.h, docs/suites.md)
  * written as a vector file, d computed on the CPU or the GPU, in shards. */
 #include "cli.h"
+#include "mmaref_metrics.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -8,9 +9,12 @@
 
 const char cli_gen_help[] =
     "usage: mmaref gen <instr|config> --suite S --count N --seed S [--shard i/n] [--threads N] [--device D] -o out.vec\n"
+    "       mmaref gen <instr|config> --dist D --count N --seed S ... -o out.vec\n"
     "       mmaref gen --list-suites\n"
     "  a vector suite for the unit, d (and the flags of units that raise them) computed by the\n"
     "  model (docs/suites.md)\n"
+    "  --dist D         instead of a suite, the inputs of mmaref metrics --dist D --seed S\n"
+    "                   (normal uniform llm cancel bits; docs/accuracy.md): a realistic workload\n"
     "  --suite S        random normal cancel order precision rounding specials ezero compliance bits\n"
     "                   ieee-zero ieee-overflow ieee-tiny ieee-sticky ieee-nan\n"
     "                   (--list-suites says what each holds; compliance mixes them)\n"
@@ -28,6 +32,14 @@ static void gen_one(void *ctx, long i, mma_vec *v)
     mma_gen_operands(ctx, i, v);
 }
 
+/* vector i of mmaref metrics' draws (--dist) */
+static void dist_one(void *ctx, long i, mma_vec *v)
+{
+    const mma_draws *g = ctx;
+    v->c = 0;
+    mma_draws_vector(g, (uint64_t)i, v->a, v->b, v->sa, v->sb, &v->c);
+}
+
 /* more vectors than any disk holds (2^40 of 200 bytes: 220 TB) is a typo */
 #define GEN_MAX_COUNT (1L << 40)
 
@@ -43,13 +55,14 @@ static double gen_bytes(const mma_unit *u, long count)
 
 int cmd_gen(int argc, char **argv)
 {
-    const char *instr = NULL, *suite = NULL, *out = NULL;
+    const char *instr = NULL, *suite = NULL, *dist = NULL, *out = NULL;
     long count = -1, shard_i = 0, shard_n = 1;
     unsigned long long seed = 0;
     int have_seed = 0, threads = 0, device = CLI_DEV_CPU;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--suite") && i + 1 < argc) suite = argv[++i];
+        else if (!strcmp(a, "--dist") && i + 1 < argc) dist = argv[++i];
         else if (!strcmp(a, "--count") && i + 1 < argc) { if ((count = cli_count_arg("gen", "--count", argv[++i], GEN_MAX_COUNT)) < 0) return 2; }
         else if (!strcmp(a, "--seed") && i + 1 < argc) {
             char *e;
@@ -66,30 +79,47 @@ int cmd_gen(int argc, char **argv)
         else if (!strcmp(a, "--threads") && i + 1 < argc) { if ((threads = cli_threads(argv[++i])) < 0) return 2; }
         else if (!strcmp(a, "--device") && i + 1 < argc) { if (cli_device_arg("gen", argv[++i], &device)) return 2; }
         else if (!strcmp(a, "--list-suites")) { for (int s = 0; s < mma_suite_count(); s++) printf("%-13s %s\n", mma_suite_name(s), mma_suite_what(s)); return 0; }
-        else if (a[0] == '-') { cli_bad_option("gen", a, "--suite --count --seed --shard -o --threads --device"); return 2; }
+        else if (a[0] == '-') { cli_bad_option("gen", a, "--suite --dist --count --seed --shard -o --threads --device"); return 2; }
         else if (!instr) instr = a;
         else { fprintf(stderr, "mmaref gen: unexpected argument '%s'\n", a); return 2; }
     }
-    if (!instr || !suite || count < 0 || !have_seed || !out) {
+    if (!instr || !suite == !dist || count < 0 || !have_seed || !out) {
+        if (suite && dist) fprintf(stderr, "mmaref gen: --suite and --dist exclude each other\n");
         fputs(cli_gen_help, stderr);
         return 2;
     }
-    if (mma_suite_find(suite) < 0) { fprintf(stderr, "mmaref gen: unknown suite '%s' (mmaref gen --list-suites)\n", suite); return 2; }
+    if (suite && mma_suite_find(suite) < 0) { fprintf(stderr, "mmaref gen: unknown suite '%s' (mmaref gen --list-suites)\n", suite); return 2; }
+    mma_dist di = MMA_DIST_NORMAL;
+    if (dist && mma_dist_parse(dist, &di)) {
+        fprintf(stderr, "mmaref gen: unknown distribution '%s' (%s)\n", dist, mma_dist_list());
+        return 2;
+    }
     mma_unit u;
     if (cli_unit(instr, &u)) return 2;
-    if (cli_out_fits(out, gen_bytes(&u, count))) return 2;
+    mma_draws *draws = NULL;
+    if (dist) {
+        char err[256];
+        if (!(draws = mma_draws_new(&u, di, seed, err, sizeof err))) { fprintf(stderr, "mmaref gen: %s\n", err); return 2; }
+    }
     mma_gen g;
-    mma_gen_init(&g, &u, suite, seed);
+    if (suite) mma_gen_init(&g, &u, suite, seed);
     cli_out o;
-    if (cli_out_open_threads(&o, out, threads)) return 2;
+    if (cli_out_fits(out, gen_bytes(&u, count)) || cli_out_open_threads(&o, out, threads)) {
+        mma_draws_free(draws);
+        return 2;
+    }
     if (shard_i == 0) {
         mma_vec_write_header(o.f, &u);
-        fprintf(o.f, "# suite: %s\n# seed: %llu\n# count: %ld\n# source: mmaref %s\n", suite, seed, count, MMAREF_VERSION);
+        if (dist) fprintf(o.f, "# dist: %s\n", dist);
+        else fprintf(o.f, "# suite: %s\n", suite);
+        fprintf(o.f, "# seed: %llu\n# count: %ld\n# source: mmaref %s\n", seed, count, MMAREF_VERSION);
     }
     long lo = count * shard_i / shard_n, hi = count * (shard_i + 1) / shard_n;
     cli_progress_begin("gen", (double)(hi - lo), "vectors");
-    int rc = cli_gen_pass(&u, lo, hi, gen_one, &g, &o, threads, device);
+    int rc = dist ? cli_gen_pass(&u, lo, hi, dist_one, draws, &o, threads, device)
+                  : cli_gen_pass(&u, lo, hi, gen_one, &g, &o, threads, device);
     cli_progress_end();
+    mma_draws_free(draws);
     if (rc) {
         cli_out_abort(&o);
         return CLI_OUT_STATUS(&o);

@@ -110,6 +110,32 @@ cat "$T/s0.vec" "$T/s1.vec" "$T/s2.vec" "$T/s3.vec" | cmp -s - "$T/a.vec" && ok 
 $M gen $Q --suite compliance --count 1000 --seed 10 -o "$T/c.vec"
 cmp -s "$T/a.vec" "$T/c.vec" && bad "another seed gives other vectors" || ok
 
+# gen --dist: the inputs mmaref metrics --dist draws, as vectors with the
+# model's d: normal values quantized into bf16 have mean 0 and deviation 1
+# (a uniform draw would give 0.58), the same bytes on any thread count
+B16=hopper:wgmma.m64n8k16.f32.bf16.bf16
+expect 0 "" $M gen $B16 --dist normal --count 2000 --seed 4 -o "$T/dn.vec"
+expect 0 "2000 vectors, 0 mismatches" $M check "$T/dn.vec"
+$M gen $B16 --dist normal --count 2000 --seed 4 --threads 1 -o "$T/dn1.vec"
+cmp -s "$T/dn.vec" "$T/dn1.vec" && ok || bad "gen --dist: the same bytes on one thread"
+grep -q '^# dist: normal$' "$T/dn.vec" && ok || bad "gen --dist: the header names the distribution"
+python3 - "$T/dn.vec" <<'PY' && ok || bad "gen --dist normal: inputs not N(0,1) quantized to bf16"
+import struct, sys
+xs = []
+for line in open(sys.argv[1]):
+    if not line.startswith("#"):
+        f = line.split()
+        xs += [struct.unpack(">f", bytes.fromhex(h + "0000"))[0] for h in f[1:33]]
+n = len(xs); m = sum(xs) / n; sd = (sum((x - m) ** 2 for x in xs) / n) ** 0.5
+print("gen --dist normal: %d bf16 inputs, mean %.4f, deviation %.4f" % (n, m, sd))
+sys.exit(0 if n == 64000 and abs(m) < 0.02 and abs(sd - 1) < 0.02 else 1)
+PY
+$M gen $B16 --dist llm --count 2000 --seed 4 -o "$T/dl.vec"
+cmp -s "$T/dn.vec" "$T/dl.vec" && bad "gen --dist llm differs from normal" || ok
+expect 2 "unknown distribution 'foo' (normal uniform llm cancel bits)" $M gen $B16 --dist foo --count 2 --seed 1 -o "$T/never.vec"
+expect 2 "--suite and --dist exclude each other" $M gen $B16 --dist normal --suite normal --count 2 --seed 1 -o "$T/never.vec"
+[ ! -e "$T/never.vec" ] && ok || bad "gen --dist: bad arguments wrote a file"
+
 # run fills d; check catches a wrong d and shows it
 sed '/^#/!s/ [0-9a-f]*$/ 00000000/' "$T/a.vec" > "$T/z.vec"
 expect 0 "" $M run "$T/z.vec" -o "$T/r.vec"

@@ -185,6 +185,20 @@ const char *mma_dist_name(mma_dist d);
 int mma_dist_parse(const char *s, mma_dist *d);    /* -1 if unknown */
 const char *mma_dist_list(void);                   /* "normal uniform ..." */
 
+/* The inputs that `mmaref metrics <u> --dist d --seed s` draws (scale 1, c
+ * drawn), one vector at a time, for other tools to replay: `mmaref gen
+ * --dist`, power estimation on a realistic stimulus.  Vector i depends only
+ * on (d, seed, u's formats and K, i), as in the metrics. */
+typedef struct mma_draws mma_draws;
+/* NULL with a message for an unknown distribution or no memory. */
+mma_draws *mma_draws_new(const mma_unit *u, mma_dist d, uint64_t seed, char *err, size_t errlen);
+/* Vector i: a[K], b[K], the block scales sa[], sb[] (mma_unit_nscales
+ * entries each, untouched for unscaled units) and c, as encodings of u's
+ * formats.  Thread-safe on one g. */
+void mma_draws_vector(const mma_draws *g, uint64_t i, uint64_t *a, uint64_t *b,
+                      uint64_t *sa, uint64_t *sb, uint64_t *c);
+void mma_draws_free(mma_draws *g);
+
 /* ---- runs: mmaref metrics and mmaref gemm -------------------------------- */
 typedef struct {
     mma_dist dist;

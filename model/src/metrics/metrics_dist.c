@@ -4,6 +4,7 @@
  * draw into its own formats, so units with the same input formats see the
  * same encodings. */
 #include "metrics_internal.h"
+#include "../core/internal.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -265,4 +266,53 @@ void mx_encode_draw(const mx_gen *g, const mma_unit *u, const mx_draw *d, mx_enc
         }
     double c = g->dist == MMA_DIST_CANCEL ? -s * (1.0 + d->c) : d->c * sqrt(s2);
     e->c = mx_quantize(u->c, c);
+}
+
+/* ---- the draws for other tools (mmaref_metrics.h) ---------------------- */
+struct mma_draws {
+    mx_gen gen;
+    mma_unit u;
+};
+
+mma_draws *mma_draws_new(const mma_unit *u, mma_dist d, uint64_t seed, char *err, size_t errlen)
+{
+    if (d < 0 || d >= MMA_DIST_COUNT) {
+        mma_errf(err, errlen, "unknown distribution %d (%s)", (int)d, mma_dist_list());
+        return NULL;
+    }
+    mma_draws *g = calloc(1, sizeof *g);
+    if (!g || mx_gen_init(&g->gen, d, 1.0, u->k, seed, 0, MMA_FMT_NONE)) {
+        if (g) mx_gen_free(&g->gen);
+        free(g);
+        mma_errf(err, errlen, "out of memory");
+        return NULL;
+    }
+    g->u = *u;
+    return g;
+}
+
+void mma_draws_vector(const mma_draws *g, uint64_t i, uint64_t *a, uint64_t *b,
+                      uint64_t *sa, uint64_t *sb, uint64_t *c)
+{
+    /* on the stack: no allocation per vector, nothing to fail */
+    int k = g->u.k, ns = mma_unit_nscales(&g->u);
+    double da[MMA_MAX_K], db[MMA_MAX_K];
+    uint64_t wa[MMA_MAX_K], wb[MMA_MAX_K], wsa[MMA_MAX_K], wsb[MMA_MAX_K];
+    uint64_t esa[MMA_MAX_K], esb[MMA_MAX_K];
+    mx_draw d = {da, db, 0, wa, wb, 0, wsa, wsb, k};
+    mx_enc e = {a, b, esa, esb, 0, k};
+    mx_draw_vector(&g->gen, i, &d);
+    mx_encode_draw(&g->gen, &g->u, &d, &e);
+    if (ns) {
+        memcpy(sa, esa, (size_t)ns * sizeof *sa);
+        memcpy(sb, esb, (size_t)ns * sizeof *sb);
+    }
+    *c = e.c;
+}
+
+void mma_draws_free(mma_draws *g)
+{
+    if (!g) return;
+    mx_gen_free(&g->gen);
+    free(g);
 }
