@@ -101,7 +101,9 @@ def run(cmd, **kw):
 
 
 def rtl_sources(rtl_dir):
-    return sorted(os.path.join(rtl_dir, f) for f in os.listdir(rtl_dir) if f.endswith(".sv"))
+    # the package first: the modules refer to it
+    return [os.path.join(rtl_dir, f) for f in sorted((f for f in os.listdir(rtl_dir) if f.endswith(".sv")),
+                                                     key=lambda f: (f != "mma_pkg.sv", f))]
 
 
 def params_of(mmaparams, spec):
