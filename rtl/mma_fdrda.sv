@@ -18,22 +18,22 @@
 // group sums (>= 2), P after the products and the groups' emax (>= 3), R
 // after the c step's addition, before the two roundings (>= 4).
 module mma_fdrda #(
-  parameter int A_EB = 4, parameter int A_MB = 3, parameter int A_BIAS = 8,   parameter int A_SPEC = 2,
-  parameter int B_EB = 4, parameter int B_MB = 3, parameter int B_BIAS = 8,   parameter int B_SPEC = 2,
+  parameter int A_EB = 4, parameter int A_MB = 3, parameter int A_BIAS = 8,   parameter int A_SPEC = mma_pkg::MMA_SPEC_FNUZ,
+  parameter int B_EB = 4, parameter int B_MB = 3, parameter int B_BIAS = 8,   parameter int B_SPEC = mma_pkg::MMA_SPEC_FNUZ,
   parameter int C_EB = 8, parameter int C_MB = 23, parameter int C_BIAS = 127,
   parameter int D_EB = 8, parameter int D_MB = 23, parameter int D_BIAS = 127,
   parameter int P        = 23,
   parameter int L        = 16,
-  parameter int TREE     = 1,
-  parameter int CADD     = 2,
+  parameter int TREE     = mma_pkg::MMA_TREE_EVENODD,
+  parameter int CADD     = mma_pkg::MMA_CADD_RDZ,
   parameter int F        = 24,
   parameter int F2       = 31,
-  parameter int RHO      = 1,
+  parameter int RHO      = mma_pkg::MMA_RNE,
   parameter int ZERO_POS = 1,
   parameter int NAN_CANON = 1,
   parameter int POVF     = 1,
   parameter int FTZ      = 0,
-  parameter int SUM      = 0,
+  parameter int SUM      = mma_pkg::MMA_SUM_ADD,
   parameter int STAGES   = 0,
   parameter int EW       = 11,
   localparam int AWD = 1 + A_EB + A_MB,
@@ -48,22 +48,21 @@ module mma_fdrda #(
   output logic [DWD-1:0]    d,
   output logic [31:0]       cov
 );
-  if (TREE != 0 && TREE != 1)   begin : g_e_tree $error("mma_fdrda: parameter TREE must be 0 (fused) or 1 (evenodd)"); end
-  if (CADD != 1 && CADD != 2)   begin : g_e_cadd $error("mma_fdrda: parameter CADD must be 1 (RD) or 2 (RDZ)"); end
+  if (TREE != mma_pkg::MMA_TREE_FUSED && TREE != mma_pkg::MMA_TREE_EVENODD) begin : g_e_tree $error("mma_fdrda: parameter TREE must be 0 (fused) or 1 (evenodd)"); end
+  if (CADD != mma_pkg::MMA_CADD_RD && CADD != mma_pkg::MMA_CADD_RDZ) begin : g_e_cadd $error("mma_fdrda: parameter CADD must be 1 (RD) or 2 (RDZ)"); end
   if (F2 < F)                   begin : g_e_f2   $error("mma_fdrda: parameter F2 must be at least F"); end
-  if (TREE == 1 && (L % 2) != 0) begin : g_e_l   $error("mma_fdrda: parameter L must be even for TREE=1 (evenodd)"); end
-  if (SUM < 0 || SUM > 2)       begin : g_e_sum  $error("mma_fdrda: parameter SUM must be 0, 1 or 2"); end
+  if (TREE == mma_pkg::MMA_TREE_EVENODD && (L % 2) != 0) begin : g_e_l   $error("mma_fdrda: parameter L must be even for TREE=1 (evenodd)"); end
+  if (SUM < mma_pkg::MMA_SUM_ADD || SUM > mma_pkg::MMA_SUM_CSA42) begin : g_e_sum  $error("mma_fdrda: parameter SUM must be 0, 1 or 2"); end
   if (STAGES < 0 || STAGES > 4) begin : g_e_stg  $error("mma_fdrda: parameter STAGES must be 0..4"); end
 
   localparam int PF  = A_MB + B_MB;
   localparam int TW  = PF + 2;
   localparam int AW  = 2 + F + 1;                   // aligned product width
-  localparam int G   = (TREE == 1) ? 2 : 1;         // product groups
+  localparam int G   = (TREE == mma_pkg::MMA_TREE_EVENODD) ? 2 : 1;        // product groups
   localparam int NG  = L / G;                       // products per group
   localparam int LG  = (NG > 1) ? $clog2(NG) : 0;   // group tree depth
-  localparam int M   = 1 << LG;
   localparam int GW  = AW + LG;                     // group sum width
-  localparam int DW0 = (TREE == 1) ? GW + 1 : GW;   // dot sum width (F fraction bits)
+  localparam int DW0 = (TREE == mma_pkg::MMA_TREE_EVENODD) ? GW + 1 : GW;  // dot sum width (F fraction bits)
   localparam int G2  = F2 + 1 - F;                  // extra fraction bits of the c step
   localparam int XW  = DW0 + G2;                    // dot at F2+1 fraction bits
   localparam int CW2 = F + 3;                       // c cut at F bits: |c| < 2, signed
@@ -83,31 +82,24 @@ module mma_fdrda #(
 
   // ---- products --------------------------------------------------------
   for (genvar k = 0; k < L; k++) begin : g_p
-    logic                 as, az, ai, an, bs, bz, bi, bn, zero;
-    logic signed [EW-1:0] ae, be, pe;
-    logic [A_MB:0]        am;
-    logic [B_MB:0]        bm;
+    logic                 zero, az, bz;
+    logic signed [EW-1:0] pe;
     logic [PF+1:0]        pm;
     logic [EW-1:0]        ue;
-    mma_unpack #(.EB(A_EB), .MB(A_MB), .BIAS(A_BIAS), .SPEC(A_SPEC), .FTZ(FTZ), .EW(EW)) u_ua (
-      .x(a[k*AWD +: AWD]), .sgn(as), .zero(az), .inf(ai), .nan(an), .exp(ae), .sig(am));
-    mma_unpack #(.EB(B_EB), .MB(B_MB), .BIAS(B_BIAS), .SPEC(B_SPEC), .FTZ(FTZ), .EW(EW)) u_ub (
-      .x(b[k*BWD +: BWD]), .sgn(bs), .zero(bz), .inf(bi), .nan(bn), .exp(be), .sig(bm));
-    mma_mul #(.MBA(A_MB), .MBB(B_MB), .EW(EW), .POVF(POVF)) u_mul (
-      .a_sgn(as), .a_zero(az), .a_inf(ai), .a_nan(an), .a_exp(ae), .a_sig(am),
-      .b_sgn(bs), .b_zero(bz), .b_inf(bi), .b_nan(bn), .b_exp(be), .b_sig(bm),
-      .p_sgn(p_sgn[k]), .p_zero(zero), .p_inf(p_inf[k]), .p_nan(p_nan[k]),
-      .p_exp(pe), .p_sig(pm));
+    mma_prod #(.A_EB(A_EB), .A_MB(A_MB), .A_BIAS(A_BIAS), .A_SPEC(A_SPEC),
+               .B_EB(B_EB), .B_MB(B_MB), .B_BIAS(B_BIAS), .B_SPEC(B_SPEC),
+               .FTZ(FTZ), .POVF(POVF), .EW(EW)) u_p (
+      .a(a[k*AWD +: AWD]), .b(b[k*BWD +: BWD]),
+      .p_sgn(p_sgn[k]), .p_zero(zero), .p_inf(p_inf[k]), .p_nan(p_nan[k]), .p_exp(pe), .p_sig(pm),
+      .a_zero(az), .b_zero(bz), .zinf(zinf[k]), .nan_in(nan_in[k]));
     assign ue        = pe ^ FLIP;
-    assign zinf[k]   = (ai & bz) | (bi & az);
-    assign nan_in[k] = an | bn;
   end
 
   // ---- c -----------------------------------------------------------------
   logic                 cs, cz, ci, cn;
   logic signed [EW-1:0] ce;
   logic [C_MB:0]        cm;
-  mma_unpack #(.EB(C_EB), .MB(C_MB), .BIAS(C_BIAS), .SPEC(0), .FTZ(FTZ), .EW(EW)) u_uc (
+  mma_unpack #(.EB(C_EB), .MB(C_MB), .BIAS(C_BIAS), .SPEC(mma_pkg::MMA_SPEC_IEEE), .FTZ(FTZ), .EW(EW)) u_uc (
     .x(c), .sgn(cs), .zero(cz), .inf(ci), .nan(cn), .exp(ce), .sig(cm));
 
   // ---- specials ------------------------------------------------------------
@@ -141,36 +133,26 @@ module mma_fdrda #(
   // group g holds the products k = g + G*j; TREE=0: one group of all L
   for (genvar g = 0; g < G; g++) begin : g_g
     // maximum exponent of the group's nonzero products
-    for (genvar lv = 0; lv <= LG; lv++) begin : g_em
-      for (genvar j = 0; j < (M >> lv); j++) begin : g_n
-        logic          an;
-        logic [EW-1:0] ue;
-        if (lv == 0) begin : g_leaf
-          if (j < NG) begin : g_in
-            assign an = ~g_p[g + G*j].zero;
-            assign ue = g_p[g + G*j].ue;
-          end else begin : g_pad
-            assign an = 1'b0;
-            assign ue = '0;
-          end
-        end else begin : g_node
-          mma_emax #(.EW(EW)) u_em (
-            .a_any(g_em[lv-1].g_n[2*j].an), .a_e(g_em[lv-1].g_n[2*j].ue),
-            .b_any(g_em[lv-1].g_n[2*j+1].an), .b_e(g_em[lv-1].g_n[2*j+1].ue),
-            .any(an), .e(ue));
-        end
-      end
+    logic [NG-1:0]    em_any;
+    logic [NG*EW-1:0] em_e;
+    logic [EW-1:0]    em_max;
+    logic             em_an, em_fl;
+    for (genvar j = 0; j < NG; j++) begin : g_eml
+      assign em_any[j]        = ~g_p[g + G*j].zero;
+      assign em_e[j*EW +: EW] = g_p[g + G*j].ue;
     end
+    mma_emax_tree #(.N(NG), .EW(EW), .FW(1)) u_em (
+      .t_any(em_any), .t_e(em_e), .t_fl('0), .any(em_an), .e(em_max), .fl(em_fl));
     // cut P: the products and the group's emax; alignment; cut A
     logic [EW-1:0] uemax_p, uemax_a, uemax_s;
     logic          any_p, any_a, any_s;
     if (CUT_P != 0) begin : g_rp
       mma_reg #(.W(EW + 1)) u_rp (
         .clk(clk),
-        .d({g_em[LG].g_n[0].ue, g_em[LG].g_n[0].an}),
+        .d({em_max, em_an}),
         .q({uemax_p, any_p}));
     end else begin : g_rp_w
-      assign {uemax_p, any_p} = {g_em[LG].g_n[0].ue, g_em[LG].g_n[0].an};
+      assign {uemax_p, any_p} = {em_max, em_an};
     end
     if (CUT_A != 0) begin : g_ra
       mma_reg #(.W(EW + 1)) u_ra (.clk(clk), .d({uemax_p, any_p}), .q({uemax_a, any_a}));
@@ -192,7 +174,7 @@ module mma_fdrda #(
         assign ue   = g_p[g + G*j].ue;
         assign pm   = g_p[g + G*j].pm;
       end
-      mma_align #(.EW(EW), .TW(TW), .TF(PF), .F(F), .CUT(0)) u_al (
+      mma_align #(.EW(EW), .TW(TW), .TF(PF), .F(F), .CUT(mma_pkg::MMA_RZ)) u_al (
         .uemax(uemax_p), .sgn(sgn), .zero(zero), .uexp(ue), .sig(pm), .al(al), .cut(cut0));
       logic nz;
       if (CUT_A != 0) begin : g_ra
@@ -205,55 +187,24 @@ module mma_fdrda #(
         assign nmn = ~ue;
       end
     end
-    // alignment and exact sum; beside it the bits cut and the smallest
-    // exponent of a nonzero product (coverage)
-    for (genvar lv = 0; lv <= LG; lv++) begin : g_sum
-      for (genvar j = 0; j < (M >> lv); j++) begin : g_n
-        logic [EW-1:0]           nmn;    // ~(smallest exponent of a nonzero product below)
-        logic                    nz, cut;
-        if (lv == 0) begin : g_leaf
-          if (j < NG) begin : g_in
-            assign nmn = g_al[j].nmn;
-            assign nz  = g_al[j].nz;
-            assign cut = g_al[j].cut;
-          end else begin : g_pad
-            assign nmn = '0;
-            assign nz  = 1'b0;
-            assign cut = 1'b0;
-          end
-        end else begin : g_node
-          assign nz  = g_sum[lv-1].g_n[2*j].nz | g_sum[lv-1].g_n[2*j+1].nz;
-          assign cut = g_sum[lv-1].g_n[2*j].cut | g_sum[lv-1].g_n[2*j+1].cut;
-          // the min exponent as the max of the complements, on an emax node
-          logic nzany;
-          mma_emax #(.EW(EW)) u_mn (
-            .a_any(g_sum[lv-1].g_n[2*j].nz), .a_e(g_sum[lv-1].g_n[2*j].nmn),
-            .b_any(g_sum[lv-1].g_n[2*j+1].nz), .b_e(g_sum[lv-1].g_n[2*j+1].nmn),
-            .any(nzany), .e(nmn));
-        end
-        if (SUM == 0) begin : g_a
-          logic signed [AW+lv-1:0] s;
-          if (lv == 0 && j < NG) begin : g_in
-            assign s = g_al[j].s;
-          end else if (lv == 0) begin : g_pad
-            assign s = '0;
-          end else begin : g_add
-            mma_add #(.W(AW+lv-1)) u_add (
-              .a(g_sum[lv-1].g_n[2*j].g_a.s), .b(g_sum[lv-1].g_n[2*j+1].g_a.s), .s(s));
-          end
-        end
-      end
+    // exact sum (mma_sum_tree); beside it the bits cut and the smallest
+    // exponent of a nonzero product (coverage: the max of the complements
+    // on an mma_emax_tree)
+    logic [NG*AW-1:0] x;
+    logic [NG-1:0]    x_nz, x_cut;
+    logic [NG*EW-1:0] x_nmn;
+    for (genvar j = 0; j < NG; j++) begin : g_x
+      assign x[j*AW +: AW]     = g_al[j].s;
+      assign x_nz[j]           = g_al[j].nz;
+      assign x_cut[j]          = g_al[j].cut;
+      assign x_nmn[j*EW +: EW] = g_al[j].nmn;
     end
     logic signed [GW-1:0] s0;
-    if (SUM == 0) begin : g_cpa
-      assign s0 = g_sum[LG].g_n[0].g_a.s;
-    end else begin : g_csa
-      logic [NG*AW-1:0] x;
-      for (genvar j = 0; j < NG; j++) begin : g_x
-        assign x[j*AW +: AW] = g_al[j].s;
-      end
-      mma_csa_tree #(.N(NG), .W(AW), .C42((SUM == 2) ? 1 : 0)) u_tree (.x(x), .s(s0));
-    end
+    logic [EW-1:0]        nmn0;
+    logic                 cut0, nzany;
+    mma_sum_tree #(.N(NG), .W(AW), .SUM(SUM)) u_sum (.x(x), .s(s0));
+    mma_emax_tree #(.N(NG), .EW(EW), .FW(1)) u_mn (
+      .t_any(x_nz), .t_e(x_nmn), .t_fl(x_cut), .any(nzany), .e(nmn0), .fl(cut0));
     // cut S: the group's sum
     logic signed [GW-1:0] s;
     logic [EW-1:0]        nmn;
@@ -261,10 +212,10 @@ module mma_fdrda #(
     if (CUT_S != 0) begin : g_rs
       mma_reg #(.W(GW + EW + 1 + EW + 1)) u_rs (
         .clk(clk),
-        .d({s0, g_sum[LG].g_n[0].nmn, g_sum[LG].g_n[0].cut, uemax_a, any_a}),
+        .d({s0, nmn0, cut0, uemax_a, any_a}),
         .q({s, nmn, lost, uemax_s, any_s}));
     end else begin : g_rs_w
-      assign {s, nmn, lost, uemax_s, any_s} = {s0, g_sum[LG].g_n[0].nmn, g_sum[LG].g_n[0].cut, uemax_a, any_a};
+      assign {s, nmn, lost, uemax_s, any_s} = {s0, nmn0, cut0, uemax_a, any_a};
     end
     logic signed [EW-1:0] emax;
     logic                 any;
@@ -357,7 +308,7 @@ module mma_fdrda #(
   assign xc   = cs_s ? -(CSW'({1'b0, cm_s})) : CSW'({1'b0, cm_s});
   assign xcs  = xc <<< CLS;
   assign csh  = (EW+2)'(dc) + (EW+2)'(CRS);
-  assign drop0 = cz_s | ((CADD == 2) && ((EW+2)'(ce_s) < (EW+2)'(em20) - (EW+2)'(F + 1)));
+  assign drop0 = cz_s | ((CADD == mma_pkg::MMA_CADD_RDZ) && ((EW+2)'(ce_s) < (EW+2)'(em20) - (EW+2)'(F + 1)));
   assign xcs_sh = xcs >>> csh;
   assign fc   = drop0 ? '0 : ((csh >= (EW+2)'(CSW)) ? $signed({CW2{xcs[CSW-1]}}) : CW2'(xcs_sh));
   assign s20  = SW2'(fdot) + (SW2'(fc) <<< G2);
@@ -388,7 +339,7 @@ module mma_fdrda #(
   assign mag  = neg ? SW2'(-s2) : SW2'(s2);
   assign lsb2 = LW'(em2) - LW'(F2 + 1);
 
-  mma_round #(.MW(SW2), .LW(LW), .P(F2), .EMIN(1 - D_BIAS), .RHO(2)) u_rnd1 (
+  mma_round #(.MW(SW2), .LW(LW), .P(F2), .EMIN(1 - D_BIAS), .RHO(mma_pkg::MMA_RD)) u_rnd1 (
     .neg(neg), .mag(mag), .lsb(lsb2), .q(q1), .qlsb(ql1), .inexact(inx1), .lead(lead1));
   mma_round #(.MW(F2 + 2), .LW(LW), .P(P), .EMIN(1 - D_BIAS), .RHO(RHO)) u_rnd2 (
     .neg(neg), .mag(q1), .lsb(ql1), .q(q2), .qlsb(ql2), .inexact(inx2), .lead(lead2));

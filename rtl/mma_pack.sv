@@ -12,7 +12,7 @@ module mma_pack #(
   parameter int MB       = 23,
   parameter int BIAS     = 127,
   parameter int P        = 23,
-  parameter int RHO      = 0,
+  parameter int RHO      = mma_pkg::MMA_RZ,
   parameter int ZERO_POS = 1,
   parameter int NAN_CANON = 1,
   parameter int LW       = 14
@@ -44,7 +44,8 @@ module mma_pack #(
   assign ovf    = normal & (xe > LW'(EMAXE));
   assign bexp   = normal ? EB'(xe + LW'(BIAS)) : '0;
   assign fr     = hi ? q[P:1] : q[P-1:0];
-  assign to_inf = (RHO == 0) | (RHO == 1) | ((RHO == 2) & neg) | ((RHO == 3) & ~neg);
+  assign to_inf = (RHO == mma_pkg::MMA_RZ) | (RHO == mma_pkg::MMA_RNE) | ((RHO == mma_pkg::MMA_RD) & neg) |
+                  ((RHO == mma_pkg::MMA_RU) & ~neg);
 
   always_comb begin
     if (nan)

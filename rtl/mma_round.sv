@@ -12,7 +12,7 @@ module mma_round #(
   parameter int LW   = 14,   // width of the signed exponents lsb / qlsb
   parameter int P    = 23,
   parameter int EMIN = -126,
-  parameter int RHO  = 0
+  parameter int RHO  = mma_pkg::MMA_RZ
 ) (
   input  logic                  neg,
   input  logic [MW-1:0]         mag,
@@ -22,7 +22,7 @@ module mma_round #(
   output logic                  inexact,
   output logic signed [LW-1:0]  lead      // exponent of mag's leading bit (x)
 );
-  if (RHO < 0 || RHO > 3) begin : g_e_rho $error("mma_round: parameter RHO must be 0 (RZ), 1 (RNE), 2 (RD) or 3 (RU)"); end
+  if (RHO < mma_pkg::MMA_RZ || RHO > mma_pkg::MMA_RU) begin : g_e_rho $error("mma_round: parameter RHO must be 0 (RZ), 1 (RNE), 2 (RD) or 3 (RU)"); end
   if (P < 1)              begin : g_e_p   $error("mma_round: parameter P must be at least 1"); end
 
   localparam int WW  = MW + P;            // {mag, P zero bits}
@@ -60,10 +60,10 @@ module mma_round #(
 
   always_comb begin
     case (RHO)
-      1:       inc = guard & (sticky | qw[0]);
-      2:       inc = neg  & (guard | sticky);
-      3:       inc = ~neg & (guard | sticky);
-      default: inc = 1'b0;
+      mma_pkg::MMA_RNE: inc = guard & (sticky | qw[0]);
+      mma_pkg::MMA_RD:  inc = neg  & (guard | sticky);
+      mma_pkg::MMA_RU:  inc = ~neg & (guard | sticky);
+      default:          inc = 1'b0;
     endcase
   end
   assign q       = (P+2)'(qw) + (P+2)'(inc);

@@ -17,7 +17,7 @@ module mma_unpack #(
   parameter int EB   = 4,
   parameter int MB   = 3,
   parameter int BIAS = 7,
-  parameter int SPEC = 1,
+  parameter int SPEC = mma_pkg::MMA_SPEC_FN,
   parameter int FTZ  = 0,
   parameter int EW   = 8        // width of the signed exponent output
 ) (
@@ -31,7 +31,7 @@ module mma_unpack #(
 );
   if (EB < 2 || EB > 11)        begin : g_e_eb   $error("mma_unpack: parameter EB must be 2..11");   end
   if (MB < 1 || MB > 52)        begin : g_e_mb   $error("mma_unpack: parameter MB must be 1..52");   end
-  if (SPEC < 0 || SPEC > 3)     begin : g_e_spec $error("mma_unpack: parameter SPEC must be 0 (IEEE), 1 (FN), 2 (FNUZ) or 3 (FINITE)"); end
+  if (SPEC < mma_pkg::MMA_SPEC_IEEE || SPEC > mma_pkg::MMA_SPEC_FINITE) begin : g_e_spec $error("mma_unpack: parameter SPEC must be 0 (IEEE), 1 (FN), 2 (FNUZ) or 3 (FINITE)"); end
   if (EW < EB + 2)              begin : g_e_ew   $error("mma_unpack: parameter EW must be at least EB+2"); end
 
   logic [EB-1:0] ef;
@@ -47,13 +47,13 @@ module mma_unpack #(
   assign m_all1 = &mf;
   assign sub    = e_zero & ~m_zero;
 
-  if (SPEC == 0) begin : g_ieee
+  if (SPEC == mma_pkg::MMA_SPEC_IEEE) begin : g_ieee
     assign nan = e_all1 & ~m_zero;
     assign inf = e_all1 &  m_zero;
-  end else if (SPEC == 1) begin : g_fn
+  end else if (SPEC == mma_pkg::MMA_SPEC_FN) begin : g_fn
     assign nan = e_all1 & m_all1;
     assign inf = 1'b0;
-  end else if (SPEC == 2) begin : g_fnuz
+  end else if (SPEC == mma_pkg::MMA_SPEC_FNUZ) begin : g_fnuz
     assign nan = s & e_zero & m_zero;
     assign inf = 1'b0;
   end else begin : g_finite

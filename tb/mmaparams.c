@@ -29,7 +29,13 @@
 #include "mmaref.h"
 #include "mmaref_tbkit.h"
 
-static int by_name(const void *x, const void *y) { return strcmp(*(char *const *)x, *(char *const *)y); }
+/* file names in order, the package (mma_pkg.sv) first: the modules refer to it */
+static int by_name(const void *x, const void *y)
+{
+    const char *a = *(char *const *)x, *b = *(char *const *)y;
+    int pa = !strcmp(a, "mma_pkg.sv"), pb = !strcmp(b, "mma_pkg.sv");
+    return pa != pb ? pb - pa : strcmp(a, b);
+}
 
 /* the .dut of the unit: DIR's .sv files, the parameters, the ports */
 static int print_dut(const char *dir, const char *top, const char *spec, int n,

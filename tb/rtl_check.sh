@@ -8,7 +8,7 @@
 # 3. unsupported parameters stop elaboration in both tools with a message
 #    naming the parameter.
 params=$1; shift
-src=$(echo rtl/*.sv)
+src="rtl/mma_pkg.sv $(ls rtl/*.sv | grep -v '^rtl/mma_pkg.sv$' | tr '\n' ' ')"   # the package first
 VERILATOR=${VERILATOR:-verilator}
 YOSYS=${YOSYS:-yosys}
 fail=0

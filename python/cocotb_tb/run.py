@@ -50,7 +50,7 @@ def main() -> int:
     tag = f"{args.unit.replace(':', '_').replace('.', '_')}_f{params['F']}_p{args.pipe}"
     build_dir = args.build_dir or os.path.join(ROOT, "build", "cocotb", tag)
     runner = get_runner("verilator")
-    runner.build(verilog_sources=sorted(glob.glob(os.path.join(ROOT, "rtl", "*.sv"))), hdl_toplevel="mma_dpa",
+    runner.build(verilog_sources=sorted(glob.glob(os.path.join(ROOT, "rtl", "*.sv")), key=lambda f: (not f.endswith("mma_pkg.sv"), f)), hdl_toplevel="mma_dpa",
                  parameters=params, build_dir=build_dir,
                  build_args=["-O3", "--x-assign", "fast", "--x-initial", "fast", "-Wno-fatal", "-CFLAGS", "-O2"])
     summary = os.path.join(build_dir, "summary.json")

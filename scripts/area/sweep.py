@@ -31,7 +31,9 @@ def make_context(a, env):
     ctx = Context()
     ctx.out = os.path.abspath(a.out)
     ctx.rtl = a.rtl
-    ctx.src = sorted(os.path.abspath(os.path.join(a.rtl, f)) for f in os.listdir(a.rtl) if f.endswith(".sv"))
+    # the package first: the modules refer to it (rtl/mma_pkg.sv)
+    ctx.src = sorted((os.path.abspath(os.path.join(a.rtl, f)) for f in os.listdir(a.rtl) if f.endswith(".sv")),
+                     key=lambda f: (os.path.basename(f) != "mma_pkg.sv", f))
     ctx.rtl_sha = [cache.file_sha(s) for s in ctx.src]
     ctx.mmaparams = os.path.abspath(a.mmaparams)
     ctx.mmaref = os.path.abspath(a.mmaref)
