@@ -28,6 +28,7 @@
 #include <float.h>
 #include <mpfr.h>
 #include "metrics_internal.h"
+#include "internal.h"      /* mma_encode_round (core/encode.c) */
 #include "mmaref_exact.h"
 
 #define PREC 5000
