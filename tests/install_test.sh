@@ -62,6 +62,9 @@ block() {   # block <language>: the first such code block after "## A minimal te
 # the RTL: both from the installation (mmaparams, $(pkg-config --variable=rtldir mmaref))
 unit() {
     gp=$(mmaparams --sv --f-delta "$1" 'hopper:wgmma.m64n8k32.f32.e4m3.e4m3' | sed 's/^#(//; s/)$//')
+    # the RTL's package before anything that names it (Verilator 5.006 wants
+    # a package declared before its use)
+    cat "$(pkg-config --variable=rtldir mmaref)"/mma_pkg.sv
     cat <<SV
 module my_dot_unit (input logic [255:0] a, input logic [255:0] b, input logic [31:0] c,
                     output logic [31:0] d);
@@ -71,7 +74,7 @@ module my_dot_unit (input logic [255:0] a, input logic [255:0] b, input logic [3
                     .out_valid(v), .d(d), .cov(cov));
 endmodule
 SV
-    cat "$(pkg-config --variable=rtldir mmaref)"/*.sv
+    for f in "$(pkg-config --variable=rtldir mmaref)"/*.sv; do [ "${f##*/}" = mma_pkg.sv ] || cat "$f"; done
 }
 [ "$(command -v mmaparams)" = "$P/bin/mmaparams" ] && mmaparams --help | grep -q '^usage: mmaparams' \
     && [ -s "$(pkg-config --variable=rtldir mmaref)/mma_dpa.sv" ] \
