@@ -58,6 +58,17 @@ def strip_comments(text):
     return re.sub(r"//[^\n]*|/\*.*?\*/", " ", text, flags=re.S)
 
 
+
+def _close_paren(text, j):
+    """the index just after the parenthesis that closes the one at text[j]"""
+    depth, i = 0, j
+    while True:
+        depth += text[i] == "("
+        depth -= text[i] == ")"
+        i += 1
+        if depth == 0:
+            return i
+
 def module_header(src, top):
     """(parameter names, port names) of module top in the sources."""
     for path in src:
@@ -70,25 +81,11 @@ def module_header(src, top):
         i = 0
         if rest.lstrip().startswith("#"):
             j = rest.index("(")
-            depth, i = 0, j
-            while True:
-                c = rest[i]
-                depth += c == "("
-                depth -= c == ")"
-                i += 1
-                if depth == 0:
-                    break
+            i = _close_paren(rest, j)
             params = re.findall(r"\bparameter\b[^=,;]*?\b(\w+)\s*=", rest[j:i])
         body = rest[i:]
         k = body.index("(")
-        depth, e = 0, k
-        while True:
-            c = body[e]
-            depth += c == "("
-            depth -= c == ")"
-            e += 1
-            if depth == 0:
-                break
+        e = _close_paren(body, k)
         ports = re.findall(r"\b(\w+)\s*(?=,|$)", body[k + 1:e - 1].replace("\n", " ").strip() + ",")
         return params, [p for p in ports if p not in ("logic", "wire", "reg", "input", "output", "signed")]
     raise FlowError("no module %s in %s" % (top, " ".join(os.path.basename(s) for s in src)))
