@@ -17,7 +17,9 @@
 #                   F=13/F=25 points (scripts/area/points.py).
 #   make area-test  (part of make test, about 2 minutes on 2 cores) the e4m3
 #                   unit at F=13 and F=25 with both fused trees (K=8), one
-#                   block-scaled unit, with the SKY130 library: each costed
+#                   block-scaled unit, with a 60-cell cut of the SKY130
+#                   library committed in tests/area/ (so that it runs on a
+#                   machine without the full library): each costed
 #                   point verified first, area and delay growing with F;
 #                   points the RTL cannot realize reported by name; a
 #                   missing liberty file, one without an inverter and a
@@ -33,7 +35,10 @@ AREA_B        := $(B)/area
 AREA_JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
 LIBERTY       ?=
 AREA_SET      ?= full
-AREA_TEST_LIB ?= ../shared/pdk/sky130hd_tt.lib.gz
+# the full library (bench, device bundle, import) and make area-test's cut
+# of it (scripts/area/liberty_subset.py, scripts/area/subset_cells.txt)
+AREA_FULL_LIB ?= ../shared/pdk/sky130hd_tt.lib.gz
+AREA_TEST_LIB ?= tests/area/sky130hd_tt_subset.lib.gz
 AREA_PY       := python3 scripts/area/area.py
 AREA_DEPS     := $(wildcard scripts/area/*.py scripts/area/*.ys scripts/area/*.abc scripts/area/*.scr \
                    scripts/area/*.tcl scripts/area/*.gp scripts/area/*.txt) \
@@ -53,21 +58,21 @@ area: $(AREA_DEPS)
 
 area-import: $(AREA_DEPS)
 	@test -n "$(AREA_RESULTS)" || { echo "make area-import AREA_RESULTS=<folder the device sweep returned>" >&2; exit 2; }
-	sh scripts/area/import.sh $(AREA_RESULTS) $(or $(LIBERTY),$(AREA_TEST_LIB)) $(B) $(AREA_JOBS) $(AREA_PUBLISH)
+	sh scripts/area/import.sh $(AREA_RESULTS) $(or $(LIBERTY),$(AREA_FULL_LIB)) $(B) $(AREA_JOBS) $(AREA_PUBLISH)
 
 # the device bundle (scripts/area/bundle.sh) in AREA_BUNDLE, and its test
 # with this machine's tools hidden (root: unshare -m)
 area-bundle: $(AREA_DEPS)
-	sh scripts/area/bundle.sh $(or $(LIBERTY),$(AREA_TEST_LIB)) $(AREA_BUNDLE)
+	sh scripts/area/bundle.sh $(or $(LIBERTY),$(AREA_FULL_LIB)) $(AREA_BUNDLE)
 
 area-bundle-test: area-bundle
 	sh scripts/area/test_bundle.sh $(AREA_BUNDLE)
 
 area-test: $(AREA_DEPS)
-	sh scripts/area/test_area.sh $(AREA_B)/test $(AREA_TEST_LIB) $(B)
+	sh scripts/area/test_area.sh $(AREA_B)/test $(AREA_TEST_LIB) $(B) $(AREA_FULL_LIB)
 
 area-bench: $(AREA_DEPS)
-	$(AREA_PY) bench --liberty $(AREA_TEST_LIB) --out $(AREA_B)/bench --mmaparams $(B)/rtl/mmaparams \
+	$(AREA_PY) bench --liberty $(or $(LIBERTY),$(AREA_FULL_LIB)) --out $(AREA_B)/bench --mmaparams $(B)/rtl/mmaparams \
 	    --mmaref $(B)/mmaref --jobs 1
 
 EXTRA_TESTS += area-test

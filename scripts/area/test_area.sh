@@ -8,9 +8,11 @@
 #    the file, exit status 2, no CSV;
 # 3. an OpenSTA that fails: the point reported by name with the log, exit
 #    status 1, its verify and synthesis results kept (cached);
-# 4. nothing of it touches docs/.
+# 4. nothing of it touches docs/;
+# 5. the committed library cut is what liberty_subset.py makes of the full
+#    library, where that is on this machine (it is not in the checkout).
 set -u
-OUT=$1 LIB=$2 B=$3
+OUT=$1 LIB=$2 B=$3 FULL=${4:-}
 PY="python3 scripts/area/area.py"
 COMMON="--mmaparams $B/rtl/mmaparams --mmaref $B/mmaref --jobs 2 --targets 1.3"
 fail=0
@@ -79,5 +81,17 @@ ck "--from-cache: exit 0 ($rc)" "[ $rc = 0 ]"
 ck "--from-cache: a cached point costed" "grep -q '\] e4m3_k8_cpa_f13_p0 .* um2, .* ns, .* mW at .*, verified 4000' '$OUT/fc.log'"
 ck "--from-cache: a point without its synthesis skipped, not computed" \
    "grep -q '\] e4m3_k8_cpa_f25_p0 .*SKIPPED: not costed' '$OUT/fc.log' && [ ! -e '$OUT/fc/pts/e4m3_k8_cpa_f25_p0/front.ys' ]"
+# 6. the cut: regenerated from the full library where it is here, byte for byte
+if [ -n "$FULL" ] && [ -f "$FULL" ]; then
+    python3 scripts/area/liberty_subset.py "$FULL" scripts/area/subset_cells.txt "$OUT/cut.lib.gz"
+    ck "the library cut ($LIB) is liberty_subset.py's of $FULL" "cmp -s '$OUT/cut.lib.gz' '$LIB'"
+else
+    echo "area-test: the full library (${FULL:-none named}) is not here: the cut not regenerated"
+fi
+printf 'cell ("x") {\n' > "$OUT/bad/open.lib"
+python3 scripts/area/liberty_subset.py "$OUT/bad/open.lib" scripts/area/subset_cells.txt "$OUT/bad/open.lib.gz" 2> "$OUT/bad/open.log"
+rc=$?
+ck "the cut of a broken library: exit 2 ($rc), named, nothing written" \
+   "[ $rc = 2 ] && grep -q 'open.lib: unbalanced' '$OUT/bad/open.log' && [ ! -e '$OUT/bad/open.lib.gz' ]"
 [ $fail = 0 ] && echo "area-test: bad input passed" || echo "area-test: FAILED"
 exit $fail
