@@ -181,5 +181,18 @@ grep -qxF "$line" "$W/doc.out" && ok || bad "docs/verify.md: '$line', broken.dut
 n=$(grep -cv '^[[:space:]]*\(#.*\)\{0,1\}$' "$R/tb/mma_dpa_qgmma.dut")
 grep -qF "(\`tb/mma_dpa_qgmma.dut\`, $n lines)" "$R/docs/verify.md" && ok || bad "docs/verify.md: tb/mma_dpa_qgmma.dut has $n lines"
 
+# ---- the build's status line: on a terminal (script(1) gives one), not in a pipe --
+if command -v script > /dev/null; then
+    rm -rf "$W/status"
+    MMAREF_CACHE=off script -qec "'$M' verify '$PIPE/dot4_pipe.dut' --workdir '$W/status' --count 10" "$W/status.tty" > /dev/null 2>&1
+    tr '\r' '\n' < "$W/status.tty" | grep -aq "^mmaref verify: building the testbench of dot4_pipe.dut (Verilator [0-9.]*, -j [0-9]*): [0-9]*s" \
+        && ok || bad "no build status line on a terminal: $(tail -3 "$W/status.tty")"
+    rm -rf "$W/status"
+    MMAREF_CACHE=off "$M" verify "$PIPE/dot4_pipe.dut" --workdir "$W/status" --count 10 > "$W/status.pipe" 2>&1
+    ! grep -aq "building the testbench" "$W/status.pipe" && ok || bad "a build status line in a pipe"
+else
+    echo "verify tests: script(1) not here: the status line not checked"
+fi
+
 echo "verify tests: $pass passed, $fail failed"
 [ $fail = 0 ]

@@ -131,6 +131,8 @@ static void cache_prune(const char *dir)
 /* ---- the build -------------------------------------------------------------- */
 /* Verilates and compiles the testbench into <workdir>/<obj>, unless the
  * inputs are those of the last build.  0, or -1 with the error in err. */
+static const char *base_name(const char *p) { const char *s = strrchr(p, '/'); return s ? s + 1 : p; }
+
 int vfy_build(const dut_desc *d, const mma_verify_kit *kit, const char *workdir, const char *obj,
               int flags, int jobs, char *err, size_t len)
 {
@@ -249,7 +251,12 @@ int vfy_build(const dut_desc *d, const mma_verify_kit *kit, const char *workdir,
             utime(cexe, NULL);
             rc = 0;
         } else {
-            rc = vfy_run(argv, NULL, log, err, len);
+            char what[PATHLEN];
+            int vl = (int)strcspn(kit->version, " ");     /* "Verilator 5.006 2022-12-11 ...": two words */
+            if (kit->version[vl]) vl += 1 + (int)strcspn(kit->version + vl + 1, " ");
+            vfy_fmt(what, sizeof what, "mmaref verify: building the testbench of %s (%.*s, -j %s)",
+                    base_name(d->path), vl, kit->version, jobs_s);
+            rc = vfy_run_status(argv, NULL, log, flags & VFY_BUILD_STATUS ? what : NULL, err, len);
             if (rc == 0 && cached && !copy_file(exe, cexe)) cache_prune(cdir);
         }
         if (rc > 0) {
@@ -331,7 +338,6 @@ static int vec_mode(const dut_desc *d, const char *path, int *mode, long *count,
     return 0;
 }
 
-static const char *base_name(const char *p) { const char *s = strrchr(p, '/'); return s ? s + 1 : p; }
 
 /* the plan's items: suites and random stimulus per mode, or the files to replay */
 int vfy_plan_items(const dut_desc *d, const mma_verify_opts *o, const char *workdir, vfy_text *plan,
@@ -735,7 +741,7 @@ int mma_verify(const mma_verify_opts *o)
         status = o->coverage ? vfy_coverage(&c) : vfy_mutants(&c);
         goto out;
     }
-    if (vfy_build(&d, &kit, workdir, "obj", 0, o->jobs, err, sizeof err)) { fprintf(stderr, "mmaref verify: %s\n", err); goto out; }
+    if (vfy_build(&d, &kit, workdir, "obj", o->quiet ? 0 : VFY_BUILD_STATUS, o->jobs, err, sizeof err)) { fprintf(stderr, "mmaref verify: %s\n", err); goto out; }
     if (o->build_only) {
         printf("testbench built in %s\n", workdir);
         status = 0;

@@ -13,6 +13,9 @@
  * directory cwd (NULL: here).  The exit status, or -1 when it could not
  * start (message in err). */
 int vfy_run(char *const argv[], const char *cwd, const char *log, char *err, size_t len);
+/* vfy_run with a status line on stderr naming what (NULL: none; shown only
+ * on a terminal) while the child runs */
+int vfy_run_status(char *const argv[], const char *cwd, const char *log, const char *what, char *err, size_t len);
 /* The first lines of log that carry %Error (Verilator), else its tail. */
 void vfy_log_errors(const char *log, char *out, size_t len);
 int vfy_mkdirs(const char *path);
@@ -87,7 +90,8 @@ void vfy_design_free(vfy_design *g);
 
 
 /* ---- the flow's steps (flow.c), for the campaigns built on it ------------------- */
-enum { VFY_BUILD_TRACE = 1, VFY_BUILD_COVERAGE = 2 };
+/* VFY_BUILD_STATUS: a status line on a terminal while Verilator builds */
+enum { VFY_BUILD_TRACE = 1, VFY_BUILD_COVERAGE = 2, VFY_BUILD_STATUS = 4 };
 /* Verilates and compiles the testbench of d into <workdir>/<obj> (cached):
  * 0, or -1 with the error in err. */
 int vfy_build(const dut_desc *d, const mma_verify_kit *kit, const char *workdir, const char *obj,

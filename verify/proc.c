@@ -17,6 +17,39 @@
 
 int vfy_run(char *const argv[], const char *cwd, const char *log, char *err, size_t len)
 {
+    return vfy_run_status(argv, cwd, log, NULL, err, len);
+}
+
+/* The status line of a long child (the Verilator build: a minute or more
+ * on two cores, silent otherwise): what runs, for how long, and how many
+ * compiler steps its log shows so far; on a terminal only, rewritten in
+ * place, erased at the end. */
+static int count_compiles(const char *log)
+{
+    FILE *f = log ? fopen(log, "r") : NULL;
+    if (!f) return 0;
+    char line[512];
+    int n = 0, start = 1;
+    while (fgets(line, sizeof line, f)) {
+        if (start && (strstr(line, "++ ") || !strncmp(line, "ccache ", 7)) && strstr(line, " -c ")) n++;
+        start = strchr(line, '\n') != NULL;
+    }
+    fclose(f);
+    return n;
+}
+
+static void show_status(const char *what, time_t t0, const char *log)
+{
+    int n = count_compiles(log);
+    fprintf(stderr, "\r%s: %lds", what, (long)(time(NULL) - t0));
+    if (n) fprintf(stderr, ", %d C++ compile%s started", n, n == 1 ? "" : "s");
+    fputs("\033[K", stderr);
+    fflush(stderr);
+}
+
+int vfy_run_status(char *const argv[], const char *cwd, const char *log, const char *what, char *err, size_t len)
+{
+    if (what && !isatty(2)) what = NULL;
     fflush(stdout);
     fflush(stderr);
     pid_t pid = fork();
@@ -35,8 +68,18 @@ int vfy_run(char *const argv[], const char *cwd, const char *log, char *err, siz
         _exit(127);
     }
     int st;
-    while (waitpid(pid, &st, 0) < 0)
-        if (errno != EINTR) { snprintf(err, len, "waiting for %s: %s", argv[0], strerror(errno)); return -1; }
+    time_t t0 = time(NULL), shown = 0;
+    for (;;) {
+        pid_t w = waitpid(pid, &st, what ? WNOHANG : 0);
+        if (w == pid) break;
+        if (w < 0 && errno != EINTR) { snprintf(err, len, "waiting for %s: %s", argv[0], strerror(errno)); return -1; }
+        if (w == 0) {
+            if (time(NULL) != shown) { shown = time(NULL); show_status(what, t0, log); }
+            struct timespec ts = {0, 200000000};
+            nanosleep(&ts, NULL);
+        }
+    }
+    if (what && shown) { fputs("\r\033[K", stderr); fflush(stderr); }
     if (WIFEXITED(st)) {
         if (WEXITSTATUS(st) == 127) { snprintf(err, len, "cannot run %s (not installed, or not on PATH)", argv[0]); return -1; }
         return WEXITSTATUS(st);
