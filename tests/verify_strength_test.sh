@@ -5,7 +5,10 @@
 #   coverage: the per-suite and total lines, the LCOV file of the unit's
 #   sources only (not the generated testbench), the least covered lines;
 #   mutants: 20 mutants of seed 1 (Yosys 0.23's mutate -list sampling), the
-#   score and one known kill and one known survivor.
+#   score and one known kill and one known survivor;
+#   augment: a survivor of the compliance suite killed by a searched
+#   vector, the minimized suite re-run as plain vector files killing what
+#   it claims, bad --augment arguments.
 # usage: verify_strength_test.sh <mmaref> <scratch dir>
 M=$1
 W=$2
@@ -39,5 +42,40 @@ last=$(tail -1 "$W/mut.log")
 # campaign; mutant 1 is killed by a mismatch
 grep -q '^mutant 6 survived (unchecked): dual.sv:' "$W/mut.log" && ok || bad "mutant 6 did not survive"
 grep -q '^1 killed ' "$W/mut/mutants/outcomes" && ok || bad "mutant 1 was not killed"
+
+# --augment: the compliance suite (30 vectors a mode) leaves survivors;
+# the search kills mutant 7 (a bit of the bf16 unit's rounding) with a
+# vector of its own; the minimized suite, re-run by mmaref verify as a
+# plain vector file, kills what the run said it would
+"$M" verify $DUT --mutants 20 --equiv-seconds 0 --suites compliance --count 30 --random 0 --no-fst --workdir "$W/aug" \
+    --augment "$W/min.vec.gz" --augment-budget 5000 > "$W/aug.log" 2>&1
+rc=$?
+[ $rc = 1 ] && ok || bad "--augment exit $rc, not 1 ($W/aug.log)"
+grep -q '^mutant 7 survived' "$W/aug.log" && grep -q '^augment: mutant 7 killed by a new vector' "$W/aug.log" && ok \
+    || bad "mutant 7 did not survive the compliance suite and die by a searched vector ($W/aug.log)"
+last=$(tail -1 "$W/aug.log")
+echo "$last" | grep -q '^augment: [0-9]* survivors searched, [1-9][0-9]* killed by new vectors, minimized suite [1-9][0-9]* vectors (full suite 60)$' \
+    && ok || bad "augment's last line '$last'"
+# the campaign's kills plus the search's, the cover's claim, the re-run's
+kc=$(sed -n 's/^20 mutants, \([0-9]*\) killed, .*/\1/p' "$W/aug.log")
+ks=$(echo "$last" | sed -n 's/.*searched, \([0-9]*\) killed by new.*/\1/p')
+claim=$(sed -n 's/^augment: the minimized suite kills \([0-9]*\) of the 20 mutants (the cover claims \([0-9]*\)).*/\1 \2/p' "$W/aug.log")
+[ -n "$kc" ] && [ "$claim" = "$((kc + ks)) $((kc + ks))" ] && ok || bad "the minimized suite kills '$claim', the campaign $kc and the search $ks"
+[ -s "$W/min.e4m3.vec.gz" ] && [ -s "$W/min.bf16.vec.gz" ] && gzip -t "$W/min.e4m3.vec.gz" && ok || bad "no minimized suite per mode"
+"$M" verify $DUT --mutants 20 --equiv-seconds 0 --vec "$W/min.e4m3.vec.gz" --vec "$W/min.bf16.vec.gz" --no-fst \
+    --workdir "$W/re" > "$W/re.log" 2>&1
+[ "$(tail -1 "$W/re.log")" = "20 mutants, $((kc + ks)) killed, $((20 - kc - ks)) survived, 0 equivalent" ] && ok \
+    || bad "the minimized suite re-run: '$(tail -1 "$W/re.log")', not $((kc + ks)) killed"
+grep -q '^7 killed ' "$W/re/mutants/outcomes" && ok || bad "the minimized suite does not kill mutant 7"
+# bad input: named, exit 2, no file
+"$M" verify $DUT --mutants 20 --augment "$W/nodir/x.vec" --no-fst --workdir "$W/aug" > "$W/bad1.log" 2>&1
+rc=$?
+[ $rc = 2 ] && grep -q "cannot write $W/nodir/x.e4m3.vec" "$W/bad1.log" && ok || bad "an unwritable --augment: exit $rc ($W/bad1.log)"
+"$M" verify $DUT --mutants 20 --augment "$W/x.vec.bz2" --no-fst --workdir "$W/aug" > "$W/bad2.log" 2>&1
+rc=$?
+[ $rc = 2 ] && grep -q 'x.e4m3.vec.bz2: unknown compression' "$W/bad2.log" && ! ls "$W" | grep -q bz2 && ok || bad "--augment x.vec.bz2: exit $rc ($W/bad2.log)"
+"$M" verify $DUT --augment "$W/y.vec" --no-fst --workdir "$W/aug" > "$W/bad3.log" 2>&1
+rc=$?
+[ $rc = 2 ] && grep -q -- '--augment needs --mutants' "$W/bad3.log" && ! ls "$W" | grep -q '^y\.' && ok || bad "--augment without --mutants: exit $rc ($W/bad3.log)"
 echo "test-verify-strength: $pass passed, $fail failed"
 [ $fail = 0 ]

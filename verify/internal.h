@@ -121,4 +121,36 @@ typedef struct {
 int vfy_coverage(const vfy_campaign *c);
 int vfy_mutants(const vfy_campaign *c);
 
+/* ---- mutants (mutants.c) and the suite that kills them (augment.c) ------------- */
+enum { VFY_MUT_SURVIVED, VFY_MUT_KILLED, VFY_MUT_NORESULT, VFY_MUT_TIMEOUT, VFY_MUT_ERROR };
+enum { VFY_EQ_UNKNOWN, VFY_EQ_EQUIVALENT, VFY_EQ_LIVE, VFY_EQ_UNDECIDED };
+typedef struct {
+    char cmd[512];                  /* the mutate line, without its -ctrl */
+    char mode[32], src[256];
+    int outcome, equiv;
+    char first[1200];               /* the first mismatching vector's file */
+    char first_mode[64];            /* and its mode */
+} vfy_mutant;
+/* where the mutants run: the netlist's description and testbench */
+typedef struct {
+    const vfy_campaign *c;
+    const dut_desc *md;
+    const char *exe, *dir;
+    int jobs;                       /* runs at a time */
+    double limit;                   /* seconds a run: beyond, killed by the time limit */
+} vfy_mut_env;
+/* Runs mutants sel[0 .. n) (indices: the select value is index + 1) on the
+ * plan items, each in <dir>/<tag><index + 1>, stop: at its first mismatch;
+ * out[i]: sel[i]'s outcome and first mismatch. */
+void vfy_mut_run(const vfy_mut_env *e, const char *tag, const char *items, int stop, const int *sel, int n,
+                 vfy_mutant *out);
+/* --augment: vectors searched for the survivors of mu[0 .. n) (the
+ * campaign's outcomes), a minimized suite written to o->augment.  0 when
+ * every mutant not proven equivalent is killed, 1 when some live on, 2
+ * when no suite was written. */
+int vfy_augment(const vfy_mut_env *e, vfy_mutant *mu, int n);
+/* before the campaign: --augment's output can be written, the unit and
+ * options take it; 0, or -1 after a message */
+int vfy_augment_check(const vfy_campaign *c);
+
 #endif

@@ -61,7 +61,13 @@ typedef struct {
     long mutants;                   /* > 0: a mutation campaign of that many mutants (verify/mutants.c) */
     uint64_t mutants_seed;
     double equiv_seconds;           /* for the survivors' equivalence checks, all together (0: none) */
-    const char *augment;            /* with mutants: the minimized suite that kills them, written here */
+    const char *augment;            /* with mutants: the minimized suite that kills them, written here
+                                       (a unit of several modes: one file a mode, its name before .vec) */
+    long augment_budget;            /* vectors searched for each survivor (0: 20,000) */
+    /* Writes the plain vector file `from` to `to` whole or not at all
+     * (compressed as its name says); from NULL: only checks that `to` can
+     * be written.  0, or -1 after a message naming `to`. */
+    int (*write_output)(const char *from, const char *to);
 } mma_verify_opts;
 
 /* Runs the flow and prints the report (last line "<N> vectors, <M>

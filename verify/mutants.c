@@ -26,16 +26,8 @@
 /* each of the two checks of a survivor: Yosys is stopped after this long */
 #define EQUIV_SECONDS 10.0
 
-enum { MUT_SURVIVED, MUT_KILLED, MUT_NORESULT, MUT_TIMEOUT, MUT_ERROR };
-enum { EQ_UNKNOWN, EQ_EQUIVALENT, EQ_LIVE, EQ_UNDECIDED };
 static const char *const eq_names[] = {"unchecked", "equivalent", "live", "undecided"};
-
-typedef struct {
-    char cmd[512];                  /* the mutate line, without its -ctrl */
-    char mode[32], src[256];
-    int outcome, equiv;
-    char first[PATHLEN];            /* the first mismatching vector's file */
-} mutant;
+typedef vfy_mutant mutant;
 
 /* Yosys reads these paths from a script: no blanks, quotes or separators */
 static int script_safe(const char *s)
@@ -196,76 +188,78 @@ static void stale(const char *run, const dut_desc *d)
         }
 }
 
-/* a run's outcome from its results file */
-static int outcome(const char *run, int rc, char *first, size_t len)
+/* a run's outcome from its results file, and its first mismatch */
+static int outcome(const char *run, int rc, mutant *m)
 {
     char res[PATHLEN];
     vfy_path(res, sizeof res, "%s/results", run);
     mmaref_results *r = calloc(1, sizeof *r);
     char err[PATHLEN + 200];
-    int o = MUT_ERROR;
+    int o = VFY_MUT_ERROR;
+    m->first[0] = m->first_mode[0] = 0;
     if (rc >= 0 && rc <= 1 && !mmaref_res_merge(r, res, err, sizeof err)) {
-        long n, m, cls[MMAREF_CLS_COUNT];
-        mmaref_res_totals(r, &n, &m, cls);
+        long n, mm, cls[MMAREF_CLS_COUNT];
+        mmaref_res_totals(r, &n, &mm, cls);
         int timed = 0;
         for (int i = 0; i < r->nnotes; i++) if (strstr(r->notes[i], "time limit")) timed = 1;
         /* a mismatch kills, whatever stopped the run; without one, a run
          * stopped by the time limit is a kill by timeout */
-        o = !m ? (timed ? MUT_TIMEOUT : MUT_SURVIVED)
-               : cls[MMAREF_CLS_NORESULT] + cls[MMAREF_CLS_UNEXPECTED] == m ? MUT_NORESULT : MUT_KILLED;
-        if (r->has_first) snprintf(first, len, "%s", r->first_file);
+        o = !mm ? (timed ? VFY_MUT_TIMEOUT : VFY_MUT_SURVIVED)
+                : cls[MMAREF_CLS_NORESULT] + cls[MMAREF_CLS_UNEXPECTED] == mm ? VFY_MUT_NORESULT : VFY_MUT_KILLED;
+        if (r->has_first) {
+            snprintf(m->first, sizeof m->first, "%s", r->first_file);
+            snprintf(m->first_mode, sizeof m->first_mode, "%s", r->first_mode);
+        }
     }
     free(r);
     return o;
 }
 
-/* Runs mutants [lo, hi) of the campaign, `jobs` at a time: each a process
- * that runs the testbench with its select value and a stop at the first
- * mismatch. */
-static void run_mutants(const vfy_campaign *c, const dut_desc *md, const char *exe, const char *dir, mutant *mu,
-                        int lo, int hi, int jobs, double limit)
+void vfy_mut_run(const vfy_mut_env *e, const char *tag, const char *items, int stop, const int *sel, int n, mutant *out)
 {
+    const vfy_campaign *c = e->c;
     mma_verify_opts so = *c->o;
-    so.stop_first = 1;
-    so.timeout = limit;
-    so.sample = 0;
-    int next = lo, running = 0;
-    pid_t *pids = calloc((size_t)(hi - lo + 1), sizeof *pids);
-    while (next < hi || running) {
-        while (next < hi && running < jobs) {
+    so.stop_first = stop;
+    so.timeout = e->limit;
+    so.sample = stop ? 0 : 1;
+    int next = 0, running = 0;
+    pid_t *pids = calloc((size_t)n + 1, sizeof *pids);
+    fflush(stdout);                 /* the children must not print it again */
+    while (next < n || running) {
+        while (next < n && running < e->jobs) {
             char run[PATHLEN];
-            vfy_path(run, sizeof run, "%s/m%d", dir, next + 1);
+            vfy_path(run, sizeof run, "%s/%s%d", e->dir, tag, sel[next] + 1);
             vfy_mkdirs(run);
             pid_t p = fork();
             if (p == 0) {
-                char plan[PATHLEN], log[PATHLEN], res[PATHLEN], sel[64], err[2048];
+                char plan[PATHLEN], log[PATHLEN], res[PATHLEN], sv[64], err[2048];
                 vfy_path(plan, sizeof plan, "%s/plan", run);
                 vfy_path(log, sizeof log, "%s/simulation.log", run);
                 vfy_path(res, sizeof res, "%s/results", run);
                 remove(res);
                 remove(log);
-                stale(run, md);
-                vfy_path(sel, sizeof sel, "+" SEL "=%d", next + 1);
-                const char *extra[] = {sel, NULL};
-                if (vfy_write_plan(plan, c->g, run, &so, md, c->latency, 0, c->items)) _exit(2);
-                int rc = vfy_simulate(exe, plan, &so, md, c->latency, NULL, extra, log, err, sizeof err);
+                stale(run, e->md);
+                vfy_path(sv, sizeof sv, "+" SEL "=%d", sel[next] + 1);
+                const char *extra[] = {sv, NULL};
+                if (vfy_write_plan(plan, c->g, run, &so, e->md, c->latency, 0, items)) _exit(2);
+                int rc = vfy_simulate(e->exe, plan, &so, e->md, c->latency, NULL, extra, log, err, sizeof err);
                 _exit(rc < 0 ? 3 : rc > 2 ? 3 : rc);
             }
-            if (p < 0) { mu[next].outcome = MUT_ERROR; next++; continue; }
-            pids[next - lo] = p;
+            if (p < 0) { out[next].outcome = VFY_MUT_ERROR; next++; continue; }
+            pids[next] = p;
             next++;
             running++;
         }
         int st;
         pid_t p = wait(&st);
         if (p < 0) { if (errno == EINTR) continue; break; }
-        for (int i = lo; i < next; i++)
-            if (pids[i - lo] == p) {
+        for (int i = 0; i < next; i++)
+            if (pids[i] == p) {
                 char run[PATHLEN];
-                vfy_path(run, sizeof run, "%s/m%d", dir, i + 1);
+                vfy_path(run, sizeof run, "%s/%s%d", e->dir, tag, sel[i] + 1);
                 int rc = WIFEXITED(st) ? WEXITSTATUS(st) : 3;
-                mu[i].outcome = outcome(run, rc, mu[i].first, sizeof mu[i].first);
-                pids[i - lo] = 0;
+                out[i].outcome = outcome(run, rc, &out[i]);
+                pids[i] = 0;
                 running--;
             }
     }
@@ -297,7 +291,7 @@ static int equivalence(const vfy_campaign *c, const char *prog, const char *dir,
     }
     int rc = write_whole(pair, v.s);
     free(v.s);
-    if (rc) return EQ_UNDECIDED;
+    if (rc) return VFY_EQ_UNDECIDED;
     for (int step = 0; step < 2; step++) {
         vfy_text t = {0};
         vfy_tprintf(&t, "read_verilog %s/mutants.v %s\nhierarchy -check\nproc\nflatten\nopt -fast\nasync2sync\nopt_clean\n", dir, pair);
@@ -310,17 +304,17 @@ static int equivalence(const vfy_campaign *c, const char *prog, const char *dir,
         vfy_path(log, sizeof log, "%s/m%d/%s.log", dir, index + 1, step ? "miter" : "equiv");
         rc = write_whole(script, t.s);
         free(t.s);
-        if (rc) return EQ_UNDECIDED;
+        if (rc) return VFY_EQ_UNDECIDED;
         rc = yosys(prog, script, log, EQUIV_SECONDS + 2);
-        if (step == 0 && rc == 0) return EQ_EQUIVALENT;
+        if (step == 0 && rc == 0) return VFY_EQ_EQUIVALENT;
         if (step == 1) {
             char *text = vfy_read_file(log, NULL);
             int fail = text && strstr(text, "FAIL!") && !strstr(text, "timed out") && !strstr(text, "Timeout");
             free(text);
-            return fail ? EQ_LIVE : EQ_UNDECIDED;
+            return fail ? VFY_EQ_LIVE : VFY_EQ_UNDECIDED;
         }
     }
-    return EQ_UNDECIDED;
+    return VFY_EQ_UNDECIDED;
 }
 
 /* the mutated source line: "file:line: text" */
@@ -375,7 +369,7 @@ int vfy_mutants(const vfy_campaign *c)
     const dut_desc *d = c->d;
     const mma_verify_opts *o = c->o;
     char dir[PATHLEN], err[8000];
-    if (o->nvec) { fprintf(stderr, "mmaref verify: --mutants runs the suites and the random stimulus, not --vec files\n"); return 2; }
+    if (o->augment && vfy_augment_check(c)) return 2;
     for (int i = 0; i < c->ps->n; i++)
         if (c->ps->p[i].unpacked || c->ps->p[i].dir == VP_INOUT) {
             fprintf(stderr, "mmaref verify: --mutants: %s: port %s is %s: the mutants' wrapper takes packed ports only\n", d->path,
@@ -454,7 +448,7 @@ int vfy_mutants(const vfy_campaign *c)
         const char *extra[] = {"+" SEL "=0", NULL};
         int rc = vfy_write_plan(plan, c->g, run, &so, &md, c->latency, 0, c->items);
         if (!rc) rc = vfy_simulate(exe, plan, &so, &md, c->latency, NULL, extra, log, err, sizeof err);
-        if (outcome(run, rc, base.first, sizeof base.first) != MUT_SURVIVED) {
+        if (outcome(run, rc, &base) != VFY_MUT_SURVIVED) {
             fprintf(stderr, "mmaref verify: --mutants: the unit as Yosys read it (no mutation) fails the campaign (log %s%s%s): "
                     "Yosys and Verilator read the design differently, no score\n", log, base.first[0] ? ", first mismatch " : "", base.first);
             free(mu);
@@ -473,7 +467,11 @@ int vfy_mutants(const vfy_campaign *c)
            base_s, lo + 1, hi, jobs);
     fflush(stdout);
     t0 = now_s();
-    run_mutants(c, &md, exe, dir, mu, lo, hi, jobs, limit);
+    vfy_mut_env env = {c, &md, exe, dir, jobs, limit};
+    int *sel = calloc((size_t)(hi - lo) + 1, sizeof *sel);
+    for (int i = lo; i < hi; i++) sel[i - lo] = i;
+    vfy_mut_run(&env, "m", c->items, 1, sel, hi - lo, mu + lo);
+    free(sel);
     double run_s = now_s() - t0;
     /* the survivors' equivalence, `jobs` at a time, by the Yosys on PATH
      * where there is one (natively built, faster than a WebAssembly one) */
@@ -490,15 +488,15 @@ int vfy_mutants(const vfy_campaign *c)
             pid_t p = wait(&st);
             if (p < 0) { if (errno == EINTR) continue; running = 0; break; }
             for (int j = lo; j < hi; j++)
-                if (pids[j] == p) { mu[j].equiv = WIFEXITED(st) ? WEXITSTATUS(st) : EQ_UNDECIDED; pids[j] = 0; running--; }
+                if (pids[j] == p) { mu[j].equiv = WIFEXITED(st) ? WEXITSTATUS(st) : VFY_EQ_UNDECIDED; pids[j] = 0; running--; }
         }
         if (i == hi) break;
-        if (mu[i].outcome != MUT_SURVIVED) continue;
+        if (mu[i].outcome != VFY_MUT_SURVIVED) continue;
         /* a budget for them all: the survivors after it stay unchecked */
         if (now_s() - eq0 >= o->equiv_seconds) continue;
         pid_t p = fork();
         if (p == 0) _exit(equivalence(c, checker, dir, i, width));
-        if (p < 0) mu[i].equiv = EQ_UNDECIDED;
+        if (p < 0) mu[i].equiv = VFY_EQ_UNDECIDED;
         else { pids[i] = p; running++; }
     }
     free(pids);
@@ -506,8 +504,8 @@ int vfy_mutants(const vfy_campaign *c)
     int killed = 0, surv = 0, eq = 0, by[5] = {0};
     for (int i = lo; i < hi; i++) {
         by[mu[i].outcome]++;
-        if (mu[i].outcome != MUT_SURVIVED) { killed++; continue; }
-        if (mu[i].equiv == EQ_EQUIVALENT) eq++; else surv++;
+        if (mu[i].outcome != VFY_MUT_SURVIVED) { killed++; continue; }
+        if (mu[i].equiv == VFY_EQ_EQUIVALENT) eq++; else surv++;
         char where[PATHLEN + 200], what[300];
         mutated_line(d, mu[i].src, where, sizeof where);
         describe(&mu[i], what, sizeof what);
@@ -525,9 +523,12 @@ int vfy_mutants(const vfy_campaign *c)
     if (write_whole(outf, t.s ? t.s : "")) fprintf(stderr, "mmaref verify: cannot write %s\n", outf);
     free(t.s);
     printf("killed: %d by a mismatch, %d by the protocol alone (no result, or a result for no vector), %d by the time limit (%.0f s), %d by a failed run\n",
-           by[MUT_KILLED], by[MUT_NORESULT], by[MUT_TIMEOUT], limit, by[MUT_ERROR]);
+           by[VFY_MUT_KILLED], by[VFY_MUT_NORESULT], by[VFY_MUT_TIMEOUT], limit, by[VFY_MUT_ERROR]);
     printf("%d mutants in %.1f s (%.0f per minute); outcomes in %s\n", hi - lo, run_s, run_s > 0 ? 60.0 * (hi - lo) / run_s : 0.0, outf);
     printf("%d mutants, %d killed, %d survived, %d equivalent\n", hi - lo, killed, surv, eq);
+    fflush(stdout);
+    int status = surv ? 1 : 0;
+    if (o->augment) status = vfy_augment(&env, mu, n);
     free(mu);
-    return surv ? 1 : 0;
+    return status;
 }

