@@ -420,7 +420,7 @@ struct fast_hdr {
     fast_fn fn;
     fast_bfn bfn;                             /* a batch's ranges, or NULL   */
     fast_nfn nfn;                             /* narrow kernel, or NULL      */
-    mma_unit u;                               /* the unit (impl 1: reference) */
+    mma_unit u;                               /* the unit (impl 1)           */
     fast_hdr *sub;                            /* a plan this one owns, or NULL */
 };
 
