@@ -1,6 +1,6 @@
 /* The fast path's shared pieces (fast.h): operand tables, pair tables,
  * the rounding's general case, and the cache of plans with the dispatch
- * to the families (fast_fused.c, fast_amd.c, fast_groups.c, fast_ieee.c,
+ * to the families (fast_fused*.c, fast_amd.c, fast_groups.c, fast_ieee.c,
  * fast_exact.c). */
 #include "fast.h"
 #include "fast_hooks.h"

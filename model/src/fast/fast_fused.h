@@ -46,7 +46,7 @@ struct fast_plan {
     /* how far fp16 normalizes a subnormal significand (by its value, 0
      * for others): s_step's via=fp16 */
     unsigned char lz_a[32], lz_b[32];
-    int32_t mag_a[8], mag_b[8];          /* the magnitude bits of a, b: s_special */
+    int32_t mag_a[8], mag_b[8];          /* the magnitude bits of a, b: fused_s_special */
     /* s_step's 16-bit halves (a low, b high): 2^(16 - mb) (a right shift
      * by mb through mulhi), exponent, fraction, hidden bit, Inf/NaN mask and
      * value; 1 in each half */
@@ -56,8 +56,8 @@ struct fast_plan {
      * pk_lzm where its format has nothing to convert), and 2^lz */
     int32_t pk_lzm[8];
     unsigned char pk_lz[32], pk_pw[32];
-    uint64_t cnan;                       /* d's canonical NaN: ieee_add */
-    int f16c;                            /* ieee_add's fp16 sum through F16C (not in the scalar mode) */
+    uint64_t cnan;                       /* d's canonical NaN: fused_ieee_add */
+    int f16c;                            /* fused_ieee_add's fp16 sum through F16C (not in the scalar mode) */
     fast_out oadd;
     unsigned char perm[MMA_MAX_K];       /* k of the j-th product in step order */
     /* vector kernel */
@@ -244,7 +244,7 @@ extern const fast_bfn fused_s_batches_tf[2][FUSED_GROUPS];
 extern const fast_fn fused_q_kernels[FUSED_OUTS][FUSED_SPKS][2];
 extern const fast_fn fused_s_kernels_il2[FUSED_IL2_VIAS][FUSED_IL2_OUTS][FUSED_SPKS][FUSED_IL2_GROUPS];
 extern const fast_fn fused_h1_kernels[FUSED_OUTS][FUSED_SPKS];
-/* special_step for the specialized kernels' operands (the AVX-512 kernel's
+/* fused_special_step for the specialized kernels' operands (the AVX-512 kernel's
  * too) */
 uint64_t fused_s_special(const fast_plan *P, const mma_unit *u, int first, int s, uint64_t acc, const void *a,
                          const void *b, const uint64_t *psa, const uint64_t *psb, int snan, const int G, const int sc,

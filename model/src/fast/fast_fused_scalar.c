@@ -5,8 +5,7 @@
  * tf32 arithmetically; interleaved steps and the closing IEEE addition of
  * c (Hopper's fp8 mma.sync, "FDA+FADD"), which wrap any kernel. */
 #include "fast_fused.h"
-
-#include <math.h>
+#include "fast_f16add.h"
 
 /* ---- steps that meet Inf or NaN --------------------------------------- */
 
@@ -151,61 +150,6 @@ uint64_t fused_scalar(const fast_hdr *h, uint64_t c, const uint64_t *a,
 }
 
 /* ---- interleaved steps and the closing addition ------------------------------ */
-
-/* a finite fp16 encoding as a double (exact) */
-static inline double f16_double(uint32_t w)
-{
-    uint32_t ef = (w >> 10) & 0x1f, sig = (w & 0x3ff) | (ef ? 0x400u : 0);
-    uint64_t pb = (uint64_t)((int64_t)(ef ? ef : 1) - 25 + 1023) << 52;   /* 2^(e - 10) */
-    double sc, v = (double)(int32_t)sig;
-    memcpy(&sc, &pb, 8);
-    v *= sc;
-    return (w >> 15) ? -v : v;
-}
-
-/* x + y for two finite fp16 encodings: the host's binary64 sum is exact
- * (both lie on 2^-24's grid below 2^16: at most 41 bits), and IEEE's zero
- * (+0 unless both are -0) under round to nearest; then rounded to nearest
- * even in fp16, an overflow to Inf. */
-static inline uint64_t add_f16(uint64_t x, uint64_t y)
-{
-    double sd = f16_double((uint32_t)x & 0xffff) + f16_double((uint32_t)y & 0xffff);
-    uint64_t db;
-    memcpy(&db, &sd, 8);
-    uint64_t sign = (db >> 63) << 15, frac = db & (((uint64_t)1 << 52) - 1);
-    int32_t e = (int32_t)((db >> 52) & 0x7ff) - 1023;
-    if (e >= -14) {                      /* normal: 10 of 52 fraction bits kept */
-        uint64_t h = ((uint64_t)(e + 15) << 10) + (frac >> 42), rem = frac & (((uint64_t)1 << 42) - 1);
-        h += rem > ((uint64_t)1 << 41) || (rem == ((uint64_t)1 << 41) && (h & 1));
-        return sign | (h >= 0x7c00 ? 0x7c00 : h);
-    }
-    /* subnormal or zero: a whole number of 2^-24, to nearest even by the
-     * host's addition at 2^52 (the result 0x400 is the smallest normal) */
-    double q = (fabs(sd) * 16777216.0 + 4503599627370496.0) - 4503599627370496.0;
-    return sign | (uint64_t)q;
-}
-
-#ifdef FAST_HAVE_AVX2
-/* add_f16 in a fifth of its instructions, where its closing addition took
- * a sixth of a Hopper fp8 mma.sync with fp16 output (80 of 513 a call,
- * the slowest catalogue units on a 2.1 GHz Xeon): both operands to
- * binary32 in one conversion (exact), added by the host (in whatever
- * rounding mode), the sum to nearest even in fp16 by the conversion, which
- * names its rounding.  The binary32 addition is inexact only where the
- * smaller operand lies wholly more than 13 bits below the larger's last
- * bit, and then the sum is not within a binary32 ulp of an fp16 tie: the
- * two roundings give the one rounding of the exact sum.  Checked against
- * add_f16 on every pair of finite fp16 encodings (4.03e9) in each of the
- * four rounding modes (test_fastpath's section 3d runs the kernels in
- * three).  No binary32 here is subnormal (the least fp16 is 2^-24):
- * neither FTZ nor DAZ changes it. */
-static __attribute__((target(FAST_ISA_F16C))) uint64_t add_f16_f16c(uint64_t x, uint64_t y)
-{
-    __m128 v = _mm_cvtph_ps(_mm_cvtsi32_si128((int)((x & 0xffff) | (y & 0xffff) << 16)));
-    __m128 r = _mm_add_ss(v, _mm_movehdup_ps(v));
-    return (uint16_t)_mm_cvtsi128_si32(_mm_cvtps_ph(r, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
-}
-#endif
 
 /* IEEE addition x + y of two finite or zero encodings of d, to nearest
  * even, as alg_fused.c's ieee_add computes it (exact sum, one rounding; an

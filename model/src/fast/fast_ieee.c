@@ -763,7 +763,7 @@ static fast_hdr *ieee_build(const mma_unit *u, int mode)
         uint64_t z[MMA_MAX_K] = {0}, inf[MMA_MAX_K];
         for (int i = 0; i < u->k; i++) inf[i] = mma_inf(u->d, 0);
         P->dnan = mma_ref_dot(u, 0, z, inf, NULL, NULL);
-        /* (the batch loops in the best mode alone, as fast_fused.c's, so
+        /* (the batch loops in the best mode alone, as fast_fused.c's plans do, so
          * that the tests' other modes keep the one-vector path) */
         int lk = __builtin_ctz((unsigned)u->k);
         if (mode == FAST_MODE_BEST && fast_avx2_usable() && u->k == 1 << lk && lk <= 4)
