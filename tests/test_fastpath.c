@@ -518,7 +518,7 @@ static uint64_t tf32_of(int e, int neg)
     return (uint64_t)neg << 31 | (uint64_t)(e & 0xff) << 23 | (rnd() & 0x7fffff);
 }
 
-/* Vectors at the edges of the tf32 lane batch loops (fast_fused.c,
+/* Vectors at the edges of the tf32 lane batch loops (fast_fused_tf32.c,
  * t_lstep), one case each, so that eight lanes side by side mix them:
  * a small product of either sign whose bits below emax - F are cut (and
  * ties there), c dominating the products, exact cancellation to zero (c
@@ -973,8 +973,8 @@ int main(int argc, char **argv)
 
     /* 3b. directed: Inf and NaN met in a chain's steps, and fp32 results at
      * the edges of the exponent range, through every kernel and batch loop
-     * (fast_fused.c: s_special, c_decides, a chain stopped at a NaN, s_dot1
-     * and s_dot2; fast.h: round_f32rz's overflow, with and without a branch).
+     * (fast_fused_avx2.c: fused_s_special, c_decides, a chain stopped at
+     * a NaN, s_dot1 and s_dot2; fast.h: round_f32rz's overflow, with and without a branch).
      * Ampere f16 (two steps of 8, c and d fp32, RZ): 0x7bff squared is
      * 2^32 less a little, fp32's largest 0x7f7fffff; tf32 wgmma (one step of
      * 8) and a tf32 unit of two steps (its batch loop not s_dot1's). */
@@ -1015,8 +1015,8 @@ int main(int argc, char **argv)
         }
     }
 
-    /* 3c. directed: the 16-bit lanes of one fp8 step (fast_fused.c,
-     * w_step and h_dot1): c's exponent field through all of fp32's (0 to
+    /* 3c. directed: the 16-bit lanes of one fp8 step (w_step in
+     * fast_fused_avx512.c, h_dot1 in fast_fused_avx2.c): c's exponent field through all of fp32's (0 to
      * 254) beside finite products of every e4m3/e5m2 exponent, so that
      * each product is aligned by every shift from 0 past 255 (the AVX2
      * lanes look 2^(15 - sh) up from sh saturated to a byte); every third
@@ -1049,7 +1049,7 @@ int main(int argc, char **argv)
     }
 
     /* 3d. directed: the closing fp16 addition of Hopper's fp8 mma.sync with
-     * fp16 output (fast_fused.c, add_f16_f16c: F16C's conversions around
+     * fp16 output (fast_fused_scalar.c, add_f16_f16c: F16C's conversions around
      * the host's binary32 addition): one to three nonzero products, so
      * that the steps' sum is one fp16 value of any size, and c of any fp16
      * exponent and sign, ±0 among them; the host's addition is inexact
@@ -1262,7 +1262,7 @@ int main(int argc, char **argv)
         free(v);
     }
 
-    /* 4e. the tf32 batch loops with a dot product a lane (fast_fused.c,
+    /* 4e. the tf32 batch loops with a dot product a lane (fast_fused_tf32.c,
      * t_lstep): one step of 8 (Hopper), two steps of 4 and one (Ampere) */
     static const char *tfl[] = {"hopper:wgmma.m64n8k8.f32.tf32.tf32", "ampere:mma.m16n8k8.f32.tf32.tf32.f32",
                                 "ampere:mma.m16n8k4.f32.tf32.tf32.f32"};

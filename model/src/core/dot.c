@@ -8,12 +8,18 @@ int mma_unit_impl(const mma_unit *u)
     return mma_fast_ok(u) ? 2 : 1;   /* the families (fast*.c) own the conditions */
 }
 
+uint64_t mma_ref_dot(const mma_unit *u, uint64_t c, const uint64_t *a, const uint64_t *b,
+                     const uint64_t *sa, const uint64_t *sb)
+{
+    return mma_dot_tree(u->tree, u, c, a, b, sa, sb, NULL);
+}
+
 /* the reference algorithms (and units decided on each call, impl 0) */
 static __attribute__((noinline)) uint64_t dot_other(const mma_unit *u, uint64_t c, const uint64_t *a,
                                                     const uint64_t *b, const uint64_t *sa, const uint64_t *sb)
 {
     if (u->impl == 0 && mma_unit_impl(u) == 2) return mma_fast_dot(u, c, a, b, sa, sb);
-    return mma_dot_tree(u->tree, u, c, a, b, sa, sb, NULL);
+    return mma_ref_dot(u, c, a, b, sa, sb);
 }
 
 /* (the fast path is a tail call, with nothing saved first) */

@@ -177,6 +177,11 @@ int mma_fast_ok(const mma_unit *u);
 int mma_unit_impl(const mma_unit *u);   /* 1 reference, 2 fast path */
 uint64_t mma_fast_dot(const mma_unit *u, uint64_t c, const uint64_t *a, const uint64_t *b,
                       const uint64_t *sa, const uint64_t *sb);
+/* The reference path of u (its tree's algorithm, whatever u->impl says;
+ * dot.c): what a fast kernel calls where it hands a dot product back, so
+ * that the fast path never calls mma_dot, which dispatches into it. */
+uint64_t mma_ref_dot(const mma_unit *u, uint64_t c, const uint64_t *a, const uint64_t *b,
+                     const uint64_t *sa, const uint64_t *sb);
 MMA_HD uint64_t mma_alg_amd(const mma_unit *u, uint64_t c, const uint64_t *a,
                             const uint64_t *b);
 /* alg_amd.c's last part of a step, shared with the CUDA backend's streaming

@@ -1,6 +1,6 @@
 /* The fast path's shared pieces (fast.h): operand tables, pair tables,
  * the rounding's general case, and the cache of plans with the dispatch
- * to the families (fast_fused.c, fast_amd.c, fast_groups.c, fast_ieee.c,
+ * to the families (fast_fused*.c, fast_amd.c, fast_groups.c, fast_ieee.c,
  * fast_exact.c). */
 #include "fast.h"
 #include "fast_hooks.h"
@@ -476,11 +476,7 @@ static __attribute__((noinline)) uint64_t fast_miss(const mma_unit *u, uint64_t 
                                                      const uint64_t *b, const uint64_t *sa, const uint64_t *sb)
 {
     const fast_hdr *P = plan_lookup(u);
-    if (!P) {                     /* no memory for a plan: the reference */
-        mma_unit r = *u;
-        r.impl = 1;
-        return mma_dot(&r, c, a, b, sa, sb);
-    }
+    if (!P) return mma_ref_dot(u, c, a, b, sa, sb);   /* (no memory for a plan) */
     return P->fn(P, c, a, b, sa, sb);
 }
 

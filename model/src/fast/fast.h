@@ -112,7 +112,7 @@ const uint64_t *fast_pair_table(mma_fmt fa, mma_fmt fb);
 
 /* how a step's c is decoded: fp32 inline (tab NULL), the others through
  * their table; pre and base align it as a product of fbp fraction bits is
- * aligned at F bits (fast_fused.c) */
+ * aligned at F bits (fast_fused*.c) */
 typedef struct { const uint64_t *tab; uint64_t mask; int fb, pre, base; } fast_cfmt;
 void fast_cfmt_init(fast_cfmt *cf, mma_fmt f, int F);
 
@@ -420,7 +420,7 @@ struct fast_hdr {
     fast_fn fn;
     fast_bfn bfn;                             /* a batch's ranges, or NULL   */
     fast_nfn nfn;                             /* narrow kernel, or NULL      */
-    mma_unit u;                               /* the unit (impl 1: reference) */
+    mma_unit u;                               /* the unit (impl 1)           */
     fast_hdr *sub;                            /* a plan this one owns, or NULL */
 };
 

@@ -204,7 +204,7 @@ static inline __attribute__((always_inline)) uint64_t amd_step(const amd_plan *P
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
-/* One step on eight products a vector (fast_fused.c's decoding and
+/* One step on eight products a vector (fast_fused_avx2.c's decoding and
  * alignment): zero products take no part (their exponent is the lowest);
  * even and odd products are the even and odd lanes (v_load8 keeps the
  * parity of k).  A step with Inf, NaN or a product that may overflow is

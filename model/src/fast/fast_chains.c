@@ -212,7 +212,7 @@ static inline int fused(const chains_plan *P, const val *p, int n, val *out)
 
 static __attribute__((noinline)) uint64_t reference(const fast_hdr *h, uint64_t c, const uint64_t *a, const uint64_t *b)
 {
-    return mma_dot(&h->u, c, a, b, NULL, NULL);                /* (h->u: impl 1) */
+    return mma_ref_dot(&h->u, c, a, b, NULL, NULL);
 }
 
 static uint64_t chains_dot(const fast_hdr *h, uint64_t c, const uint64_t *a, const uint64_t *b, const uint64_t *sa,

@@ -68,7 +68,7 @@ static int exact_ok(const mma_unit *u)
 static __attribute__((noinline)) uint64_t reference(const fast_hdr *h, uint64_t c, const uint64_t *a,
                                                     const uint64_t *b, const uint64_t *sa, const uint64_t *sb)
 {
-    return mma_dot(&h->u, c, a, b, sa, sb);      /* (h->u: impl 1) */
+    return mma_ref_dot(&h->u, c, a, b, sa, sb);
 }
 
 /* the sign of an exactly zero step sum, as alg_exact.c decides it */

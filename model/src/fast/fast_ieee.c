@@ -103,7 +103,7 @@ static inline float pairwise(const float *p, int n)
 static __attribute__((noinline)) uint64_t reference(const fast_hdr *h, uint64_t c, const uint64_t *a,
                                                     const uint64_t *b, const uint64_t *sa, const uint64_t *sb)
 {
-    return mma_dot(&h->u, c, a, b, sa, sb);      /* (h->u: impl 1) */
+    return mma_ref_dot(&h->u, c, a, b, sa, sb);
 }
 
 static uint64_t gps_dot(const fast_hdr *h, uint64_t c, const uint64_t *a, const uint64_t *b,
@@ -760,12 +760,10 @@ static fast_hdr *ieee_build(const mma_unit *u, int mode)
         P->h.kernel = FAST_K_SPECIAL;
         /* the NaN of 0 x Inf, from the reference itself (P->h.u is
          * filled in after the build) */
-        mma_unit r = *u;
         uint64_t z[MMA_MAX_K] = {0}, inf[MMA_MAX_K];
-        r.impl = 1;
         for (int i = 0; i < u->k; i++) inf[i] = mma_inf(u->d, 0);
-        P->dnan = mma_dot(&r, 0, z, inf, NULL, NULL);
-        /* (the batch loops in the best mode alone, as fast_fused.c's, so
+        P->dnan = mma_ref_dot(u, 0, z, inf, NULL, NULL);
+        /* (the batch loops in the best mode alone, as fast_fused.c's plans do, so
          * that the tests' other modes keep the one-vector path) */
         int lk = __builtin_ctz((unsigned)u->k);
         if (mode == FAST_MODE_BEST && fast_avx2_usable() && u->k == 1 << lk && lk <= 4)

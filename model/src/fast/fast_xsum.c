@@ -33,7 +33,7 @@ typedef struct {
 static __attribute__((noinline)) uint64_t reference(const fast_hdr *h, uint64_t c, const uint64_t *a, const uint64_t *b,
                                                     const uint64_t *sa, const uint64_t *sb)
 {
-    return mma_dot(&h->u, c, a, b, sa, sb);                    /* (h->u: impl 1) */
+    return mma_ref_dot(&h->u, c, a, b, sa, sb);
 }
 
 /* a step's terms: c and one sum a block, as (-1)^neg * mag * 2^lsb */
