@@ -246,15 +246,20 @@ def to_python(node, name=lambda v: v):
 
 
 # ---- the summary ------------------------------------------------------------------
-def dont_use_patterns():
-    """scripts/area/dont_use.txt: cells no flow should pick (glob patterns)."""
-    pats = []
-    with open(os.path.join(HERE, "dont_use.txt")) as fh:
+def read_list(path):
+    """The entries of a list file: one a line, '#' starts a comment."""
+    out = []
+    with open(path, encoding="utf-8") as fh:
         for line in fh:
             line = line.split("#", 1)[0].strip()
             if line:
-                pats.append(line)
-    return pats
+                out.append(line)
+    return out
+
+
+def dont_use_patterns():
+    """scripts/area/dont_use.txt: cells no flow should pick (glob patterns)."""
+    return read_list(os.path.join(HERE, "dont_use.txt"))
 
 
 def cell_kind(c):

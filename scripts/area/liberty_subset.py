@@ -18,6 +18,8 @@ import os
 import re
 import sys
 
+from liberty import read_list
+
 
 def read_text(path):
     opener = gzip.open if path.endswith(".gz") else open
@@ -87,23 +89,13 @@ def subset(text, names):
     return "".join(parts)
 
 
-def read_names(path):
-    names = []
-    with open(path, encoding="utf-8") as fh:
-        for line in fh:
-            line = line.split("#", 1)[0].strip()
-            if line:
-                names.append(line)
-    return names
-
-
 def main(argv):
     if len(argv) != 4:
         print(__doc__.split("\n\n")[2].splitlines()[0], file=sys.stderr)
         return 2
     src, lst, dst = argv[1:]
     try:
-        out = subset(read_text(src), read_names(lst))
+        out = subset(read_text(src), read_list(lst))
     except (OSError, ValueError, UnicodeDecodeError) as e:
         print("%s: %s" % (src, e), file=sys.stderr)
         return 2
