@@ -29,8 +29,12 @@ echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 : > "$T.cov"
 for e in "$@"; do
     dut=examples/$e/$e.dut
-    "$M" verify "$dut" --coverage --no-fst --workdir "$W/$e-cov" > "$W/$e.coverage.txt" 2>&1
-    "$M" verify "$dut" --mutants 200 --no-fst --workdir "$W/$e" --augment "$W/$e.min.vec" > "$W/$e.mutants.txt" 2>&1
+    # SUITE_STRENGTH_REUSE=1: the reports of an earlier run in the scratch
+    # directory, tabulated again without running anything
+    if [ -z "${SUITE_STRENGTH_REUSE:-}" ] || [ ! -s "$W/$e.mutants.txt" ]; then
+        "$M" verify "$dut" --coverage --no-fst --workdir "$W/$e-cov" > "$W/$e.coverage.txt" 2>&1
+        "$M" verify "$dut" --mutants 200 --no-fst --workdir "$W/$e" --augment "$W/$e.min.vec" > "$W/$e.mutants.txt" 2>&1
+    fi
     c=$W/$e.coverage.txt
     m=$W/$e.mutants.txt
     line=$(field 's/^coverage of [^:]*: line [0-9]* of [0-9]* (\([0-9.]*%\)).*/\1/p' "$c")
@@ -38,7 +42,7 @@ for e in "$@"; do
     score=$(field 's/^\([0-9]*\) mutants, \([0-9]*\) killed, \([0-9]*\) survived, \([0-9]*\) equivalent$/\1 \2 \3 \4/p' "$m")
     aug=$(field 's/^augment: \([0-9]*\) survivors searched, \([0-9]*\) killed by new vectors, minimized suite \([0-9]*\) vectors (full suite \([0-9]*\))$/\2 \3 \4/p' "$m")
     kmin=$(field 's/^augment: the minimized suite kills \([0-9]*\) of .*/\1/p' "$m")
-    pct=$(field 's/^augment: .* the campaign and the search kill \([0-9]* of [0-9]*\) not proven equivalent (\([0-9.]*%\))$/\1 (\2)/p' "$m")
+    pct=$(field 's/^augment: .* the campaign and the search kill \([0-9]*\) of the \([0-9]*\) not proven equivalent (\([0-9.]*%\))$/\1 of \2 (\3)/p' "$m")
     if [ -z "$score" ] || [ -z "$aug" ]; then
         echo "| $e | $(tail -1 "$m") |"
         continue
