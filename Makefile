@@ -156,7 +156,7 @@ demo: all
 docs-check: all
 	sh scripts/docs_check.sh $(DOCS)
 
-EXTRA_BENCH ?= metrics-bench tb-bench verify-bench python-bench probe-bench area-bench
+EXTRA_BENCH ?= metrics-bench tb-bench verify-bench mutants-bench python-bench probe-bench area-bench
 bench: all
 	sh scripts/bench.sh $(B)/mmaref $(EXTRA_BENCH)
 

