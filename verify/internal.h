@@ -117,6 +117,7 @@ typedef struct {
     const char *workdir;
     const char *items;              /* the plan's item lines */
     int latency;
+    long total;                     /* their vectors (vfy_plan_items) */
 } vfy_campaign;
 int vfy_coverage(const vfy_campaign *c);
 int vfy_mutants(const vfy_campaign *c);

@@ -27,7 +27,6 @@
 #define EQUIV_SECONDS 10.0
 
 static const char *const eq_names[] = {"unchecked", "equivalent", "live", "undecided"};
-typedef vfy_mutant mutant;
 
 /* Yosys reads these paths from a script: no blanks, quotes or separators */
 static int script_safe(const char *s)
@@ -91,7 +90,7 @@ static int yosys(const char *prog, const char *script, const char *log, double l
  * its value of the select input, into <dir>/mutants.v.  The number made,
  * or -1 after a message. */
 static int make_mutants(const vfy_campaign *c, const char *prog, const char *dir, const char *const *abs, int width,
-                        int *slang_out, mutant **out)
+                        int *slang_out, vfy_mutant **out)
 {
     const dut_desc *d = c->d;
     char script[PATHLEN], list[PATHLEN], netlist[PATHLEN], log[PATHLEN], tmpv[PATHLEN + 8];
@@ -131,7 +130,7 @@ static int make_mutants(const vfy_campaign *c, const char *prog, const char *dir
     for (char *sv = NULL, *l = strtok_r(text, "\n", &sv); l; l = strtok_r(NULL, "\n", &sv)) {
         if (strncmp(l, "mutate ", 7)) continue;
         if (n == cap) { cap = cap ? 2 * cap : 256; *out = realloc(*out, (size_t)cap * sizeof **out); }
-        mutant *m = &(*out)[n++];
+        vfy_mutant *m = &(*out)[n++];
         memset(m, 0, sizeof *m);
         /* "mutate -ctrl mmaref_mutant W i -mode ..." -> "mutate -mode ..." */
         const char *rest = strstr(l, " -mode ");
@@ -189,7 +188,7 @@ static void stale(const char *run, const dut_desc *d)
 }
 
 /* a run's outcome from its results file, and its first mismatch */
-static int outcome(const char *run, int rc, mutant *m)
+static int outcome(const char *run, int rc, vfy_mutant *m)
 {
     char res[PATHLEN];
     vfy_path(res, sizeof res, "%s/results", run);
@@ -215,7 +214,7 @@ static int outcome(const char *run, int rc, mutant *m)
     return o;
 }
 
-void vfy_mut_run(const vfy_mut_env *e, const char *tag, const char *items, int stop, const int *sel, int n, mutant *out)
+void vfy_mut_run(const vfy_mut_env *e, const char *tag, const char *items, int stop, const int *sel, int n, vfy_mutant *out)
 {
     const vfy_campaign *c = e->c;
     mma_verify_opts so = *c->o;
@@ -347,7 +346,7 @@ static void mutated_line(const dut_desc *d, const char *src, char *out, size_t l
 }
 
 /* "inv of cell $374's port B bit 0" from the mutate line */
-static void describe(const mutant *m, char *out, size_t len)
+static void describe(const vfy_mutant *m, char *out, size_t len)
 {
     char cell[128] = "", port[32] = "", wire[128] = "";
     int bit = -1, cbit = -1;
@@ -400,7 +399,7 @@ int vfy_mutants(const vfy_campaign *c)
     if (!prog || !*prog) prog = "yosys";
     int width = 1;
     while ((1L << width) <= o->mutants) width++;
-    mutant *mu = NULL;
+    vfy_mutant *mu = NULL;
     int slang = 0;
     double t0 = now_s();
     int n = make_mutants(c, prog, dir, absp, width, &slang, &mu);
@@ -431,7 +430,7 @@ int vfy_mutants(const vfy_campaign *c)
     vfy_path(exe, sizeof exe, "%s/obj-mutants/Vmmaref_verify_tb", c->workdir);
     /* mutant 0, the unit as Yosys read it, must pass: else Yosys and
      * Verilator read the design differently and no score means anything */
-    mutant base;
+    vfy_mutant base;
     memset(&base, 0, sizeof base);
     t0 = now_s();
     {

@@ -15,6 +15,28 @@
 #include <time.h>
 #include <unistd.h>
 
+/* A child running argv in cwd (NULL: here) with stdout and stderr into log
+ * (NULL: inherited; opened with O_APPEND or O_TRUNC): its pid, or -1 with
+ * errno.  Exit 126: the log or cwd failed; 127: argv[0] did not start. */
+static pid_t start_child(char *const argv[], const char *cwd, const char *log, int mode)
+{
+    fflush(stdout);                 /* the child must not print it again */
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid != 0) return pid;
+    if (log) {
+        int fd = open(log, O_WRONLY | O_CREAT | mode, 0644);
+        if (fd < 0) _exit(126);
+        dup2(fd, 1);
+        dup2(fd, 2);
+        close(fd);
+    }
+    if (cwd && chdir(cwd)) _exit(126);
+    execvp(argv[0], argv);
+    fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
+    _exit(127);
+}
+
 int vfy_run(char *const argv[], const char *cwd, const char *log, char *err, size_t len)
 {
     return vfy_run_status(argv, cwd, log, NULL, err, len);
@@ -50,23 +72,8 @@ static void show_status(const char *what, time_t t0, const char *log)
 int vfy_run_status(char *const argv[], const char *cwd, const char *log, const char *what, char *err, size_t len)
 {
     if (what && !isatty(2)) what = NULL;
-    fflush(stdout);
-    fflush(stderr);
-    pid_t pid = fork();
+    pid_t pid = start_child(argv, cwd, log, O_APPEND);
     if (pid < 0) { snprintf(err, len, "cannot start %s: %s", argv[0], strerror(errno)); return -1; }
-    if (pid == 0) {
-        if (log) {
-            int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
-            if (fd < 0) _exit(126);
-            dup2(fd, 1);
-            dup2(fd, 2);
-            close(fd);
-        }
-        if (cwd && chdir(cwd)) _exit(126);
-        execvp(argv[0], argv);
-        fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
-        _exit(127);
-    }
     int st;
     time_t t0 = time(NULL), shown = 0;
     for (;;) {
@@ -222,20 +229,7 @@ void vfy_tprintf(vfy_text *t, const char *fmt, ...)
  * its pid, or -1. */
 pid_t vfy_spawn(char *const argv[], const char *log)
 {
-    fflush(stdout);
-    fflush(stderr);
-    pid_t pid = fork();
-    if (pid != 0) return pid;
-    if (log) {
-        int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        if (fd < 0) _exit(126);
-        dup2(fd, 1);
-        dup2(fd, 2);
-        close(fd);
-    }
-    execvp(argv[0], argv);
-    fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
-    _exit(127);
+    return start_child(argv, NULL, log, O_TRUNC);
 }
 
 /* Runs argv (output into log) for at most `seconds` of wall clock: its
