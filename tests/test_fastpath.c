@@ -1087,6 +1087,35 @@ int main(int argc, char **argv)
         }
     }
 
+    /* 3d'. the closing addition in every format where the host's own
+     * float or double addition would round it (fast_fused_scalar.c,
+     * add_finite): Hopper's fp8 mma.sync with fp32 and fp16 output on the
+     * compliance and cancel suites, the caller's rounding mode left
+     * downward, upward and toward zero; the kernels take their integer sum
+     * there (fast_host_fp_default), as the reference does */
+    {
+        static const char *units[] = {"hopper:mma.m16n8k32.f32.e4m3.e4m3.f32", "hopper:mma.m16n8k32.f16.e4m3.e4m3.f16"};
+        static const char *close_suites[] = {"compliance", "cancel"};
+        static const int modes[] = {FE_DOWNWARD, FE_UPWARD, FE_TOWARDZERO};
+        static const char *what[] = {"closing addition, the caller rounding downward",
+                                     "closing addition, the caller rounding upward",
+                                     "closing addition, the caller rounding toward zero"};
+        for (int ui = 0; ui < 2; ui++)
+            for (int si = 0; si < 2; si++) {
+                mma_unit u;
+                long n = 0;
+                if (unit_of(units[ui], &u)) continue;
+                mma_vec *v = gen_suite(units[ui], close_suites[si], 20 * count, 3, &n);
+                if (!v) continue;
+                for (int m = 0; m < 3; m++) {
+                    fesetround(modes[m]);
+                    check_set(units[ui], what[m], &u, v, n);
+                    fesetround(FE_TONEAREST);
+                }
+                free(v);
+            }
+    }
+
     /* 3e. directed: the chains family's two-term additions (fast_chains.c,
      * add2): c of any fp32 exponent beside products from far above it to
      * far below its last bit, where a far term is replaced by one bit 27

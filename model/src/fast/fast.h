@@ -23,6 +23,17 @@
 #include <immintrin.h>
 #endif
 
+/* Whether the host's floating-point state is the one a program starts with
+ * (round to nearest, no flush to zero or denormals-are-zero, exceptions
+ * masked): kernels that let the host's float or double arithmetic round
+ * take their integer route otherwise, since a caller may change it (a
+ * library built with -ffast-math sets FTZ and DAZ when loaded). */
+#ifdef FAST_HAVE_AVX2
+static inline int fast_host_fp_default(void) { return (_mm_getcsr() & 0xffc0) == 0x1f80; }
+#else
+static inline int fast_host_fp_default(void) { return 1; }
+#endif
+
 /* ---- operand tables ----------------------------------------------------- */
 
 /* Entry of an operand of 16 bits or fewer: sig in bits 0..31, e (int16,

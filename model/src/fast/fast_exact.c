@@ -389,7 +389,6 @@ static uint64_t exact_dot_f32rne(const fast_hdr *h, uint64_t c, const uint64_t *
  * program may change it (a library built with -ffast-math sets FTZ and
  * DAZ when loaded), and then the integer kernel computes the dot. */
 #define DW 50
-static inline int sse_default(void) { return (_mm_getcsr() & 0xffc0) == 0x1f80; }
 _Static_assert(8 * (1ull << DW) <= (1ull << 53), "eight terms below 2^DW sum exactly in a double");
 
 /* Entries of this kernel: sig in bits 0..31, the exponent (fast_tab's e)
@@ -553,7 +552,7 @@ static inline __attribute__((always_inline)) uint64_t exact_dbl(const fast_hdr *
 {
     const exact_plan *P = PLAN(h);
     uint32_t w = (uint32_t)c;
-    if (__builtin_expect(!sse_default(), 0)) return exact_dot_f32rne(h, c, a, b, sa, sb);
+    if (__builtin_expect(!fast_host_fp_default(), 0)) return exact_dot_f32rne(h, c, a, b, sa, sb);
     for (int k0 = 0; k0 < P->k; k0 += L) {
         uint32_t ef = (w >> 23) & 0xff;
         uint64_t csig = (w & 0x7fffffu) | (ef ? 0x800000u : 0);
@@ -872,7 +871,7 @@ EXACT_VDBL(vdbl_bf16, 2, 16, no_rare, __m128i, _mm_and_si128, _mm_set1_epi64x, d
 static V_TARGET uint64_t exact_vdbl_bf16(const fast_hdr *h, uint64_t c, const uint64_t *a, const uint64_t *b,
                                          const uint64_t *sa, const uint64_t *sb)
 {
-    if (__builtin_expect(!sse_default(), 0)) return exact_dot_f32rne(h, c, a, b, sa, sb);
+    if (__builtin_expect(!fast_host_fp_default(), 0)) return exact_dot_f32rne(h, c, a, b, sa, sb);
     int nrare = 0;
     return vdbl_bf16(h, c, a, b, 8, &nrare);
 }
@@ -880,7 +879,7 @@ static V_TARGET uint64_t exact_vdbl_bf16(const fast_hdr *h, uint64_t c, const ui
 static V_TARGET uint64_t exact_vfix_f16(const fast_hdr *h, uint64_t c, const uint64_t *a, const uint64_t *b,
                                         const uint64_t *sa, const uint64_t *sb)
 {
-    if (__builtin_expect(!sse_default(), 0)) return exact_dot_f32rne(h, c, a, b, sa, sb);
+    if (__builtin_expect(!fast_host_fp_default(), 0)) return exact_dot_f32rne(h, c, a, b, sa, sb);
     int nrare = 0;
     return vdbl_f16(h, c, a, b, 8, &nrare);
 }
@@ -915,7 +914,7 @@ static V_TARGET void exact_vfix_f16_b(const fast_hdr *h, const mma_batch *x, siz
     const size_t k = (size_t)PLAN(h)->k;
     const uint16_t *a = x->a, *b = x->b;
     const int cs = x->c_size, ds = x->d_size;
-    if (__builtin_expect(!sse_default(), 0)) {
+    if (__builtin_expect(!fast_host_fp_default(), 0)) {
         uint64_t wa[MMA_MAX_K], wb[MMA_MAX_K];
         for (size_t i = lo; i < hi; i++)
             fast_st(x->d, ds, i, exact_dot_f32rne(h, fast_ld(x->c, cs, i), fast_widen(a + i * k, 2, (int)k, wa),
@@ -975,7 +974,7 @@ static V_TARGET void exact_vfix_f16_b(const fast_hdr *h, const mma_batch *x, siz
  * is not finite exactly when c or a product is Inf or NaN (a finite one
  * stays below 2^257), and is then the step's Inf, or a NaN that becomes
  * the canonical one, as special_step decides.  The conversions and
- * additions need the SSE state a program starts with (sse_default).  The
+ * additions need the SSE state a program starts with (fast_host_fp_default).  The
  * kernels are never compiled for FMA, so no a * b + c is contracted. */
 #define XD_FN static inline __attribute__((always_inline, target(FAST_ISA_AVX2_F16C)))
 #define XD_TARGET __attribute__((target(FAST_ISA_AVX2_F16C)))
@@ -1128,7 +1127,7 @@ static XD_TARGET void exact_xd_f16_b(const fast_hdr *h, const mma_batch *x, size
     const size_t k = (size_t)PLAN(h)->k;
     const __m128 nan = _mm_castsi128_ps(_mm_set1_epi32((int)(uint32_t)PLAN(h)->nan));
     size_t i = lo;
-    if (__builtin_expect(sse_default(), 1))
+    if (__builtin_expect(fast_host_fp_default(), 1))
         for (; hi - i >= 4; i += 4) xd_f16_four(x, k, i, nan);
     exact_vfix_f16_b(h, x, i, hi);
 }
@@ -1139,7 +1138,7 @@ static XD_TARGET void exact_xd_bf16_b(const fast_hdr *h, const mma_batch *x, siz
     const __m128 nan = _mm_castsi128_ps(_mm_set1_epi32((int)(uint32_t)PLAN(h)->nan));
     const uint16_t *a = x->a, *b = x->b;
     size_t i = lo;
-    if (__builtin_expect(sse_default(), 1))
+    if (__builtin_expect(fast_host_fp_default(), 1))
         for (; hi - i >= 4; i += 4) xd_bf16_four(x, k, i, nan);
     for (; i < hi; i++) {
         uint64_t wa[MMA_MAX_K], wb[MMA_MAX_K];
@@ -1233,7 +1232,7 @@ static X5_TARGET void exact_x5_f16_b(const fast_hdr *h, const mma_batch *x, size
     const __m256 nan = _mm256_castsi256_ps(_mm256_set1_epi32((int)(uint32_t)PLAN(h)->nan));
     const __m256i perm = _mm256_setr_epi32(0, 2, 1, 3, 4, 6, 5, 7);
     size_t i = lo;
-    if (__builtin_expect(sse_default(), 1))
+    if (__builtin_expect(fast_host_fp_default(), 1))
         for (; hi - i >= 8; i += 8) {
             const uint16_t *a = (const uint16_t *)x->a + i * k, *b = (const uint16_t *)x->b + i * k;
             __m256 f = x5_load_c(x->c, x->c_size, i, perm);
@@ -1261,7 +1260,7 @@ static X5_TARGET void exact_x5_bf16_b(const fast_hdr *h, const mma_batch *x, siz
     const __m256 nan = _mm256_castsi256_ps(_mm256_set1_epi32((int)(uint32_t)PLAN(h)->nan));
     const __m256i perm = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7), inv = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
     size_t i = lo;
-    if (__builtin_expect(sse_default(), 1))
+    if (__builtin_expect(fast_host_fp_default(), 1))
         for (; hi - i >= 8; i += 8) {
             const uint16_t *a = (const uint16_t *)x->a + i * k, *b = (const uint16_t *)x->b + i * k;
             __m256 f = x5_load_c(x->c, x->c_size, i, perm);

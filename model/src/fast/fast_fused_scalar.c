@@ -153,13 +153,15 @@ uint64_t fused_scalar(const fast_hdr *h, uint64_t c, const uint64_t *a,
 
 /* IEEE addition x + y of two finite or zero encodings of d, to nearest
  * even, as alg_fused.c's ieee_add computes it (exact sum, one rounding; an
- * exact zero is +0 unless both are -0).  fp32 through the host's binary32
- * addition (IEEE, round to nearest even: the same result); fp16 through
- * binary64 (add_f16); others through an integer sum with a sticky bit. */
+ * exact zero is +0 unless both are -0).  In the host's default floating-
+ * point state, fp32 through its binary32 addition (IEEE, round to nearest
+ * even: the same result) and fp16 through binary64 (add_f16); otherwise,
+ * and for the other formats, through an integer sum with a sticky bit. */
 static uint64_t add_finite(const fast_plan *P, const mma_unit *u, uint64_t x, uint64_t y)
 {
-    if (u->d == MMA_FMT_FP16) return add_f16(x, y);
-    if (u->d == MMA_FMT_FP32) {
+    int host = fast_host_fp_default();
+    if (host && u->d == MMA_FMT_FP16) return add_f16(x, y);
+    if (host && u->d == MMA_FMT_FP32) {
         float fx, fy, fr;
         uint32_t wx = (uint32_t)x, wy = (uint32_t)y, wr;
         memcpy(&fx, &wx, 4);
@@ -195,7 +197,7 @@ uint64_t fused_ieee_add(const fast_plan *P, uint64_t x, uint64_t y)
 #ifdef FAST_HAVE_AVX2
         if (P->f16c) return add_f16_f16c(x, y);
 #endif
-        return add_f16(x, y);            /* (the common case: no Inf or NaN) */
+        return add_finite(P, u, x, y);   /* (the common case: no Inf or NaN) */
     }
     uint64_t cx = c_class(&P->cd, x), cy = c_class(&P->cd, y);
     if (__builtin_expect((cx | cy) & P_SPEC, 0)) {    /* specials.c: canonical NaN */
