@@ -32,7 +32,7 @@ const char cli_verify_help[] =
     "  --mutants [N]       N (200) mutants of the unit by Yosys's mutate, in one build, each run to its\n"
     "                      first mismatch; last line \"<N> mutants, <K> killed, <S> survived, <E> equivalent\"\n"
     "  --mutants-seed S    the seed of Yosys's choice of mutations (1)\n"
-    "  --equiv-seconds S   time for the equivalence checks of all survivors (120; 0: none)\n"
+    "  --equiv-seconds S   time for the equivalence checks of all survivors (600; 0: none)\n"
     "                      (--jobs: mutants run at a time, default every core; --shard i/n: part of them;\n"
     "                      --vec FILE: the mutants run that file instead of the suites)\n"
     "  --augment OUT.vec   with --mutants: search vectors that kill the survivors, then write the smallest\n"
@@ -210,7 +210,7 @@ static int verify_main(int argc, char **argv, int probe)
     if (!stat(o.dut, &st) && S_ISDIR(st.st_mode)) { fprintf(stderr, "mmaref verify: %s: is a directory, not a description\n", o.dut); goto out; }
     o.vec = vec;
     if (!have_mseed) o.mutants_seed = 1;
-    if (!have_eq) o.equiv_seconds = 120;
+    if (!have_eq) o.equiv_seconds = 600;
     if (have_eq && !o.mutants) { fprintf(stderr, "mmaref verify: --equiv-seconds needs --mutants\n"); goto out; }
     if (o.coverage && o.mutants) { fprintf(stderr, "mmaref verify: --coverage and --mutants: one at a time\n"); goto out; }
     if (have_mseed && !o.mutants) { fprintf(stderr, "mmaref verify: --mutants-seed needs --mutants\n"); goto out; }

@@ -73,7 +73,7 @@ yosys-mut:
 mutants-bench: $(B)/mmaref dpi yosys-mut
 	@echo "== mutants-bench: examples/dot4_pipe, 200 mutants, the campaign of its description, all cores"
 	@rm -rf $(B)/mutants-bench; MMAREF_YOSYS=$(YOSYS_MUT) $(B)/mmaref verify examples/dot4_pipe/dot4_pipe.dut \
-	    --mutants 200 --no-fst --workdir $(B)/mutants-bench > $(B)/mutants-bench.log 2>&1; \
+	    --mutants 200 --equiv-seconds 120 --no-fst --workdir $(B)/mutants-bench > $(B)/mutants-bench.log 2>&1; \
 	  [ $$? -le 1 ] || { tail -5 $(B)/mutants-bench.log; exit 1; }; \
 	  echo "mutants-bench: $$(grep -m1 'testbench of the .* mutants built' $(B)/mutants-bench.log)"; \
 	  echo "mutants-bench: $$(grep -m1 ' per minute' $(B)/mutants-bench.log)"; \

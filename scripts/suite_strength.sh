@@ -24,8 +24,8 @@ T=$(mktemp)
 trap 'rm -f "$T" "$T.cov"' EXIT
 field() { sed -n "$1" "$2" | head -1; }
 {
-echo "| unit | vectors | line | toggle | mutants | killed | survived (equivalent) | killed by searched vectors | killed of not equivalent | minimized suite | it kills |"
-echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+echo "| unit | vectors | line | toggle | mutants | killed | survived (equivalent) | equivalent with ready held high | killed by searched vectors | killed of not equivalent | the same, leaving out those held high | minimized suite | it kills |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 : > "$T.cov"
 for e in "$@"; do
     dut=examples/$e/$e.dut
@@ -42,6 +42,9 @@ for e in "$@"; do
     score=$(field 's/^\([0-9]*\) mutants, \([0-9]*\) killed, \([0-9]*\) survived, \([0-9]*\) equivalent$/\1 \2 \3 \4/p' "$m")
     aug=$(field 's/^augment: \([0-9]*\) survivors searched, \([0-9]*\) killed by new vectors, minimized suite \([0-9]*\) vectors (full suite \([0-9]*\))$/\2 \3 \4/p' "$m")
     kmin=$(field 's/^augment: the minimized suite kills \([0-9]*\) of .*/\1/p' "$m")
+    rh=$(field 's/^survivors: [0-9]* equivalent, \([0-9]*\) equivalent while the ready input is held high.*/\1/p' "$m")
+    rpct=$(field 's/^augment: leaving out the [0-9]* equivalent while the ready input is held high, the campaign and the search kill \([0-9]*\) of \([0-9]*\) (\([0-9.]*%\))$/\1 of \2 (\3)/p' "$m")
+    [ -z "$rpct" ] && rpct="="
     pct=$(field 's/^augment: .* the campaign and the search kill \([0-9]*\) of the \([0-9]*\) not proven equivalent (\([0-9.]*%\))$/\1 of \2 (\3)/p' "$m")
     if [ -z "$score" ] || [ -z "$aug" ]; then
         echo "| $e | $(tail -1 "$m") |"
@@ -50,7 +53,7 @@ for e in "$@"; do
     set -- $score $aug "$@"
     n=$1 k=$2 s=$3 q=$4 ks=$5 v=$6 full=$7
     shift 7
-    echo "| $e | $full | $line | $toggle | $n | $k | $((s + q)) ($q) | $ks | $pct | $v | $kmin |"
+    echo "| $e | $full | $line | $toggle | $n | $k | $((s + q)) ($q) | ${rh:-0} | $ks | $pct | $rpct | $v | $kmin |"
     sed -n 's/^\([^ ]* [^ :]*\): *line [0-9]* of [0-9]* (\([0-9.]*%\)), toggle [0-9]* of [0-9]* (\([0-9.]*%\)).*; \([0-9]*\) vectors.*/| '"$e"' | \1 | \4 | \2 | \3 |/p' "$c" >> "$T.cov"
 done
 echo

@@ -340,11 +340,12 @@ int vfy_augment(const vfy_mut_env *e, vfy_mutant *mu, int n)
             if (BIT(want, i) && !k) printf("augment: mutant %d dies by a vector of the minimized suite alone, not in the suite's run\n", i + 1);
         }
     }
-    int campaign_only = 0, eq = 0, kc = 0;
+    int campaign_only = 0, eq = 0, kc = 0, rh = 0;
     for (int i = 0; i < n; i++) {
         if (killed_by[i] == 'c') kc++;
         if (killed_by[i] && !BIT(want, i)) campaign_only++;
         if (mu[i].outcome == VFY_MUT_SURVIVED && mu[i].equiv == VFY_EQ_EQUIVALENT) eq++;
+        if (mu[i].outcome == VFY_MUT_SURVIVED && mu[i].equiv == VFY_EQ_READY_HIGH && !killed_by[i]) rh++;
     }
     free(want);
     /* the files, whole or none */
@@ -366,6 +367,9 @@ int vfy_augment(const vfy_mut_env *e, vfy_mutant *mu, int n)
     int live = n - eq - kc - ks;
     printf("augment: the minimized suite kills %d of the %d mutants (the cover claims %d); the campaign and the search kill %d of the %d not proven equivalent (%.1f%%)\n",
            kmin, n, nwant, kc + ks, n - eq, n - eq ? 100.0 * (kc + ks) / (n - eq) : 100.0);
+    if (rh)
+        printf("augment: leaving out the %d equivalent while the ready input is held high, the campaign and the search kill %d of %d (%.1f%%)\n",
+               rh, kc + ks, n - eq - rh, n - eq - rh ? 100.0 * (kc + ks) / (n - eq - rh) : 100.0);
     printf("augment: %d survivors searched, %d killed by new vectors, minimized suite %ld vectors (full suite %ld)\n", ns, ks, npick,
            c->total);
     status = live > 0 ? 1 : 0;

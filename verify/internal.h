@@ -124,7 +124,9 @@ int vfy_mutants(const vfy_campaign *c);
 
 /* ---- mutants (mutants.c) and the suite that kills them (augment.c) ------------- */
 enum { VFY_MUT_SURVIVED, VFY_MUT_KILLED, VFY_MUT_NORESULT, VFY_MUT_TIMEOUT, VFY_MUT_ERROR };
-enum { VFY_EQ_UNKNOWN, VFY_EQ_EQUIVALENT, VFY_EQ_LIVE, VFY_EQ_UNDECIDED };
+/* a survivor's check: VFY_EQ_READY_HIGH, equivalent only while the ready
+ * input is held high, is not counted as equivalent */
+enum { VFY_EQ_UNKNOWN, VFY_EQ_EQUIVALENT, VFY_EQ_LIVE, VFY_EQ_UNDECIDED, VFY_EQ_READY_HIGH };
 typedef struct {
     char cmd[512];                  /* the mutate line, without its -ctrl */
     char mode[32], src[256];

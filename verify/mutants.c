@@ -24,9 +24,12 @@
 #define PATHLEN 1200
 #define SEL "mmaref_mutant"
 /* each of the two checks of a survivor: Yosys is stopped after this long */
-#define EQUIV_SECONDS 10.0
+#define EQUIV_SECONDS 20.0
 
-static const char *const eq_names[] = {"unchecked", "equivalent", "live", "undecided"};
+static const char *const eq_names[] = {"unchecked", "equivalent", "live", "undecided",
+                                       "equivalent while the ready input is held high, back-pressure unproven"};
+/* the same, one word each, in the outcomes file */
+static const char *const eq_words[] = {"unchecked", "equivalent", "live", "undecided", "equivalent-ready-high"};
 
 /* Yosys reads these paths from a script: no blanks, quotes or separators */
 static int script_safe(const char *s)
@@ -265,16 +268,15 @@ void vfy_mut_run(const vfy_mut_env *e, const char *tag, const char *items, int s
     free(pids);
 }
 
-/* Is survivor `index` equivalent to the unit?  Yosys on the mutants'
- * netlist (which any Yosys reads: it wrote it), the select tied to 0 in
- * `gold` and to the mutant in `gate`, constants propagated: its
- * equivalence checking first (equiv_make, equiv_simple, equiv_induct),
- * then a bounded SAT miter from a zeroed state for outputs that differ. */
-static int equivalence(const vfy_campaign *c, const char *prog, const char *dir, int index, int width)
+/* The pair of modules the checks compare: gold (select 0) and gate (select
+ * index + 1).  Outputs other than the handshake are read only while the
+ * valid output is high, as the testbench reads them; with hold_ready the
+ * ready input is tied high (no back-pressure). */
+static char *pair_text(const vfy_campaign *c, int index, int width, int hold_ready)
 {
     const dut_desc *d = c->d;
-    char script[PATHLEN], log[PATHLEN], pair[PATHLEN];
-    vfy_path(pair, sizeof pair, "%s/m%d/pair.v", dir, index + 1);
+    const char *valid = d->out_valid.line ? d->out_valid.name : NULL;
+    const char *ready = hold_ready && d->out_ready.line ? d->out_ready.name : NULL;
     vfy_text v = {0};
     for (int k = 0; k < 2; k++) {
         vfy_tprintf(&v, "module %s(", k ? "gate" : "gold");
@@ -284,35 +286,80 @@ static int equivalence(const vfy_campaign *c, const char *prog, const char *dir,
             if (p->width > 1) vfy_tprintf(&v, "[%d:0] ", p->width - 1);
             vfy_tprintf(&v, "%s", p->name);
         }
-        vfy_tprintf(&v, ");\n  %s__mmaref_mut u(", d->top.name);
-        for (int i = 0; i < c->ps->n; i++) vfy_tprintf(&v, ".%s(%s), ", c->ps->p[i].name, c->ps->p[i].name);
+        vfy_tprintf(&v, ");\n");
+        for (int i = 0; i < c->ps->n; i++) {
+            const vfy_port *p = &c->ps->p[i];
+            if (!valid || p->dir == VP_IN || !strcmp(p->name, valid) || (d->in_ready.line && !strcmp(p->name, d->in_ready.name))) continue;
+            vfy_tprintf(&v, "  wire [%d:0] mmaref_raw_%s;\n  assign %s = %s ? mmaref_raw_%s : %d'd0;\n",
+                        p->width - 1, p->name, p->name, valid, p->name, p->width);
+        }
+        vfy_tprintf(&v, "  %s__mmaref_mut u(", d->top.name);
+        for (int i = 0; i < c->ps->n; i++) {
+            const vfy_port *p = &c->ps->p[i];
+            int raw = valid && p->dir != VP_IN && strcmp(p->name, valid) && !(d->in_ready.line && !strcmp(p->name, d->in_ready.name));
+            if (ready && !strcmp(p->name, ready)) vfy_tprintf(&v, ".%s(1'b1), ", p->name);
+            else vfy_tprintf(&v, ".%s(%s%s), ", p->name, raw ? "mmaref_raw_" : "", p->name);
+        }
         vfy_tprintf(&v, "." SEL "(%d'd%d));\nendmodule\n", width, k ? index + 1 : 0);
     }
-    int rc = write_whole(pair, v.s);
-    free(v.s);
-    if (rc) return VFY_EQ_UNDECIDED;
-    for (int step = 0; step < 2; step++) {
-        vfy_text t = {0};
-        vfy_tprintf(&t, "read_verilog %s/mutants.v %s\nhierarchy -check\nproc\nflatten\nopt -fast\nasync2sync\nopt_clean\n", dir, pair);
-        if (step == 0)
-            vfy_tprintf(&t, "equiv_make gold gate equiv\nhierarchy -top equiv\nequiv_simple -seq 4\nequiv_induct -seq 4\nequiv_status -assert\n");
-        else
-            vfy_tprintf(&t, "miter -equiv -flatten -make_outputs -ignore_gold_x gold gate miter\nhierarchy -top miter\n"
-                        "sat -verify -prove trigger 0 -set-init-zero -seq 6 -timeout %d miter\n", (int)EQUIV_SECONDS);
-        vfy_path(script, sizeof script, "%s/m%d/%s.ys", dir, index + 1, step ? "miter" : "equiv");
-        vfy_path(log, sizeof log, "%s/m%d/%s.log", dir, index + 1, step ? "miter" : "equiv");
-        rc = write_whole(script, t.s);
-        free(t.s);
-        if (rc) return VFY_EQ_UNDECIDED;
-        rc = yosys(prog, script, log, EQUIV_SECONDS + 2);
-        if (step == 0 && rc == 0) return VFY_EQ_EQUIVALENT;
-        if (step == 1) {
-            char *text = vfy_read_file(log, NULL);
-            int fail = text && strstr(text, "FAIL!") && !strstr(text, "timed out") && !strstr(text, "Timeout");
-            free(text);
-            return fail ? VFY_EQ_LIVE : VFY_EQ_UNDECIDED;
-        }
-    }
+    return v.s;
+}
+
+/* One check of survivor `index` by Yosys, on the mutants' netlist (which any
+ * Yosys reads: it wrote it).  step 0 and 1 prove: equiv_make pairs the ports
+ * only (internal names hidden, so that a mutation masked before the outputs
+ * is not an internal difference to prove), opt_merge shares the logic before
+ * the mutation (one copy of the multipliers, which SAT cannot compare), then
+ * equiv_simple and equiv_induct; step 1 with the ready input held high.
+ * step 2 refutes: a bounded SAT miter from a zeroed state.  0: proven (steps
+ * 0, 1) or refuted (step 2); 1: not. */
+static int equivalence_step(const vfy_campaign *c, const char *prog, const char *dir, int index, int width, int step)
+{
+    static const char *const names[] = {"equiv", "equiv-ready-high", "miter"};
+    char script[PATHLEN], log[PATHLEN], pair[PATHLEN];
+    vfy_path(pair, sizeof pair, "%s/m%d/pair-%s.v", dir, index + 1, names[step]);
+    char *v = pair_text(c, index, width, step == 1);
+    int rc = v ? write_whole(pair, v) : -1;
+    free(v);
+    if (rc) return 1;
+    /* steps of the pipeline and its state: a few beyond the latency */
+    int seq = c->latency > 0 ? c->latency + 3 : 6;
+    if (seq < 6) seq = 6;
+    if (seq > 16) seq = 16;
+    vfy_text t = {0};
+    vfy_tprintf(&t, "read_verilog %s/mutants.v %s\nhierarchy -check\nproc\nflatten\nopt -fast\nasync2sync\nopt_clean\n", dir, pair);
+    if (step < 2)
+        vfy_tprintf(&t, "rename -hide gold/w:u.* gate/w:u.* gold/w:mmaref_raw_* gate/w:mmaref_raw_*\n"
+                        "equiv_make gold gate equiv\nhierarchy -top equiv\n"
+                        "opt_merge -share_all\nopt -fast -keepdc\nopt_merge -share_all\nopt_clean\n"
+                        "equiv_simple -seq %d\nequiv_induct -seq %d\nequiv_status -assert\n", seq, seq);
+    else
+        vfy_tprintf(&t, "miter -equiv -flatten -make_outputs -ignore_gold_x gold gate miter\nhierarchy -top miter\n"
+                        "opt_merge -share_all\nopt -fast -keepdc\nopt_merge -share_all\nopt_clean\n"
+                        "sat -verify -prove trigger 0 -set-init-zero -seq %d -timeout %d miter\n", seq, (int)EQUIV_SECONDS);
+    vfy_path(script, sizeof script, "%s/m%d/%s.ys", dir, index + 1, names[step]);
+    vfy_path(log, sizeof log, "%s/m%d/%s.log", dir, index + 1, names[step]);
+    rc = write_whole(script, t.s);
+    free(t.s);
+    if (rc) return 1;
+    rc = yosys(prog, script, log, EQUIV_SECONDS + 2);
+    if (step < 2) return rc == 0 ? 0 : 1;
+    char *text = vfy_read_file(log, NULL);
+    int fail = text && strstr(text, "FAIL!") && !strstr(text, "timed out") && !strstr(text, "Timeout");
+    free(text);
+    return fail ? 0 : 1;
+}
+
+/* Is survivor `index` equivalent to the unit?  Proven equivalent; else,
+ * for a unit with a ready input, proven equivalent while it is held high
+ * (the mutation matters, if at all, only under back-pressure: reported
+ * apart, not counted as equivalent); else live when a bounded miter finds
+ * outputs that differ; else undecided. */
+static int equivalence(const vfy_campaign *c, const char *prog, const char *dir, int index, int width)
+{
+    if (equivalence_step(c, prog, dir, index, width, 0) == 0) return VFY_EQ_EQUIVALENT;
+    if (c->d->out_ready.line && equivalence_step(c, prog, dir, index, width, 1) == 0) return VFY_EQ_READY_HIGH;
+    if (equivalence_step(c, prog, dir, index, width, 2) == 0) return VFY_EQ_LIVE;
     return VFY_EQ_UNDECIDED;
 }
 
@@ -500,11 +547,12 @@ int vfy_mutants(const vfy_campaign *c)
     }
     free(pids);
     /* the report */
-    int killed = 0, surv = 0, eq = 0, by[5] = {0};
+    int killed = 0, surv = 0, eq = 0, by[5] = {0}, label[5] = {0};
     for (int i = lo; i < hi; i++) {
         by[mu[i].outcome]++;
         if (mu[i].outcome != VFY_MUT_SURVIVED) { killed++; continue; }
         if (mu[i].equiv == VFY_EQ_EQUIVALENT) eq++; else surv++;
+        label[mu[i].equiv]++;
         char where[PATHLEN + 200], what[300];
         mutated_line(d, mu[i].src, where, sizeof where);
         describe(&mu[i], what, sizeof what);
@@ -514,7 +562,7 @@ int vfy_mutants(const vfy_campaign *c)
     vfy_text t = {0};
     static const char *const onames[] = {"survived", "killed", "no-result", "timeout", "error"};
     for (int i = lo; i < hi; i++)
-        vfy_tprintf(&t, "%d %s %s %s | %s\n", i + 1, onames[mu[i].outcome], mu[i].outcome ? "-" : eq_names[mu[i].equiv],
+        vfy_tprintf(&t, "%d %s %s %s | %s\n", i + 1, onames[mu[i].outcome], mu[i].outcome ? "-" : eq_words[mu[i].equiv],
                     mu[i].first[0] ? mu[i].first : "-", mu[i].cmd);
     char outf[PATHLEN];
     if (o->shard_n > 1) vfy_path(outf, sizeof outf, "%s/outcomes-%d-of-%d", dir, o->shard_i, o->shard_n);
@@ -524,6 +572,8 @@ int vfy_mutants(const vfy_campaign *c)
     printf("killed: %d by a mismatch, %d by the protocol alone (no result, or a result for no vector), %d by the time limit (%.0f s), %d by a failed run\n",
            by[VFY_MUT_KILLED], by[VFY_MUT_NORESULT], by[VFY_MUT_TIMEOUT], limit, by[VFY_MUT_ERROR]);
     printf("%d mutants in %.1f s (%.0f per minute); outcomes in %s\n", hi - lo, run_s, run_s > 0 ? 60.0 * (hi - lo) / run_s : 0.0, outf);
+    printf("survivors: %d equivalent, %d equivalent while the ready input is held high, %d live, %d undecided, %d unchecked\n",
+           label[VFY_EQ_EQUIVALENT], label[VFY_EQ_READY_HIGH], label[VFY_EQ_LIVE], label[VFY_EQ_UNDECIDED], label[VFY_EQ_UNKNOWN]);
     printf("%d mutants, %d killed, %d survived, %d equivalent\n", hi - lo, killed, surv, eq);
     fflush(stdout);
     int status = surv ? 1 : 0;
