@@ -37,9 +37,10 @@ MODEL_SRC := $(wildcard model/src/*/*.c)
 MODEL_OBJ := $(patsubst model/src/%.c,$(B)/model/%.o,$(MODEL_SRC))
 MODEL_HDR := $(wildcard model/include/*.h model/src/*/*.h)
 CLI_SRC   := $(wildcard cli/*.c)
-# the verify flow (verify/) and the results format it shares with the DPI kit
-VERIFY_SRC := $(wildcard verify/*.c) dpi/mmaref_results.c
-VERIFY_HDR := $(wildcard verify/*.h) dpi/mmaref_results.h
+# the verify flow (verify/) and the results format it shares with the
+# harness inside its testbenches (verify/harness/, built into the DPI kit)
+VERIFY_SRC := $(wildcard verify/*.c) verify/harness/mmaref_results.c
+VERIFY_HDR := $(wildcard verify/*.h) verify/harness/mmaref_results.h
 CLI_OBJ   := $(patsubst cli/%.c,$(B)/cli/%.o,$(CLI_SRC)) $(patsubst %.c,$(B)/verify/%.o,$(notdir $(VERIFY_SRC)))
 
 .PHONY: all lib test demo docs-check bench install clean deps deps-list test-unit test-cli test-vectors test-gen-identity test-sanitize test-valgrind
@@ -66,11 +67,11 @@ $(B)/cli/%.o: cli/%.c $(wildcard cli/*.h) $(MODEL_HDR) $(VERIFY_HDR)
 
 $(B)/verify/%.o: verify/%.c $(MODEL_HDR) $(VERIFY_HDR)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(WARN) -Imodel/include -Iverify -Idpi -c $< -o $@
+	$(CC) $(CFLAGS) $(WARN) -Imodel/include -Iverify -Iverify/harness -c $< -o $@
 
-$(B)/verify/mmaref_results.o: dpi/mmaref_results.c dpi/mmaref_results.h
+$(B)/verify/mmaref_results.o: verify/harness/mmaref_results.c verify/harness/mmaref_results.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(WARN) -Idpi -c $< -o $@
+	$(CC) $(CFLAGS) $(WARN) -Iverify/harness -c $< -o $@
 
 $(B)/mmaref: $(CLI_OBJ) $(B)/libmmaref.a
 	$(CC) $(CFLAGS) -o $@ $(CLI_OBJ) $(B)/libmmaref.a $(CLI_LIBS) $(CLI_SYSLIBS)

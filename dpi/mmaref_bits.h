@@ -1,6 +1,6 @@
 /* mmaref_bits: operand vectors packed into SystemVerilog bit vectors
  * (svBitVecVal: little-endian 32-bit words), shared by the DPI layer
- * (mmaref_dpi.c) and the verify harness (mmaref_harness.c).  Element i of a
+ * (mmaref_dpi.c) and the verify harness (verify/harness/mmaref_harness.c).  Element i of a
  * plain packed vector lies at bits [i*w +: w]; on a little-endian host 8-
  * and 16-bit elements are then plain bytes and halfwords of the word array,
  * which the byte loops use. */

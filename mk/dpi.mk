@@ -11,9 +11,13 @@
 KIT_VLTSTD := $(shell $(or $(VERILATOR),verilator) --getenv VERILATOR_ROOT 2>/dev/null)/include/vltstd
 SVDPI_INCLUDE ?= $(if $(wildcard $(KIT_VLTSTD)/svdpi.h),$(KIT_VLTSTD))
 KIT_CFLAGS ?= -O3 -march=native
-KIT_SRC := dpi/mmaref_dpi.c dpi/mmaref_tbkit.c dpi/mmaref_harness.c dpi/mmaref_results.c dpi/mmaref_timing.c
-KIT_OBJ := $(patsubst dpi/%.c,$(B)/dpi/%.o,$(KIT_SRC))
-KIT_HDR := $(wildcard dpi/*.h)
+# the verify harness (verify/harness/: the C side of the testbenches
+# mmaref verify generates) is built into the kit beside the DPI-C layer
+KIT_SRC := dpi/mmaref_dpi.c dpi/mmaref_tbkit.c \
+           verify/harness/mmaref_harness.c verify/harness/mmaref_results.c verify/harness/mmaref_timing.c
+KIT_OBJ := $(addprefix $(B)/dpi/,$(notdir $(KIT_SRC:.c=.o)))
+KIT_HDR := $(wildcard dpi/*.h verify/harness/*.h)
+KIT_INC := -Imodel/include -Idpi -Iverify/harness
 
 .PHONY: dpi install-kit
 ifneq ($(SVDPI_INCLUDE),)
@@ -21,10 +25,15 @@ all: dpi
 endif
 dpi: $(B)/libmmaref_dpi.a $(B)/libmmaref_dpi.so
 
-$(B)/dpi/%.o: dpi/%.c $(KIT_HDR) $(MODEL_HDR)
+define KIT_CC
 	@test -n "$(SVDPI_INCLUDE)" || { echo "the DPI kit needs svdpi.h: install Verilator, or give SVDPI_INCLUDE=<dir>"; exit 1; }
 	@mkdir -p $(dir $@)
-	$(CC) -std=c11 -D_GNU_SOURCE $(KIT_CFLAGS) -g -fPIC -Wall -Wextra -Werror -Wshadow -Imodel/include -Idpi -I$(SVDPI_INCLUDE) -c $< -o $@
+	$(CC) -std=c11 -D_GNU_SOURCE $(KIT_CFLAGS) -g -fPIC -Wall -Wextra -Werror -Wshadow $(KIT_INC) -I$(SVDPI_INCLUDE) -c $< -o $@
+endef
+$(B)/dpi/%.o: dpi/%.c $(KIT_HDR) $(MODEL_HDR)
+	$(KIT_CC)
+$(B)/dpi/%.o: verify/harness/%.c $(KIT_HDR) $(MODEL_HDR)
+	$(KIT_CC)
 
 $(B)/libmmaref_dpi.a: $(KIT_OBJ) $(MODEL_OBJ)
 	rm -f $@
@@ -59,7 +68,7 @@ install-kit: all dpi
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(KIT_DATA)/sv $(KIT_DATA)/verify
 	install -m 644 $(B)/libmmaref_dpi.a $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(B)/libmmaref_dpi.so $(DESTDIR)$(PREFIX)/lib/
-	install -m 644 dpi/mmaref_tbkit.h dpi/mmaref_harness.h dpi/mmaref_results.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 dpi/mmaref_tbkit.h verify/harness/mmaref_harness.h verify/harness/mmaref_results.h $(DESTDIR)$(PREFIX)/include/
 	install -m 644 dpi/mmaref_pkg.sv $(KIT_DATA)/sv/
 	echo "$(PREFIX)/share/mmaref/sv/mmaref_pkg.sv" > $(KIT_DATA)/sv/mmaref_dpi.f
 	install -m 644 verify/templates/tb.sv verify/templates/main.cpp verify/shards.mk $(KIT_DATA)/verify/

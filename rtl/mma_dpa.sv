@@ -73,8 +73,12 @@ module mma_dpa #(
   output logic [31:0]       cov
 );
   // ---- elaboration-time checks: unsupported parameters stop here --------
+  mma_dpa_checks #(
+    .TOP("mma_dpa"), .AB_BITS(16), .AB_NOTE("inputs of up to 16 bits (fp16, bf16, fp8, fp6, fp4)"),
+    .A_EB(A_EB), .A_MB(A_MB), .B_EB(B_EB), .B_MB(B_MB), .C_EB(C_EB), .C_MB(C_MB), .D_EB(D_EB), .D_MB(D_MB),
+    .P(P), .K(K), .ALIGN(ALIGN), .RHO(RHO), .PIPE(PIPE), .SUM(SUM), .STAGES(STAGES)
+  ) u_checks ();
   localparam int NS = (L > 0) ? K / L : 1;
-  if (K < 1 || K > 256)                 begin : g_e_k     $error("mma_dpa: parameter K must be 1..256"); end
   if (L < 1 || (K % L) != 0)            begin : g_e_l     $error("mma_dpa: parameter L must divide K"); end
   // the exact window: F - TF must cover the largest exponent distance
   // between two terms (products, c), so that the alignment cuts nothing
@@ -99,16 +103,6 @@ module mma_dpa #(
   if (CADD != mma_pkg::MMA_CADD_FUSED && (F2 < F || F2 > 40)) begin : g_e_f2    $error("mma_dpa: parameter F2 must be F..40"); end
   if (CADD != mma_pkg::MMA_CADD_FUSED && ALIGN != mma_pkg::MMA_RZ) begin : g_e_al2   $error("mma_dpa: parameter ALIGN must be 0 (RZ) when CADD is RD/RDZ (AMD products are cut toward zero)"); end
   if (CADD != mma_pkg::MMA_CADD_FUSED && EZERO_EN != 0) begin : g_e_ez2   $error("mma_dpa: parameter EZERO_EN must be 0 when CADD is RD/RDZ"); end
-  if (ALIGN != mma_pkg::MMA_RZ && ALIGN != mma_pkg::MMA_RD) begin : g_e_align $error("mma_dpa: parameter ALIGN must be 0 (RZ) or 2 (RD)"); end
-  if (RHO < mma_pkg::MMA_RZ || RHO > mma_pkg::MMA_RU) begin : g_e_rho   $error("mma_dpa: parameter RHO must be 0..3"); end
-  if (P < 1 || P > D_MB)                begin : g_e_p     $error("mma_dpa: parameter P must be 1..D_MB"); end
-  if (D_EB + D_MB + 1 > 32 || D_EB < 5) begin : g_e_d     $error("mma_dpa: parameter D_EB/D_MB: the output must be an IEEE-like format of 16 to 32 bits (fp32, fp16, bf16)"); end
-  if (C_EB + C_MB + 1 > 32 || C_EB < 5) begin : g_e_c     $error("mma_dpa: parameter C_EB/C_MB: c must be fp32, fp16 or bf16"); end
-  if (A_EB + A_MB + 1 > 16)             begin : g_e_a     $error("mma_dpa: parameter A_EB/A_MB: inputs of up to 16 bits (fp16, bf16, fp8, fp6, fp4)"); end
-  if (B_EB + B_MB + 1 > 16)             begin : g_e_b     $error("mma_dpa: parameter B_EB/B_MB: inputs of up to 16 bits"); end
-  if (PIPE < 0 || PIPE > 2)             begin : g_e_pipe  $error("mma_dpa: parameter PIPE must be 0, 1 or 2"); end
-  if (SUM < mma_pkg::MMA_SUM_ADD || SUM > mma_pkg::MMA_SUM_CSA42) begin : g_e_sum   $error("mma_dpa: parameter SUM must be 0 (adder tree), 1 (3:2 carry-save tree) or 2 (4:2 carry-save tree)"); end
-  if (STAGES < 0 || STAGES > 4)         begin : g_e_stg   $error("mma_dpa: parameter STAGES must be 0..4"); end
 
   localparam int EW = mma_pkg::mma_ew(A_EB, B_EB, C_EB, D_EB);
 

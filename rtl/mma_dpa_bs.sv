@@ -61,7 +61,11 @@ module mma_dpa_bs #(
   output logic [31:0]       cov
 );
   // ---- elaboration-time checks: unsupported parameters stop here --------
-  if (K < 1 || K > 256)                     begin : g_e_k     $error("mma_dpa_bs: parameter K must be 1..256"); end
+  mma_dpa_checks #(
+    .TOP("mma_dpa_bs"), .AB_BITS(8), .AB_NOTE("inputs of up to 8 bits (fp8, fp6, fp4)"),
+    .A_EB(A_EB), .A_MB(A_MB), .B_EB(B_EB), .B_MB(B_MB), .C_EB(C_EB), .C_MB(C_MB), .D_EB(D_EB), .D_MB(D_MB),
+    .P(P), .K(K), .ALIGN(ALIGN), .RHO(RHO), .PIPE(PIPE), .SUM(SUM), .STAGES(STAGES)
+  ) u_checks ();
   if (SCALE != mma_pkg::MMA_SCALE_UE8M0 && SCALE != mma_pkg::MMA_SCALE_UE4M3) begin : g_e_scale $error("mma_dpa_bs: parameter SCALE must be 1 (ue8m0) or 2 (ue4m3)"); end
   if (BLOCK < 1 || K % BLOCK != 0 || K / BLOCK > 16)
                                             begin : g_e_block $error("mma_dpa_bs: parameter BLOCK must divide K, in at most 16 blocks"); end
@@ -69,16 +73,6 @@ module mma_dpa_bs #(
   if (TREE == mma_pkg::MMA_TREE_GROUPS && (G < 1 || BLOCK % G != 0)) begin : g_e_g   $error("mma_dpa_bs: parameter G must divide BLOCK (TREE=2)"); end
   if (TREE == mma_pkg::MMA_TREE_GROUPS && FTZ != 0) begin : g_e_ftz   $error("mma_dpa_bs: parameter FTZ must be 0 for TREE=2 (GDFS uses subnormals exactly)"); end
   if (F < 8 || F > 45)                      begin : g_e_f     $error("mma_dpa_bs: parameter F must be 8..45"); end
-  if (ALIGN != mma_pkg::MMA_RZ && ALIGN != mma_pkg::MMA_RD) begin : g_e_align $error("mma_dpa_bs: parameter ALIGN must be 0 (RZ) or 2 (RD)"); end
-  if (RHO < mma_pkg::MMA_RZ || RHO > mma_pkg::MMA_RU) begin : g_e_rho   $error("mma_dpa_bs: parameter RHO must be 0..3"); end
-  if (P < 1 || P > D_MB)                    begin : g_e_p     $error("mma_dpa_bs: parameter P must be 1..D_MB"); end
-  if (D_EB + D_MB + 1 > 32 || D_EB < 5)     begin : g_e_d     $error("mma_dpa_bs: parameter D_EB/D_MB: the output must be an IEEE-like format of 16 to 32 bits (fp32, fp16, bf16)"); end
-  if (C_EB + C_MB + 1 > 32 || C_EB < 5)     begin : g_e_c     $error("mma_dpa_bs: parameter C_EB/C_MB: c must be fp32, fp16 or bf16"); end
-  if (A_EB + A_MB + 1 > 8)                  begin : g_e_a     $error("mma_dpa_bs: parameter A_EB/A_MB: inputs of up to 8 bits (fp8, fp6, fp4)"); end
-  if (B_EB + B_MB + 1 > 8)                  begin : g_e_b     $error("mma_dpa_bs: parameter B_EB/B_MB: inputs of up to 8 bits"); end
-  if (PIPE < 0 || PIPE > 2)                 begin : g_e_pipe  $error("mma_dpa_bs: parameter PIPE must be 0, 1 or 2"); end
-  if (SUM < mma_pkg::MMA_SUM_ADD || SUM > mma_pkg::MMA_SUM_CSA42) begin : g_e_sum   $error("mma_dpa_bs: parameter SUM must be 0 (adder tree), 1 (3:2 carry-save tree) or 2 (4:2 carry-save tree)"); end
-  if (STAGES < 0 || STAGES > 4)             begin : g_e_stg   $error("mma_dpa_bs: parameter STAGES must be 0..4"); end
 
   // exponents: the formats' and two scales' (ue8m0 pairs reach +-254)
   localparam int EW = mma_pkg::mma_imax(mma_pkg::mma_ew(A_EB, B_EB, C_EB, D_EB), 11);

@@ -80,6 +80,10 @@ SV
     && [ -s "$(pkg-config --variable=rtldir mmaref)/mma_dpa.sv" ] \
     && [ "$(wc -l < "$(pkg-config --variable=rtlfilelist mmaref)")" = "$(ls "$R"/rtl/*.sv | wc -l)" ] \
     || { echo "FAIL: mmaparams (--help) and the RTL are not installed"; fail=1; }
+# the verify harness's headers (verify/harness/), which the generated testbenches include
+for h in mmaref_harness.h mmaref_results.h; do
+    cmp -s "$P/include/$h" "$R/verify/harness/$h" || { echo "FAIL: $P/include/$h is not verify/harness/$h"; fail=1; }
+done
 # run <dir> <F delta>: the build and run commands of the document, in dir
 run() {
     mkdir -p "$1"

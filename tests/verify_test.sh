@@ -23,7 +23,7 @@ expect() {
     if [ -n "$sub" ] && ! grep -qF -- "$sub" "$W/out"; then bad "verify $* -> output lacks '$sub': $(tail -5 "$W/out")"; return; fi
     ok
 }
-RTL="$R/rtl/mma_pkg.sv $R/rtl/mma_dpa.sv $R/rtl/mma_unpack.sv $R/rtl/mma_mul.sv $R/rtl/mma_special.sv $R/rtl/mma_emax.sv $R/rtl/mma_align.sv $R/rtl/mma_add.sv $R/rtl/mma_fda.sv $R/rtl/mma_fdrda.sv $R/rtl/mma_round.sv $R/rtl/mma_pack.sv $R/rtl/mma_dpa_io.sv $R/rtl/mma_prod.sv $R/rtl/mma_emax_tree.sv $R/rtl/mma_sum_tree.sv"
+RTL="$R/rtl/mma_pkg.sv $R/rtl/mma_dpa.sv $R/rtl/mma_dpa_checks.sv $R/rtl/mma_unpack.sv $R/rtl/mma_mul.sv $R/rtl/mma_special.sv $R/rtl/mma_emax.sv $R/rtl/mma_align.sv $R/rtl/mma_add.sv $R/rtl/mma_fda.sv $R/rtl/mma_fdrda.sv $R/rtl/mma_round.sv $R/rtl/mma_pack.sv $R/rtl/mma_dpa_io.sv $R/rtl/mma_prod.sv $R/rtl/mma_emax_tree.sv $R/rtl/mma_sum_tree.sv"
 PIPE=$R/examples/dot4_pipe
 
 # ---- bad descriptions: exit 2, file:line: key '...' ------------------------

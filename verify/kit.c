@@ -55,7 +55,7 @@ int mma_verify_find_kit(mma_verify_kit *kit, char *err, size_t len)
             snprintf(probe, sizeof probe, "%s/verify/templates/tb.sv", up);
             if (exists(probe)) {
                 vfy_path(kit->templates, sizeof kit->templates, "%s/verify/templates", up);
-                vfy_path(kit->include[0], sizeof kit->include[0], "%s/dpi", up);
+                vfy_path(kit->include[0], sizeof kit->include[0], "%s/verify/harness", up);
                 vfy_path(kit->include[1], sizeof kit->include[1], "%s/model/include", up);
                 vfy_path(kit->dpilib, sizeof kit->dpilib, "%s/libmmaref_dpi.a", dir);
             }
