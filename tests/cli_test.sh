@@ -189,7 +189,8 @@ $M gen $Q --suite "$T/dz.vec" --count 1000 --seed 9 -o "$T/rtd.vec" && grep -v '
 $M gen $Q --suite "$T/a.vec" --count 10 --seed 9 -o "$T/rt10.vec" && [ "$(grep -v '^#' "$T/rt10.vec")" = "$(head -10 "$T/ab")" ] && ok || bad "gen --suite FILE --count 10: not the first 10"
 for i in 0 1 2; do $M gen $Q --suite "$T/a.vec" --count 1000 --seed 9 --shard $i/3 -o "$T/rs$i.vec"; done
 cat "$T/rs0.vec" "$T/rs1.vec" "$T/rs2.vec" | cmp -s - "$T/rt.vec" && ok || bad "gen --suite FILE: shards concatenate to the whole"
-(cd "$T" && $M gen $Q --suite a.vec --count 5 --seed 9 -o rt5.vec) && [ -s "$T/rt5.vec" ] && ok || bad "gen --suite NAME.vec in the current folder"
+MA=$(cd "$(dirname "$M")" && pwd)/$(basename "$M")
+(cd "$T" && "$MA" gen $Q --suite a.vec --count 5 --seed 9 -o rt5.vec) && [ -s "$T/rt5.vec" ] && ok || bad "gen --suite NAME.vec in the current folder"
 expect 2 "a.vec:1009: the file holds 1000 vectors, fewer than the 1001 asked for" $M gen $Q --suite "$T/a.vec" --count 1001 --seed 9 -o "$T/never.vec"
 expect 2 "a.vec:3: field instr: the file is for $Q" $M gen hopper:wgmma.m64n8k16.f16.f16.f16 --suite "$T/a.vec" --count 5 --seed 9 -o "$T/never.vec"
 expect 2 "none.vec: cannot open" $M gen $Q --suite "$T/none.vec" --count 5 --seed 9 -o "$T/never.vec"
