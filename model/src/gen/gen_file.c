@@ -43,7 +43,13 @@ int mma_gen_init_file(mma_gen *g, const mma_unit *u, const char *path, long max,
     if (mma_gen_init(g, u, "random", 0)) return -1;     /* the format tables */
     g->suite = -1;
     mma_vec_reader *r = mma_vec_open(path, NULL, err, len);
-    if (!r) return -1;
+    if (!r) {
+        /* the reader's hint is for commands with --instr: a replayed suite
+         * is checked against its file's unit, which the file must name */
+        char *hint = strstr(err, " (give --instr)");
+        if (hint) snprintf(hint, len - (size_t)(hint - err), " (a vector file replayed as a suite must name its unit)");
+        return -1;
+    }
     if (same_unit(r, u, path, err, len)) { mma_vec_close(r); return -1; }
     size_t w = row_words(u);
     long cap = 0, n = 0;
