@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 const char cli_gen_help[] =
     "usage: mmaref gen <instr|config> --suite S --count N --seed S [--shard i/n] [--threads N] [--device D] -o out.vec\n"
@@ -16,8 +17,10 @@ const char cli_gen_help[] =
     "  --dist D         instead of a suite, the inputs of mmaref metrics --dist D --seed S\n"
     "                   (normal uniform llm cancel bits; docs/accuracy.md): a realistic workload\n"
     "  --suite S        random normal cancel order precision rounding specials ezero compliance bits\n"
-    "                   ieee-zero ieee-overflow ieee-tiny ieee-sticky ieee-nan\n"
-    "                   (--list-suites says what each holds; compliance mixes them)\n"
+    "                   ieee-zero ieee-overflow ieee-tiny ieee-sticky ieee-nan neighbours\n"
+    "                   (--list-suites says what each holds; compliance mixes them), or a vector\n"
+    "                   file of the unit (a path with '/', a .vec[.gz|.xz|.zst] name or an existing\n"
+    "                   file): its first N vectors' operands, d and flags recomputed\n"
     "  --count N        vectors                             --seed S   the same seed, the same bytes\n"
     "  --shard i/n      only part i of n (0 <= i < n): the parts concatenated are the whole file\n"
     "  -o FILE          the output (.vec, or compressed .vec.zst, .vec.xz, .vec.gz), written only\n"
@@ -30,6 +33,22 @@ const char cli_gen_help[] =
 static void gen_one(void *ctx, long i, mma_vec *v)
 {
     mma_gen_operands(ctx, i, v);
+}
+
+/* A --suite argument that names a vector file rather than a suite: a
+ * suite's name keeps its meaning; a path with '/', a vector file's name or
+ * an existing file is a file. */
+static int suite_is_file(const char *s)
+{
+    static const char *const ext[] = {".vec", ".vec.gz", ".vec.xz", ".vec.zst"};
+    if (mma_suite_find(s) >= 0) return 0;
+    if (strchr(s, '/') || !access(s, F_OK)) return 1;
+    size_t n = strlen(s);
+    for (size_t i = 0; i < sizeof ext / sizeof ext[0]; i++) {
+        size_t e = strlen(ext[i]);
+        if (n > e && !strcmp(s + n - e, ext[i])) return 1;
+    }
+    return 0;
 }
 
 /* vector i of mmaref metrics' draws (--dist) */
@@ -88,7 +107,8 @@ int cmd_gen(int argc, char **argv)
         fputs(cli_gen_help, stderr);
         return 2;
     }
-    if (suite && mma_suite_find(suite) < 0) { fprintf(stderr, "mmaref gen: unknown suite '%s' (mmaref gen --list-suites)\n", suite); return 2; }
+    int from_file = suite && suite_is_file(suite);
+    if (suite && !from_file && mma_suite_find(suite) < 0) { fprintf(stderr, "mmaref gen: unknown suite '%s' (mmaref gen --list-suites)\n", suite); return 2; }
     mma_dist di = MMA_DIST_NORMAL;
     if (dist && mma_dist_parse(dist, &di)) {
         fprintf(stderr, "mmaref gen: unknown distribution '%s' (%s)\n", dist, mma_dist_list());
@@ -102,10 +122,14 @@ int cmd_gen(int argc, char **argv)
         if (!(draws = mma_draws_new(&u, di, seed, err, sizeof err))) { fprintf(stderr, "mmaref gen: %s\n", err); return 2; }
     }
     mma_gen g;
-    if (suite) mma_gen_init(&g, &u, suite, seed);
+    if (from_file) {
+        char err[1024];
+        if (mma_gen_init_file(&g, &u, suite, count, err, sizeof err)) { fprintf(stderr, "mmaref gen: %s\n", err); return 2; }
+    } else if (suite) mma_gen_init(&g, &u, suite, seed);
     cli_out o;
     if (cli_out_fits(out, gen_bytes(&u, count)) || cli_out_open_threads(&o, out, threads)) {
         mma_draws_free(draws);
+        if (suite) mma_gen_free(&g);
         return 2;
     }
     if (shard_i == 0) {
@@ -120,6 +144,7 @@ int cmd_gen(int argc, char **argv)
                   : cli_gen_pass(&u, lo, hi, gen_one, &g, &o, threads, device);
     cli_progress_end();
     mma_draws_free(draws);
+    if (suite) mma_gen_free(&g);
     if (rc) {
         cli_out_abort(&o);
         return CLI_OUT_STATUS(&o);

@@ -88,7 +88,7 @@ for I in $Q hopper:wgmma.m64n8k16.f16.f16.f16 ampere:mma.m16n8k16.f32.bf16.bf16.
          rtx-blackwell:mma.m16n8k64.kind::mxf4nvf4.block16.f32.e2m1.e2m1.f32.ue4m3 \
          blackwell:tcgen05.mma.m128n8k32.kind::mxf8f6f4.block32.f32.e3m2.e2m1.ue8m0 \
          hopper:mma.m16n8k32.f32.e5m2.e4m3.f32 "fused,a=bf16,k=16,l=8,f=20,round=rne,d=fp16,c=fp32"; do
-  for S in compliance random normal cancel order precision rounding specials; do
+  for S in compliance random normal cancel order precision rounding specials neighbours; do
     $M gen "$I" --suite $S --count $COUNT --seed 5 -o "$T/g.vec" 2> "$T/err" || { bad "gen $I $S: $(cat "$T/err")"; continue; }
     r=$($M check "$T/g.vec" | tail -1)
     [ "$r" = "$COUNT vectors, 0 mismatches" ] && ok || bad "check $I $S: $r"
@@ -176,6 +176,31 @@ printf 'hello\n' > "$T/bad7.vec"
 expect 2 "not a vector file" $M check "$T/bad7.vec"
 expect 2 "unknown suite" $M gen $Q --suite nonesuch --count 1 --seed 1 -o "$T/x.vec"
 expect 2 "--shard" $M gen $Q --suite random --count 1 --seed 1 --shard 3/2 -o "$T/x.vec"
+
+# gen --suite FILE: a vector file's operands as the suite, d and flags
+# recomputed; the round trip gives the same lines but the suite's name
+$M gen $Q --suite "$T/a.vec" --count 1000 --seed 9 -o "$T/rt.vec"
+grep -v '^# suite:' "$T/a.vec" > "$T/rt1"; grep -v '^# suite:' "$T/rt.vec" > "$T/rt2"
+cmp -s "$T/rt1" "$T/rt2" && ok || bad "gen --suite FILE: not the file's lines"
+grep -qxF "# suite: $T/a.vec" "$T/rt.vec" && ok || bad "gen --suite FILE: the header does not name the file"
+$M gen $Q --suite "$T/b.vec.xz" --count 1000 --seed 9 -o "$T/rtx.vec" && grep -v '^# suite:' "$T/rtx.vec" | cmp -s - "$T/rt1" && ok || bad "gen --suite FILE.vec.xz"
+awk '!/^#/ { $NF = "00000000" } { print }' "$T/a.vec" > "$T/dz.vec"
+$M gen $Q --suite "$T/dz.vec" --count 1000 --seed 9 -o "$T/rtd.vec" && grep -v '^#' "$T/rtd.vec" | cmp -s - "$(grep -v '^#' "$T/a.vec" > "$T/ab"; echo "$T/ab")" && ok || bad "gen --suite FILE: d not recomputed"
+$M gen $Q --suite "$T/a.vec" --count 10 --seed 9 -o "$T/rt10.vec" && [ "$(grep -v '^#' "$T/rt10.vec")" = "$(head -10 "$T/ab")" ] && ok || bad "gen --suite FILE --count 10: not the first 10"
+for i in 0 1 2; do $M gen $Q --suite "$T/a.vec" --count 1000 --seed 9 --shard $i/3 -o "$T/rs$i.vec"; done
+cat "$T/rs0.vec" "$T/rs1.vec" "$T/rs2.vec" | cmp -s - "$T/rt.vec" && ok || bad "gen --suite FILE: shards concatenate to the whole"
+MA=$(cd "$(dirname "$M")" && pwd)/$(basename "$M")
+(cd "$T" && "$MA" gen $Q --suite a.vec --count 5 --seed 9 -o rt5.vec) && [ -s "$T/rt5.vec" ] && ok || bad "gen --suite NAME.vec in the current folder"
+expect 2 "a.vec:1009: the file holds 1000 vectors, fewer than the 1001 asked for" $M gen $Q --suite "$T/a.vec" --count 1001 --seed 9 -o "$T/never.vec"
+expect 2 "a.vec:3: field instr: the file is for $Q" $M gen hopper:wgmma.m64n8k16.f16.f16.f16 --suite "$T/a.vec" --count 5 --seed 9 -o "$T/never.vec"
+expect 2 "none.vec: cannot open" $M gen $Q --suite "$T/none.vec" --count 5 --seed 9 -o "$T/never.vec"
+expect 2 "unknown suite 'nonesuch'" $M gen $Q --suite nonesuch --count 5 --seed 9 -o "$T/never.vec"
+sed '20s/^\([0-9a-f]*\) [0-9a-f]*/\1 zz/' "$T/a.vec" > "$T/bad8.vec"
+expect 2 "bad8.vec:20: field a[0]: " $M gen $Q --suite "$T/bad8.vec" --count 1000 --seed 9 -o "$T/never.vec"
+expect 0 "" $M gen $Q --suite "$T/bad8.vec" --count 5 --seed 9 -o "$T/first5.vec"
+head -c 30000 "$T/b.vec.xz" > "$T/cut2.vec.xz"
+expect 2 "cut2.vec.xz" $M gen $Q --suite "$T/cut2.vec.xz" --count 1000 --seed 9 -o "$T/never.vec"
+[ ! -e "$T/never.vec" ] && ok || bad "gen --suite FILE: bad input wrote a file"
 
 # IEEE units: flags in eval, in vector files (written, read, compared), refusals
 IE="ieee,a=fp16,c=fp32,k=2,round=rd"

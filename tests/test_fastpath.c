@@ -45,7 +45,7 @@
 #include "../model/src/fast/fast_hooks.h"
 
 static const char *suites[] = {"compliance", "random", "normal", "cancel", "order",
-                               "precision", "rounding", "specials", "ezero"};
+                               "precision", "rounding", "specials", "ezero", "neighbours"};
 #define NSUITES (sizeof suites / sizeof suites[0])
 
 /* per algorithm family: units, vectors, mismatches */

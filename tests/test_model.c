@@ -130,10 +130,11 @@ END_TEST
 /* the suites by name and index; a vector depends on (seed, suite, i) only */
 START_TEST(gen_suites)
 {
-    ck_assert_int_eq(mma_suite_count(), 15);
+    ck_assert_int_eq(mma_suite_count(), 16);
     ck_assert_int_eq(mma_suite_find("compliance"), 8);
     ck_assert_str_eq(mma_suite_name(mma_suite_find("ieee-nan")), "ieee-nan");
-    ck_assert_ptr_null(mma_suite_name(15));
+    ck_assert_int_eq(mma_suite_find("neighbours"), 15);     /* appended: the others keep their indices */
+    ck_assert_ptr_null(mma_suite_name(16));
     mma_unit u;
     char err[256];
     ck_assert_int_eq(mma_unit_parse("hopper:wgmma.m64n8k32.f32.e4m3.e4m3", &u, err, sizeof err), 0);
@@ -150,6 +151,57 @@ START_TEST(gen_suites)
     mma_gen_init(&h, &u, "normal", 2);
     mma_gen_operands(&h, 5, &w);
     ck_assert(memcmp(w.a, v[5].a, sizeof w.a[0] * (size_t)u.k) != 0);
+}
+END_TEST
+
+/* A mutant of the model that compares c's exponent with a constant one
+ * bit off: fp32 c with exponent field 0xf7 and a zero fraction (2^120,
+ * +inf ^ 1<<26) taken for Inf. */
+static uint64_t dot_mutant_c_inf(const mma_unit *u, const mma_vec *v)
+{
+    uint64_t c = v->c;
+    if ((c & 0x7fffffff) == 0x7b800000) c = (c & 0x80000000) | 0x7f800000;
+    return mma_dot(u, c, v->a, v->b, NULL, NULL);
+}
+
+/* vectors of `suite` (count from seed 1) whose d the mutant changes */
+static long mutant_kills(const mma_unit *u, const char *suite, long count)
+{
+    mma_gen g;
+    static mma_vec v;
+    long kills = 0;
+    ck_assert_int_eq(mma_gen_init(&g, u, suite, 1), 0);
+    for (long i = 0; i < count; i++) {
+        mma_gen_vectors(&g, i, i + 1, &v);
+        kills += dot_mutant_c_inf(u, &v) != v.d;
+    }
+    return kills;
+}
+
+/* neighbours (issue 26): within 20,000 vectors of fp16 inputs and fp32 c,
+ * every one-bit neighbour of +Inf appears in c (32 values) and every
+ * one-hot fp16 pattern in a (16 values); the mutant above is killed */
+START_TEST(gen_neighbours)
+{
+    mma_unit u;
+    char err[256];
+    ck_assert_int_eq(mma_unit_parse("hopper:wgmma.m64n8k16.f32.f16.f16", &u, err, sizeof err), 0);
+    mma_gen g;
+    ck_assert_int_eq(mma_gen_init(&g, &u, "neighbours", 1), 0);
+    static mma_vec v;
+    uint64_t cseen = 0, aseen = 0;
+    for (long i = 0; i < 20000; i++) {
+        mma_gen_operands(&g, i, &v);
+        uint64_t x = v.c ^ 0x7f800000;
+        if (x && !(x & (x - 1))) cseen |= x;                /* x is the flipped bit */
+        for (int k = 0; k < u.k; k++)
+            if (v.a[k] && !(v.a[k] & (v.a[k] - 1))) aseen |= v.a[k];
+    }
+    ck_assert_uint_eq(cseen, 0xffffffffu);
+    ck_assert_uint_eq(aseen, 0xffffu);
+    long kn = mutant_kills(&u, "neighbours", 20000), kc = mutant_kills(&u, "compliance", 20000);
+    printf("neighbours: the c exponent 0xf7 mutant killed by %ld of 20000 neighbours vectors, %ld of 20000 compliance\n", kn, kc);
+    ck_assert_int_gt(kn, 0);
 }
 END_TEST
 
@@ -1318,6 +1370,7 @@ static Suite *suite(void)
     tcase_add_test(t, encode_inverse);
     tcase_add_test(t, encode_ties);
     tcase_add_test(t, gen_suites);
+    tcase_add_test(t, gen_neighbours);
     tcase_add_test(t, rgen_modes);
     tcase_add_test(t, generic_options);
     tcase_add_test(t, catalogue_roundtrip);

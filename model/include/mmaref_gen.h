@@ -27,7 +27,8 @@ uint64_t mma_encode(mma_fmt f, mma_value v);
 /* ---- suites ---------------------------------------------------------------
  * Indices 0 .. mma_suite_count()-1, in the order `mmaref gen --list-suites`
  * prints them: random normal cancel order precision rounding specials ezero
- * compliance bits ieee-zero ieee-overflow ieee-tiny ieee-sticky ieee-nan. */
+ * compliance bits ieee-zero ieee-overflow ieee-tiny ieee-sticky ieee-nan
+ * neighbours. */
 int mma_suite_count(void);
 const char *mma_suite_name(int s);     /* NULL outside the range */
 const char *mma_suite_what(int s);     /* what the suite holds, one line */
@@ -39,10 +40,21 @@ typedef struct {
     int suite;
     int ieee;          /* the unit has IEEE semantics: compliance mixes in the ieee- suites */
     uint64_t seed;
+    uint64_t *ops;     /* a suite read from a file: its operands, NULL for a named suite */
+    long nops;         /* the vectors it holds */
 } mma_gen;
 
 /* 0, or -1 for an unknown suite name */
 int mma_gen_init(mma_gen *g, const mma_unit *u, const char *suite, uint64_t seed);
+/* A suite read from a vector file (a minimized suite of mmaref verify
+ * --augment, any suite written by mmaref gen): the operands of its first
+ * max vectors (every vector when max < 0), whose unit must have u's
+ * configuration; mma_gen_operands gives them back, mma_gen_vectors
+ * recomputes d and flags with the model.  0, or -1 with the reason in err
+ * ("file:line: field ...: why").  g->nops says how many were read. */
+int mma_gen_init_file(mma_gen *g, const mma_unit *u, const char *path, long max, char *err, size_t len);
+/* releases what mma_gen_init_file took (nothing for a named suite) */
+void mma_gen_free(mma_gen *g);
 /* c, a, b (and sa, sb) of vector i into v; d, flags and line untouched.
  * Safe from any number of threads at once. */
 void mma_gen_operands(const mma_gen *g, long i, mma_vec *v);

@@ -31,6 +31,8 @@ mma_vec_reader *mma_vec_open(const char *path, const char *instr, char *err, siz
 mma_vec_reader *mma_vec_open_stream(FILE *f, const char *name, const char *instr, char *err, size_t len);
 const mma_unit *mma_vec_unit(const mma_vec_reader *r);
 int mma_vec_has_d(const mma_vec_reader *r);
+/* The line of the file's '# instr:' header; 0 when it has none. */
+long mma_vec_instr_line(const mma_vec_reader *r);
 /* Whether the file carries the exception flags of each vector: an optional
  * 'flags' field after d (two hex digits, TestFloat's flag byte), for units
  * that define flags (mma_unit_has_flags). */

@@ -28,7 +28,7 @@ def test_gen_matches_cli(cli, tmp_path, unit, suite):
 
 def test_suites_and_bad_arguments():
     names = [n for n, _ in mmaref.suites()]
-    assert names[:3] == ["random", "normal", "cancel"] and len(names) == 15
+    assert names[:3] == ["random", "normal", "cancel"] and len(names) == 16 and names[-1] == "neighbours"
     with pytest.raises(ValueError, match="unknown suite 'nope'"):
         mmaref.gen(UNITS[0], "nope", 1)
     with pytest.raises(ValueError, match="seed"):

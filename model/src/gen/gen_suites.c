@@ -1,7 +1,7 @@
 /* The vector suites (docs/suites.md): named stimulus for one unit.
  * Vector i of a suite depends only on (seed, suite, i), so shards are
  * independent and concatenate to the unsharded file. */
-#include "mmaref_gen.h"
+#include "gen_file.h"
 
 #include <pthread.h>
 #include <string.h>
@@ -24,9 +24,14 @@ typedef struct {
     uint64_t mmask;        /* significand bits that exist (tf32: the top 10) */
     uint64_t sign;         /* the sign bit; 0 without one */
     int fnuz;              /* -0 is the NaN: a zero stays unsigned */
+    uint64_t one;          /* 1.0 */
+    uint64_t mark[6];      /* the neighbours suite's landmarks (mark_init) */
+    int nmark;
 } fenc;
 static fenc fenc_of[MMA_FMT_COUNT];
 static pthread_once_t fcache_once = PTHREAD_ONCE_INIT;
+
+static void mark_init(mma_fmt f);
 
 static void fcache_init(void)
 {
@@ -44,6 +49,7 @@ static void fcache_init(void)
         x->mmask = (((uint64_t)1 << x->mb) - 1) & (f == MMA_FMT_TF32 ? ~(uint64_t)0x1fff : ~(uint64_t)0);
         x->fnuz = f == MMA_FMT_E4M3FNUZ || f == MMA_FMT_E5M2FNUZ;
         x->sign = !fi->has_sign ? 0 : x->fnuz ? 0x80 : (uint64_t)1 << (fi->width - 1);
+        mark_init((mma_fmt)f);
     }
 }
 
@@ -145,6 +151,30 @@ static uint64_t nan_of(G *g, mma_fmt f)
     if (f == MMA_FMT_TF32) m |= (uint64_t)1 << 22;     /* keep it a NaN as tf32 */
     if (!m) m = 1;
     return (e << mb) | m | ((mma_rng_next(g->r) & 1) << (fi->width - 1));
+}
+
+/* The encodings an RTL compares against constants, those f has: Inf, a
+ * quiet NaN, the largest finite, the smallest normal, the smallest
+ * subnormal and 1.0, each once.  Runs inside fcache_init, after f's fenc. */
+static void mark_init(mma_fmt f)
+{
+    fenc *x = &fenc_of[f];
+    const mma_format_info *fi = FI(f);
+    uint64_t m[6];
+    int n = 0;
+    x->one = pow2(f, 0, 0);
+    if (fi->has_inf) m[n++] = mma_encode(f, (mma_value){MMA_INF, 0, 0, 0});
+    if (has_nan(f)) m[n++] = mma_encode(f, (mma_value){MMA_NAN, 0, 0, 0});
+    m[n++] = mma_format_max(f);
+    m[n++] = pow2(f, 0, fi->emin);
+    m[n++] = pow2(f, 0, fi->emin - fi->mbits);
+    m[n++] = x->one;
+    x->nmark = 0;
+    for (int i = 0; i < n; i++) {
+        int dup = 0;
+        for (int j = 0; j < x->nmark; j++) dup |= x->mark[j] == m[i];
+        if (!dup) x->mark[x->nmark++] = m[i];
+    }
 }
 
 /* ---- terms: position j < K is product j, j == K is c ----------------- */
@@ -731,6 +761,72 @@ static void s_ieee_nan(G *g, long i)
     }
 }
 
+/* Neighbours of the constants an RTL compares against: the mutants a
+ * suite of ordinary values misses change one comparison or one bit (an
+ * exponent compared with 0xf7 instead of 0xff, a bit of a special value
+ * left out), and show only on an encoding one bit away from a landmark.
+ * An odd element is a one-hot pattern (a single set bit anywhere: the
+ * subnormals and powers of two) or a landmark (mark_init) with one bit
+ * flipped; the others are +-0 and +-1, so that the odd one reaches d. */
+static uint64_t odd_of(G *g, mma_fmt f)
+{
+    const fenc *x = &fenc_of[f];
+    int w = FI(f)->width;
+    uint64_t bit = (uint64_t)1 << mma_rng_below(g->r, (uint64_t)w);
+    if (mma_rng_next(g->r) & 1) return bit;
+    return x->mark[mma_rng_below(g->r, (uint64_t)x->nmark)] ^ bit;
+}
+
+/* +-1 */
+static uint64_t one_of(G *g, mma_fmt f)
+{
+    return fenc_of[f].one | ((mma_rng_next(g->r) & 1) ? fenc_of[f].sign : 0);
+}
+
+/* +-0 half the time, +-1 three eighths, an odd element one eighth */
+static uint64_t plain_or_odd(G *g, mma_fmt f)
+{
+    uint64_t x = mma_rng_below(g->r, 8);
+    return x < 4 ? zero(f, (int)(x & 1)) : x < 7 ? one_of(g, f) : odd_of(g, f);
+}
+
+/* Half the vectors: one odd element, in a, b, c or a block scale (each
+ * group equally likely), every other product zero (one factor +-0, the
+ * other +-0 or +-1), c +-0, scales 1, the odd element's product +-1 times
+ * it.  The other half: every element drawn by plain_or_odd, scales 1 or odd. */
+static void s_neighbours(G *g, long i)
+{
+    const mma_unit *u = g->u;
+    int ns = mma_unit_nscales(u), K = u->k;
+    (void)i;
+    if (mma_rng_next(g->r) & 1) {
+        for (int k = 0; k < K; k++) {
+            int za = (int)(mma_rng_next(g->r) & 1);
+            uint64_t o = mma_rng_next(g->r);
+            g->v->a[k] = za ? zero(u->a, (int)(o & 1)) : (o & 2) ? one_of(g, u->a) : zero(u->a, (int)(o >> 2 & 1));
+            g->v->b[k] = !za ? zero(u->b, (int)(o & 1)) : (o & 2) ? one_of(g, u->b) : zero(u->b, (int)(o >> 2 & 1));
+        }
+        g->v->c = zero(u->c, (int)(mma_rng_next(g->r) & 1));
+        for (int s = 0; s < ns; s++) g->v->sa[s] = g->v->sb[s] = fenc_of[u->scale].one;
+        int group = (int)mma_rng_below(g->r, ns ? 4 : 3);
+        int j = (int)mma_rng_below(g->r, (uint64_t)K);
+        if (group == 2) { g->v->c = odd_of(g, u->c); return; }
+        g->v->a[j] = group == 0 ? odd_of(g, u->a) : one_of(g, u->a);
+        g->v->b[j] = group == 1 ? odd_of(g, u->b) : one_of(g, u->b);
+        if (group == 3) {
+            uint64_t *s = (mma_rng_next(g->r) & 1) ? g->v->sa : g->v->sb;
+            s[j / u->block] = odd_of(g, u->scale);
+        }
+        return;
+    }
+    for (int k = 0; k < K; k++) { g->v->a[k] = plain_or_odd(g, u->a); g->v->b[k] = plain_or_odd(g, u->b); }
+    g->v->c = plain_or_odd(g, u->c);
+    for (int s = 0; s < ns; s++) {
+        g->v->sa[s] = (mma_rng_next(g->r) & 3) ? fenc_of[u->scale].one : odd_of(g, u->scale);
+        g->v->sb[s] = (mma_rng_next(g->r) & 3) ? fenc_of[u->scale].one : odd_of(g, u->scale);
+    }
+}
+
 typedef void (*suite_fn)(G *, long);
 static const struct { const char *name; suite_fn fn; const char *what; } suites[] = {
     {"random", s_random, "uniform random bit patterns in every field"},
@@ -749,6 +845,7 @@ static const struct { const char *name; suite_fn fn; const char *what; } suites[
     {"ieee-tiny", s_ieee_tiny, "sums just below and above 2^emin, subnormal sums, half the smallest subnormal: tininess before and after rounding"},
     {"ieee-sticky", s_ieee_sticky, "a term and small terms of opposite signs below its rounding position (and a half-ulp term): sticky bits and directed rounding"},
     {"ieee-nan", s_ieee_nan, "quiet and signaling NaNs at one or two positions, beside 0*Inf or +Inf with -Inf"},
+    {"neighbours", s_neighbours, "one-hot patterns and Inf/NaN/max/min normal/min subnormal/1 with one bit flipped, among +-0 and +-1"},
 };
 
 /* Units with IEEE semantics: the ieee tree, or a configuration that asks
@@ -798,6 +895,8 @@ int mma_gen_init(mma_gen *g, const mma_unit *u, const char *suite, uint64_t seed
     g->suite = si;
     g->ieee = ieee_semantics(u);
     g->seed = seed;
+    g->ops = NULL;
+    g->nops = 0;
     return 0;
 }
 
@@ -816,6 +915,7 @@ void mma_gen_operands(const mma_gen *gen, long i, mma_vec *v)
     memset(v->b, 0, (size_t)u->k * sizeof v->b[0]);
     memset(v->sa, 0, sizeof v->sa);
     memset(v->sb, 0, sizeof v->sb);
+    if (gen->ops) { gen_file_operands(gen, i, v); return; }
     (suites[gen->suite].fn ? suites[gen->suite].fn : s_compliance)(&g, i);
 }
 

@@ -26,6 +26,7 @@ struct mma_vec_reader {
     int borrowed;        /* the caller's stream: not closed here */
     char path[512];
     long line;
+    long iline;          /* the '# instr:' header's line; 0 without one */
     mma_unit u;
     int has_d, has_flags;
     int skip_flags;        /* a flags field the unit (another one given) has no use for */
@@ -285,7 +286,7 @@ static mma_vec_reader *open_common(mma_vec_reader *r, const char *path, const ch
         size_t kl = (size_t)(colon - s);
         char *v = colon + 1;
         trim(&v);
-        if (kl == 5 && !strncmp(s, "instr", 5)) { snprintf(file_instr, sizeof file_instr, "%s", v); iline = r->line; }
+        if (kl == 5 && !strncmp(s, "instr", 5)) { snprintf(file_instr, sizeof file_instr, "%s", v); iline = r->iline = r->line; }
         else if (kl == 1 && s[0] == 'k') {
             char *e;
             long kv = strtol(v, &e, 10);
@@ -390,6 +391,7 @@ static mma_vec_reader *open_common(mma_vec_reader *r, const char *path, const ch
 
 const mma_unit *mma_vec_unit(const mma_vec_reader *r) { return &r->u; }
 int mma_vec_has_d(const mma_vec_reader *r) { return r->has_d; }
+long mma_vec_instr_line(const mma_vec_reader *r) { return r->iline; }
 int mma_vec_has_flags(const mma_vec_reader *r) { return r->has_flags; }
 int mma_vec_extra_headers(const mma_vec_reader *r, const char ***lines)
 {
