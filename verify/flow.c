@@ -133,6 +133,35 @@ static void cache_prune(const char *dir)
  * inputs are those of the last build.  0, or -1 with the error in err. */
 static const char *base_name(const char *p) { const char *s = strrchr(p, '/'); return s ? s + 1 : p; }
 
+/* The compiler's dependency files of an earlier build (<obj>.d) may name a
+ * header that is gone (the kit's headers moved in an upgrade, an include
+ * directory removed): make then stops with "No rule to make target".  Such
+ * a file and its object are removed, so that make compiles it again. */
+static void drop_stale_deps(const char *mdir)
+{
+    DIR *dp = opendir(mdir);
+    struct dirent *de;
+    while (dp && (de = readdir(dp))) {
+        size_t n = strlen(de->d_name);
+        if (n < 3 || strcmp(de->d_name + n - 2, ".d")) continue;
+        char dfile[PATHLEN];
+        vfy_path(dfile, sizeof dfile, "%s/%s", mdir, de->d_name);
+        char *text = vfy_read_file(dfile, NULL);
+        int stale = 0;
+        /* the prerequisites after the colon, blank-separated, \ continuing lines */
+        char *t = text ? strchr(text, ':') : NULL, *sv = NULL;
+        for (char *w = t ? strtok_r(t + 1, " \t\r\n\\", &sv) : NULL; w && !stale; w = strtok_r(NULL, " \t\r\n\\", &sv))
+            if (w[0] == '/' && access(w, F_OK)) stale = 1;
+        free(text);
+        if (!stale) continue;
+        char ofile[PATHLEN];
+        vfy_path(ofile, sizeof ofile, "%s/%.*s.o", mdir, (int)(n - 2), de->d_name);
+        remove(dfile);
+        remove(ofile);
+    }
+    if (dp) closedir(dp);
+}
+
 int vfy_build(const dut_desc *d, const mma_verify_kit *kit, const char *workdir, const char *obj,
               int flags, int jobs, char *err, size_t len)
 {
@@ -262,6 +291,7 @@ int vfy_build(const dut_desc *d, const mma_verify_kit *kit, const char *workdir,
             if (kit->version[vl]) vl += 1 + (int)strcspn(kit->version + vl + 1, " ");
             vfy_fmt(what, sizeof what, "mmaref verify: building the testbench of %s (%.*s, -j %s)",
                     base_name(d->path), vl, kit->version, jobs_s);
+            drop_stale_deps(mdir);
             rc = vfy_run_status(argv, NULL, log, flags & VFY_BUILD_STATUS ? what : NULL, err, len);
             if (rc == 0 && cached && !copy_file(exe, cexe)) cache_prune(cdir);
         }

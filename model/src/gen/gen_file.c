@@ -54,9 +54,12 @@ int mma_gen_init_file(mma_gen *g, const mma_unit *u, const char *path, long max,
     size_t w = row_words(u);
     long cap = 0, n = 0;
     uint64_t *ops = NULL;
-    static __thread mma_vec v;                           /* 8.5 kB: not on the stack */
+    /* 8.5 kB: not on the stack, and not in thread-local storage, whose
+     * static block a library loaded by Python (dlopen) cannot grow */
+    mma_vec *vp = malloc(sizeof *vp);
+    if (!vp) { snprintf(err, len, "%s: out of memory", path); mma_vec_close(r); return -1; }
     int rc = 0;
-    while ((max < 0 || n < max) && (rc = mma_vec_next(r, &v, err, len)) == 1) {
+    while ((max < 0 || n < max) && (rc = mma_vec_next(r, vp, err, len)) == 1) {
         if (n == cap) {
             long nc = cap ? 2 * cap : 1024;
             uint64_t *p = realloc(ops, (size_t)nc * w * sizeof *ops);
@@ -64,7 +67,7 @@ int mma_gen_init_file(mma_gen *g, const mma_unit *u, const char *path, long max,
             ops = p;
             cap = nc;
         }
-        put_row(ops + (size_t)n * w, u, &v);
+        put_row(ops + (size_t)n * w, u, vp);
         n++;
     }
     if (max >= 0 && n == max) rc = 0;
@@ -73,6 +76,7 @@ int mma_gen_init_file(mma_gen *g, const mma_unit *u, const char *path, long max,
         snprintf(err, len, "%s:%ld: the file holds %ld vectors, fewer than the %ld asked for", path, mma_vec_lineno(r), n, max);
         rc = -1;
     }
+    free(vp);
     mma_vec_close(r);
     if (rc) { free(ops); return -1; }
     g->ops = ops;
