@@ -6,9 +6,10 @@
  * one Verilator build serves every mutant, chosen at run time by a
  * plusarg.  Each mutant runs the campaign until its first mismatch; a
  * survivor is checked for equivalence with the unmutated unit by Yosys
- * (equiv_make/equiv_simple/equiv_induct: equivalent; else a bounded SAT
- * miter from a zeroed state: live when it finds outputs that differ;
- * undecided when neither answers within the time limit). */
+ * (equivalence(): proven equivalent; else, for a unit with a ready input,
+ * proven equivalent with it held high, counted apart as a survivor; else a
+ * bounded SAT miter from a zeroed state: live when it finds outputs that
+ * differ; undecided when none answers within the time limit). */
 #include "internal.h"
 #include "mmaref_results.h"
 
