@@ -7,7 +7,8 @@
 M=${1:-build/mmaref}
 N=${2:-2000}
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
-SUITES="compliance random normal cancel order precision rounding specials ezero bits ieee-zero ieee-overflow ieee-tiny ieee-sticky ieee-nan neighbours"
+# every suite of the library, compliance first, the others in its order
+SUITES="compliance $($M gen --list-suites | awk '$1 != "compliance" { print $1 }' | tr '\n' ' ')"
 mutants() {   # mutants of configuration $1, one per line: "<name>|<config>"
   c=$1
   f=$(echo "$c" | sed -n 's/.*,f=\([0-9]*\).*/\1/p'); k=$(echo "$c" | sed -n 's/.*,k=\([0-9]*\).*/\1/p')

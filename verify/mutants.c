@@ -269,15 +269,21 @@ void vfy_mut_run(const vfy_mut_env *e, const char *tag, const char *items, int s
     free(pids);
 }
 
-/* The pair of modules the checks compare: gold (select 0) and gate (select
- * index + 1).  Outputs other than the handshake are read only while the
- * valid output is high, as the testbench reads them; with hold_ready the
- * ready input is tied high (no back-pressure). */
-static char *pair_text(const vfy_campaign *c, int index, int width, int hold_ready)
+/* An output the testbench reads only while the valid output is high: any
+ * but the handshake's, for a unit with a valid output */
+static int read_while_valid(const dut_desc *d, const vfy_port *p)
+{
+    return d->out_valid.line && p->dir != VP_IN && strcmp(p->name, d->out_valid.name) &&
+           !(d->in_ready.line && !strcmp(p->name, d->in_ready.name));
+}
+
+/* The pair of modules the checks compare, written to `path`: gold (select
+ * 0) and gate (select index + 1), the outputs read_while_valid zero while
+ * the valid output is low; with hold_ready the ready input tied high (no
+ * back-pressure).  0, or -1. */
+static int write_pair(const vfy_campaign *c, int index, int width, int hold_ready, const char *path)
 {
     const dut_desc *d = c->d;
-    const char *valid = d->out_valid.line ? d->out_valid.name : NULL;
-    const char *ready = hold_ready && d->out_ready.line ? d->out_ready.name : NULL;
     vfy_text v = {0};
     for (int k = 0; k < 2; k++) {
         vfy_tprintf(&v, "module %s(", k ? "gate" : "gold");
@@ -290,61 +296,56 @@ static char *pair_text(const vfy_campaign *c, int index, int width, int hold_rea
         vfy_tprintf(&v, ");\n");
         for (int i = 0; i < c->ps->n; i++) {
             const vfy_port *p = &c->ps->p[i];
-            if (!valid || p->dir == VP_IN || !strcmp(p->name, valid) || (d->in_ready.line && !strcmp(p->name, d->in_ready.name))) continue;
-            vfy_tprintf(&v, "  wire [%d:0] mmaref_raw_%s;\n  assign %s = %s ? mmaref_raw_%s : %d'd0;\n",
-                        p->width - 1, p->name, p->name, valid, p->name, p->width);
+            if (read_while_valid(d, p))
+                vfy_tprintf(&v, "  wire [%d:0] mmaref_raw_%s;\n  assign %s = %s ? mmaref_raw_%s : %d'd0;\n",
+                            p->width - 1, p->name, p->name, d->out_valid.name, p->name, p->width);
         }
         vfy_tprintf(&v, "  %s__mmaref_mut u(", d->top.name);
         for (int i = 0; i < c->ps->n; i++) {
             const vfy_port *p = &c->ps->p[i];
-            int raw = valid && p->dir != VP_IN && strcmp(p->name, valid) && !(d->in_ready.line && !strcmp(p->name, d->in_ready.name));
-            if (ready && !strcmp(p->name, ready)) vfy_tprintf(&v, ".%s(1'b1), ", p->name);
-            else vfy_tprintf(&v, ".%s(%s%s), ", p->name, raw ? "mmaref_raw_" : "", p->name);
+            if (hold_ready && d->out_ready.line && !strcmp(p->name, d->out_ready.name)) vfy_tprintf(&v, ".%s(1'b1), ", p->name);
+            else vfy_tprintf(&v, ".%s(%s%s), ", p->name, read_while_valid(d, p) ? "mmaref_raw_" : "", p->name);
         }
         vfy_tprintf(&v, "." SEL "(%d'd%d));\nendmodule\n", width, k ? index + 1 : 0);
     }
-    return v.s;
+    int rc = v.s ? write_whole(path, v.s) : -1;
+    free(v.s);
+    return rc;
 }
 
-/* One check of survivor `index` by Yosys, on the mutants' netlist (which any
- * Yosys reads: it wrote it).  step 0 and 1 prove: equiv_make pairs the ports
- * only (internal names hidden, so that a mutation masked before the outputs
- * is not an internal difference to prove), opt_merge shares the logic before
- * the mutation (one copy of the multipliers, which SAT cannot compare), then
- * equiv_simple and equiv_induct; step 1 with the ready input held high.
- * step 2 refutes: a bounded SAT miter from a zeroed state.  0: proven (steps
- * 0, 1) or refuted (step 2); 1: not. */
-static int equivalence_step(const vfy_campaign *c, const char *prog, const char *dir, int index, int width, int step)
+/* One check by Yosys of the pair in `pair`, on the mutants' netlist (which
+ * any Yosys reads: it wrote it), its script and log named `name`.  Both
+ * kinds share the logic before the mutation first (opt_merge: one copy of
+ * the multipliers, which SAT cannot compare).  prove: equiv_make pairs the
+ * ports only (internal names hidden, so that a mutation masked before the
+ * outputs is not an internal difference to prove), then equiv_simple and
+ * equiv_induct.  Else refute: a bounded SAT miter from a zeroed state.
+ * 0: proven, or refuted; 1: not. */
+static int yosys_check(const vfy_campaign *c, const char *prog, const char *dir, int index, const char *pair,
+                       const char *name, int prove)
 {
-    static const char *const names[] = {"equiv", "equiv-ready-high", "miter"};
-    char script[PATHLEN], log[PATHLEN], pair[PATHLEN];
-    vfy_path(pair, sizeof pair, "%s/m%d/pair-%s.v", dir, index + 1, names[step]);
-    char *v = pair_text(c, index, width, step == 1);
-    int rc = v ? write_whole(pair, v) : -1;
-    free(v);
-    if (rc) return 1;
+    char script[PATHLEN], log[PATHLEN];
     /* steps of the pipeline and its state: a few beyond the latency */
     int seq = c->latency > 0 ? c->latency + 3 : 6;
     if (seq < 6) seq = 6;
     if (seq > 16) seq = 16;
+    static const char share[] = "opt_merge -share_all\nopt -fast -keepdc\nopt_merge -share_all\nopt_clean\n";
     vfy_text t = {0};
     vfy_tprintf(&t, "read_verilog %s/mutants.v %s\nhierarchy -check\nproc\nflatten\nopt -fast\nasync2sync\nopt_clean\n", dir, pair);
-    if (step < 2)
+    if (prove)
         vfy_tprintf(&t, "rename -hide gold/w:u.* gate/w:u.* gold/w:mmaref_raw_* gate/w:mmaref_raw_*\n"
-                        "equiv_make gold gate equiv\nhierarchy -top equiv\n"
-                        "opt_merge -share_all\nopt -fast -keepdc\nopt_merge -share_all\nopt_clean\n"
-                        "equiv_simple -seq %d\nequiv_induct -seq %d\nequiv_status -assert\n", seq, seq);
+                        "equiv_make gold gate equiv\nhierarchy -top equiv\n%s"
+                        "equiv_simple -seq %d\nequiv_induct -seq %d\nequiv_status -assert\n", share, seq, seq);
     else
-        vfy_tprintf(&t, "miter -equiv -flatten -make_outputs -ignore_gold_x gold gate miter\nhierarchy -top miter\n"
-                        "opt_merge -share_all\nopt -fast -keepdc\nopt_merge -share_all\nopt_clean\n"
-                        "sat -verify -prove trigger 0 -set-init-zero -seq %d -timeout %d miter\n", seq, (int)EQUIV_SECONDS);
-    vfy_path(script, sizeof script, "%s/m%d/%s.ys", dir, index + 1, names[step]);
-    vfy_path(log, sizeof log, "%s/m%d/%s.log", dir, index + 1, names[step]);
-    rc = write_whole(script, t.s);
+        vfy_tprintf(&t, "miter -equiv -flatten -make_outputs -ignore_gold_x gold gate miter\nhierarchy -top miter\n%s"
+                        "sat -verify -prove trigger 0 -set-init-zero -seq %d -timeout %d miter\n", share, seq, (int)EQUIV_SECONDS);
+    vfy_path(script, sizeof script, "%s/m%d/%s.ys", dir, index + 1, name);
+    vfy_path(log, sizeof log, "%s/m%d/%s.log", dir, index + 1, name);
+    int rc = write_whole(script, t.s);
     free(t.s);
     if (rc) return 1;
     rc = yosys(prog, script, log, EQUIV_SECONDS + 2);
-    if (step < 2) return rc == 0 ? 0 : 1;
+    if (prove) return rc == 0 ? 0 : 1;
     char *text = vfy_read_file(log, NULL);
     int fail = text && strstr(text, "FAIL!") && !strstr(text, "timed out") && !strstr(text, "Timeout");
     free(text);
@@ -358,9 +359,16 @@ static int equivalence_step(const vfy_campaign *c, const char *prog, const char 
  * outputs that differ; else undecided. */
 static int equivalence(const vfy_campaign *c, const char *prog, const char *dir, int index, int width)
 {
-    if (equivalence_step(c, prog, dir, index, width, 0) == 0) return VFY_EQ_EQUIVALENT;
-    if (c->d->out_ready.line && equivalence_step(c, prog, dir, index, width, 1) == 0) return VFY_EQ_READY_HIGH;
-    if (equivalence_step(c, prog, dir, index, width, 2) == 0) return VFY_EQ_LIVE;
+    char pair[PATHLEN], held[PATHLEN];
+    vfy_path(pair, sizeof pair, "%s/m%d/pair.v", dir, index + 1);
+    if (write_pair(c, index, width, 0, pair)) return VFY_EQ_UNDECIDED;
+    if (yosys_check(c, prog, dir, index, pair, "equiv", 1) == 0) return VFY_EQ_EQUIVALENT;
+    if (c->d->out_ready.line) {
+        vfy_path(held, sizeof held, "%s/m%d/pair-ready-high.v", dir, index + 1);
+        if (!write_pair(c, index, width, 1, held) && yosys_check(c, prog, dir, index, held, "equiv-ready-high", 1) == 0)
+            return VFY_EQ_READY_HIGH;
+    }
+    if (yosys_check(c, prog, dir, index, pair, "miter", 0) == 0) return VFY_EQ_LIVE;
     return VFY_EQ_UNDECIDED;
 }
 
