@@ -56,6 +56,9 @@ for i in $(sed -n 's/^\([0-9]*\) killed .*/\1/p' "$W/mut/mutants/outcomes"); do
     grep -q "^$i survived equivalent" "$W/eq/mutants/outcomes" && unsound="$unsound $i"
 done
 [ -z "$unsound" ] && ok || bad "mutants killed by the campaign yet labelled equivalent:$unsound ($W/eq.log)"
+# the checks announce themselves; their count of finished checks is for a terminal only
+grep -q '^checking the [0-9]* survivors for equivalence (' "$W/eq.log" && ! grep -q 'checked [0-9]* of' "$W/eq.log" && ok \
+    || bad "no announcement of the checks, or a terminal's count in a pipe ($W/eq.log)"
 labels=$(sed -n 's/^survivors: \([0-9]*\) equivalent, \([0-9]*\) equivalent while .*, \([0-9]*\) live, \([0-9]*\) undecided, \([0-9]*\) unchecked$/\1 \2 \3 \4 \5/p' "$W/eq.log")
 surv=$(sed -n 's/^20 mutants, [0-9]* killed, \([0-9]*\) survived, \([0-9]*\) equivalent$/\1 \2/p' "$W/eq.log")
 set -- $labels $surv

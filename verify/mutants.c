@@ -534,7 +534,15 @@ int vfy_mutants(const vfy_campaign *c)
     char ylog[PATHLEN];
     vfy_path(ylog, sizeof ylog, "%s/yosys-version.log", dir);
     const char *checker = vfy_run_limited(yv, ylog, 30) == 0 ? "yosys" : prog;
-    int running = 0;
+    int running = 0, nsurv = 0, done = 0;
+    for (int i = lo; i < hi; i++) nsurv += mu[i].outcome == VFY_MUT_SURVIVED;
+    if (nsurv && o->equiv_seconds > 0) {
+        printf("checking the %d survivors for equivalence (%s, %d at a time, at most %.0f s in all)\n", nsurv, checker, jobs,
+               o->equiv_seconds);
+        fflush(stdout);
+    }
+    /* on a terminal, how far the checks are (up to 3 Yosys runs of 20 s a survivor) */
+    int show = nsurv && o->equiv_seconds > 0 && isatty(2);
     double eq0 = now_s();
     pid_t *pids = calloc((size_t)n, sizeof *pids);
     for (int i = lo; i <= hi; i++) {
@@ -543,7 +551,8 @@ int vfy_mutants(const vfy_campaign *c)
             pid_t p = wait(&st);
             if (p < 0) { if (errno == EINTR) continue; running = 0; break; }
             for (int j = lo; j < hi; j++)
-                if (pids[j] == p) { mu[j].equiv = WIFEXITED(st) ? WEXITSTATUS(st) : VFY_EQ_UNDECIDED; pids[j] = 0; running--; }
+                if (pids[j] == p) { mu[j].equiv = WIFEXITED(st) ? WEXITSTATUS(st) : VFY_EQ_UNDECIDED; pids[j] = 0; running--; done++; }
+            if (show) fprintf(stderr, "\rchecked %d of %d survivors: %.0f s", done, nsurv, now_s() - eq0);
         }
         if (i == hi) break;
         if (mu[i].outcome != VFY_MUT_SURVIVED) continue;
@@ -555,6 +564,7 @@ int vfy_mutants(const vfy_campaign *c)
         else { pids[i] = p; running++; }
     }
     free(pids);
+    if (show) fputs("\r\033[K", stderr);
     /* the report */
     int killed = 0, surv = 0, eq = 0, by[5] = {0}, label[5] = {0};
     for (int i = lo; i < hi; i++) {
