@@ -33,10 +33,10 @@ for e in "$@"; do
     # directory, tabulated again without running anything
     if [ -z "${SUITE_STRENGTH_REUSE:-}" ] || [ ! -s "$W/$e.mutants.txt" ]; then
         "$M" verify "$dut" --coverage --no-fst --workdir "$W/$e-cov" > "$W/$e.coverage.txt" 2>&1
-        "$M" verify "$dut" --mutants 200 --no-fst --workdir "$W/$e" --augment "$W/$e.min.vec" > "$W/$e.mutants.txt" 2>&1
+        "$M" verify "$dut" --mutants 200 --equiv-seconds 1800 --no-fst --workdir "$W/$e" --augment "$W/$e.min.vec" > "$W/$e.mutants.txt" 2>&1
         # a matrix unit has no minimized suite (--augment refuses it): the score alone
         grep -q -- '--augment: .*a matrix unit' "$W/$e.mutants.txt" &&
-            "$M" verify "$dut" --mutants 200 --no-fst --workdir "$W/$e" > "$W/$e.mutants.txt" 2>&1
+            "$M" verify "$dut" --mutants 200 --equiv-seconds 1800 --no-fst --workdir "$W/$e" > "$W/$e.mutants.txt" 2>&1
     fi
     c=$W/$e.coverage.txt
     m=$W/$e.mutants.txt

@@ -5,7 +5,9 @@
 #   coverage: the per-suite and total lines, the LCOV file of the unit's
 #   sources only (not the generated testbench), the least covered lines;
 #   mutants: 20 mutants of seed 1 (Yosys 0.23's mutate -list sampling), the
-#   score and one known kill and one known survivor;
+#   score and one known kill and one known survivor; the survivors' checks
+#   (ABC, then Yosys) sound and, where ABC runs, complete, and the vectors
+#   of ABC's runs killing what it labels live;
 #   augment: a survivor of the compliance suite killed by a searched
 #   vector, the minimized suite re-run as plain vector files killing what
 #   it claims, bad --augment arguments.
@@ -48,14 +50,33 @@ grep -q '^1 killed ' "$W/mut/mutants/outcomes" && ok || bad "mutant 1 was not ki
 # campaign above kills may be labelled equivalent (or equivalent with the
 # ready input held high), and the labels add up
 "$M" verify $DUT --mutants 20 --equiv-seconds 300 --jobs 2 --suites compliance --count 1 --random 0 --no-fst \
-    --workdir "$W/eq" > "$W/eq.log" 2>&1
+    --workdir "$W/eq" --augment "$W/eq.vec" --augment-budget 1 > "$W/eq.log" 2>&1
 rc=$?
-[ $rc = 1 ] && ok || bad "--mutants with the checks: exit $rc, not 1 ($W/eq.log)"
+[ $rc -le 1 ] && grep -q '^20 mutants, [0-9]* killed, [1-9][0-9]* survived' "$W/eq.log" && ok \
+    || bad "--mutants with the checks: exit $rc, or no survivor ($W/eq.log)"
 unsound=
 for i in $(sed -n 's/^\([0-9]*\) killed .*/\1/p' "$W/mut/mutants/outcomes"); do
     grep -q "^$i survived equivalent" "$W/eq/mutants/outcomes" && unsound="$unsound $i"
 done
 [ -z "$unsound" ] && ok || bad "mutants killed by the campaign yet labelled equivalent:$unsound ($W/eq.log)"
+# and complete where ABC runs (yosys-abc, in Debian's yosys package): each
+# of them that survives the one-vector campaign is refuted, labelled live
+if command -v yosys-abc > /dev/null; then
+    missed=
+    for i in $(sed -n 's/^\([0-9]*\) killed .*/\1/p' "$W/mut/mutants/outcomes"); do
+        grep -q "^$i survived" "$W/eq/mutants/outcomes" && ! grep -q "^$i survived live" "$W/eq/mutants/outcomes" && missed="$missed $i"
+    done
+    [ -z "$missed" ] && grep -q '^checking the [0-9]* survivors for equivalence (yosys-abc then ' "$W/eq.log" && ok \
+        || bad "mutants killed by the campaign not refuted by ABC:$missed ($W/eq.log)"
+    # --augment (a search budget of one vector) tries ABC's runs first:
+    # they kill every survivor labelled live
+    unkilled=
+    for i in $(sed -n 's/^\([0-9]*\) survived live .*/\1/p' "$W/eq/mutants/outcomes"); do
+        grep -q "^augment: mutant $i killed by a new vector (.*, from ABC's run)" "$W/eq.log" || unkilled="$unkilled $i"
+    done
+    grep -q "^augment: [1-9][0-9]* vectors from ABC's runs that refute [1-9][0-9]* survivors, tried first" "$W/eq.log" && [ -z "$unkilled" ] && ok \
+        || bad "survivors labelled live not killed by the vectors of ABC's runs:$unkilled ($W/eq.log)"
+fi
 # the checks announce themselves; their count of finished checks is for a terminal only
 grep -q '^checking the [0-9]* survivors for equivalence (' "$W/eq.log" && ! grep -q 'checked [0-9]* of' "$W/eq.log" && ok \
     || bad "no announcement of the checks, or a terminal's count in a pipe ($W/eq.log)"

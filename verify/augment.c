@@ -17,6 +17,7 @@
 #include "internal.h"
 #include "mmaref_gen.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -115,7 +116,7 @@ static int write_vectors(const char *path, const dut_desc *d, int mode, const mm
 /* The search's vectors of one mode: vector j from source j mod S, where
  * the sources are every suite of the library, then every random
  * distribution the unit takes; each source's own stream from `seed`. */
-static int write_search(const char *path, const dut_desc *d, int mode, long budget, uint64_t seed)
+static int write_search(const char *path, const dut_desc *d, int mode, const pool *first, long budget, uint64_t seed)
 {
     static const char *const dists[] = {"uniform", "finite", "cluster", "cancel", "tiny", "huge", "special", "carry"};
     enum { NDIST = sizeof dists / sizeof dists[0] };
@@ -135,6 +136,8 @@ static int write_search(const char *path, const dut_desc *d, int mode, long budg
     snprintf(source, sizeof source, "mmaref verify --augment: the search for survivors (every suite and distribution, seed %llu)",
              (unsigned long long)seed);
     FILE *f = vec_file_open(path, d, mode, source);
+    /* the counterexamples' vectors first */
+    for (long j = 0; f && j < first->n; j++) mma_vec_write(f, u, &first->v[j]);
     static mma_vec v;
     for (long j = 0; f && j < budget; j++) {
         int s = (int)(j % nsrc);
@@ -151,6 +154,19 @@ static int write_search(const char *path, const dut_desc *d, int mode, long budg
     for (int i = 0; i < NDIST; i++) if (rg[i]) mma_rgen_free(rg[i]);
     free(gens);
     return rc;
+}
+
+/* the index in the search's file of the vector a first_mismatch.vec
+ * holds ("# search-<mode> vector <i>: ..."), or LONG_MAX */
+static long search_index(const char *first)
+{
+    FILE *f = fopen(first, "r");
+    char line[1024];
+    long i = LONG_MAX;
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, "# search-", 9) && sscanf(line, "# %*s vector %ld:", &i) == 1) break;
+    if (f) fclose(f);
+    return i;
 }
 
 /* the output file of a mode: the path itself for a unit of one mode, else
@@ -242,11 +258,35 @@ int vfy_augment(const vfy_mut_env *e, vfy_mutant *mu, int n)
     int ns = 0, ks = 0;
     for (int i = 0; i < n; i++) if (mu[i].outcome == VFY_MUT_SURVIVED && mu[i].equiv != VFY_EQ_EQUIVALENT) sel[ns++] = i;
     if (ns) {
+        /* the runs by which ABC refuted survivors, as vectors tried first */
+        pool *first = calloc((size_t)nm, sizeof *first);
+        int nlive = 0;
+        long ncex = 0;
+        for (int k = 0; k < ns; k++) {
+            if (mu[sel[k]].equiv != VFY_EQ_LIVE) continue;
+            static mma_vec cv[16];
+            int cm[16];
+            char cexf[PATHLEN], mapf[PATHLEN];
+            vfy_path(cexf, sizeof cexf, "%s/m%d/abc.cex", e->dir, sel[k] + 1);
+            vfy_path(mapf, sizeof mapf, "%s/m%d/abc.map", e->dir, sel[k] + 1);
+            int got = vfy_cex_vectors(c, cexf, mapf, cm, cv, 16);
+            nlive += got > 0;
+            for (int j = 0; j < got; j++) {
+                long before = first[cm[j]].n;
+                pool_add(&first[cm[j]], &d->modes[cm[j]].u, &cv[j]);
+                ncex += first[cm[j]].n > before;
+            }
+        }
+        if (ncex) printf("augment: %ld vectors from ABC's runs that refute %d survivors, tried first\n", ncex, nlive);
+        long *nfirst = calloc((size_t)nm, sizeof *nfirst);
         for (int m = 0; m < nm; m++) {
             vfy_path(files[m], sizeof files[m], "%s/search.%s.vec", adir, d->modes[m].name);
-            if (write_search(files[m], d, m, budget, seed)) { fprintf(stderr, "mmaref verify: cannot write %s\n", files[m]); goto out; }
-            counts[m] = budget;
+            int bad = write_search(files[m], d, m, &first[m], budget, seed);
+            counts[m] = budget + (nfirst[m] = first[m].n);
+            free(first[m].v);
+            if (bad) { fprintf(stderr, "mmaref verify: cannot write %s\n", files[m]); free(first); free(nfirst); goto out; }
         }
+        free(first);
         items = file_items(d, files, counts, "search");
         printf("augment: %d survivors, each run on %ld vectors a mode (every suite and distribution, seed %llu) to its first mismatch\n",
                ns, budget, (unsigned long long)seed);
@@ -258,8 +298,11 @@ int vfy_augment(const vfy_mut_env *e, vfy_mutant *mu, int n)
             if ((tmp[k].outcome == VFY_MUT_KILLED || tmp[k].outcome == VFY_MUT_NORESULT) && !pool_add_first(pools, d, &tmp[k])) {
                 killed_by[sel[k]] = 's';
                 ks++;
-                printf("augment: mutant %d killed by a new vector (%s)\n", sel[k] + 1, tmp[k].first_mode);
+                int m = mode_index(d, tmp[k].first_mode);
+                printf("augment: mutant %d killed by a new vector (%s%s)\n", sel[k] + 1, tmp[k].first_mode,
+                       m >= 0 && search_index(tmp[k].first) < nfirst[m] ? ", from ABC's run" : "");
             }
+        free(nfirst);
     }
     /* 3. the kill matrix: every killed mutant on the whole pool */
     for (int m = 0; m < nm; m++) {

@@ -7,6 +7,7 @@
 #include <sys/types.h>
 #include "dut.h"
 #include "mmaref_verify.h"
+#include "mmaref_vec.h"
 
 /* ---- processes (proc.c) ---------------------------------------------------- */
 /* Runs argv with stdout and stderr into log (appended; NULL: inherited), in
@@ -152,6 +153,11 @@ void vfy_mut_run(const vfy_mut_env *e, const char *tag, const char *items, int s
  * every mutant not proven equivalent is killed, 1 when some live on, 2
  * when no suite was written. */
 int vfy_augment(const vfy_mut_env *e, vfy_mutant *mu, int n);
+/* Vectors from ABC's counterexample to a survivor's equivalence (cex.c):
+ * the operands the unit took in each cycle of the run, at most max, each
+ * with its mode in mode[]; d left for the model.  Their number (0 for a
+ * unit whose operands do not reach its ports straight, or no run). */
+int vfy_cex_vectors(const vfy_campaign *c, const char *cexf, const char *mapf, int *mode, mma_vec *out, int max);
 /* before the campaign: --augment's output can be written, the unit and
  * options take it; 0, or -1 after a message */
 int vfy_augment_check(const vfy_campaign *c);

@@ -5,11 +5,13 @@
  * single netlist (the way large open-source cores run mutation campaigns):
  * one Verilator build serves every mutant, chosen at run time by a
  * plusarg.  Each mutant runs the campaign until its first mismatch; a
- * survivor is checked for equivalence with the unmutated unit by Yosys
- * (equivalence(): proven equivalent; else, for a unit with a ready input,
- * proven equivalent with it held high, counted apart as a survivor; else a
- * bounded SAT miter from a zeroed state: live when it finds outputs that
- * differ; undecided when none answers within the time limit). */
+ * survivor is checked for equivalence with the unmutated unit by ABC's
+ * dprove on a sequential miter that Yosys writes, then by Yosys's own
+ * equiv_* and SAT for what ABC leaves open (equivalence(): proven
+ * equivalent; else, for a unit with a ready input, proven equivalent with
+ * it held high, counted apart as a survivor; else live when a run from a
+ * zeroed state makes the outputs differ; undecided when none answers
+ * within the time limit). */
 #include "internal.h"
 #include "mmaref_results.h"
 
@@ -26,6 +28,9 @@
 #define SEL "mmaref_mutant"
 /* each of the two checks of a survivor: Yosys is stopped after this long */
 #define EQUIV_SECONDS 20.0
+/* ABC on one miter: dprove takes a minute on some mutations of a wide
+ * accumulator (examples/ieee_dot2) */
+#define ABC_SECONDS 120.0
 
 static const char *const eq_names[] = {"unchecked", "equivalent", "live", "undecided",
                                        "equivalent while the ready input is held high, back-pressure unproven"};
@@ -313,62 +318,126 @@ static int write_pair(const vfy_campaign *c, int index, int width, int hold_read
     return rc;
 }
 
-/* One check by Yosys of the pair in `pair`, on the mutants' netlist (which
- * any Yosys reads: it wrote it), its script and log named `name`.  Both
- * kinds share the logic before the mutation first (opt_merge: one copy of
- * the multipliers, which SAT cannot compare).  prove: equiv_make pairs the
- * ports only (internal names hidden, so that a mutation masked before the
- * outputs is not an internal difference to prove), then equiv_simple and
- * equiv_induct.  Else refute: a bounded SAT miter from a zeroed state.
- * 0: proven, or refuted; 1: not. */
+/* The kinds of check of a pair: Yosys proves (equiv_*), Yosys refutes (a
+ * bounded SAT miter), or Yosys writes the sequential miter as an AIGER
+ * file for ABC. */
+enum { CHECK_PROVE, CHECK_REFUTE, CHECK_AIGER, CHECK_AIGER_CUT };
+
+/* One run of Yosys on the pair in `pair`, on the mutants' netlist (which
+ * any Yosys reads: it wrote it), its script and log named `name`.  Every
+ * kind shares the logic before the mutation first (opt_merge: one copy of
+ * the multipliers, which SAT cannot compare, and which ABC's sequential
+ * engines would otherwise retime and sweep in two copies).  CHECK_PROVE:
+ * equiv_make pairs the ports only (internal names hidden, so that a
+ * mutation masked before the outputs is not an internal difference to
+ * prove), then equiv_simple and equiv_induct.  CHECK_REFUTE: a bounded SAT
+ * miter from a zeroed state.  CHECK_AIGER: the miter, registers zeroed at
+ * the start, into <name>.aig; CHECK_AIGER_CUT: the same with the registers
+ * paired by name (a mutation masked within one cycle's logic, which the
+ * sequential engines cannot see through a wide accumulator: mutants 135 of
+ * examples/ieee_dot2).  0: proven, refuted or written; 1: not. */
 static int yosys_check(const vfy_campaign *c, const char *prog, const char *dir, int index, const char *pair,
-                       const char *name, int prove)
+                       const char *name, int kind)
 {
-    char script[PATHLEN], log[PATHLEN];
+    char script[PATHLEN], log[PATHLEN], aig[PATHLEN], map[PATHLEN];
     /* steps of the pipeline and its state: a few beyond the latency */
     int seq = c->latency > 0 ? c->latency + 3 : 6;
     if (seq < 6) seq = 6;
     if (seq > 16) seq = 16;
     static const char share[] = "opt_merge -share_all\nopt -fast -keepdc\nopt_merge -share_all\nopt_clean\n";
+    static const char miter[] = "miter -equiv -flatten -ignore_gold_x%s gold gate miter\nhierarchy -top miter\n";
+    vfy_path(aig, sizeof aig, "%s/m%d/%s.aig", dir, index + 1, name);
+    vfy_path(map, sizeof map, "%s/m%d/%s.map", dir, index + 1, name);
     vfy_text t = {0};
-    vfy_tprintf(&t, "read_verilog %s/mutants.v %s\nhierarchy -check\nproc\nflatten\nopt -fast\nasync2sync\nopt_clean\n", dir, pair);
-    if (prove)
+    vfy_tprintf(&t, "read_verilog %s/mutants.v %s\nhierarchy -check\nproc\nflatten\n", dir, pair);
+    /* CHECK_AIGER_CUT: each register of gold and of gate cut into an input
+     * (its Q) and an output (its D) of the same name, so that the miter
+     * pairs the registers by name */
+    if (kind == CHECK_AIGER_CUT) vfy_tprintf(&t, "async2sync\nexpose -evert-dff gold/t:$dff gate/t:$dff\nopt -fast\nopt_clean\n");
+    else vfy_tprintf(&t, "opt -fast\nasync2sync\nopt_clean\n");
+    if (kind == CHECK_PROVE)
         vfy_tprintf(&t, "rename -hide gold/w:u.* gate/w:u.* gold/w:mmaref_raw_* gate/w:mmaref_raw_*\n"
                         "equiv_make gold gate equiv\nhierarchy -top equiv\n%s"
                         "equiv_simple -seq %d\nequiv_induct -seq %d\nequiv_status -assert\n", share, seq, seq);
-    else
-        vfy_tprintf(&t, "miter -equiv -flatten -make_outputs -ignore_gold_x gold gate miter\nhierarchy -top miter\n%s"
-                        "sat -verify -prove trigger 0 -set-init-zero -seq %d -timeout %d miter\n", share, seq, (int)EQUIV_SECONDS);
+    else if (kind == CHECK_REFUTE) {
+        vfy_tprintf(&t, miter, " -make_outputs");
+        vfy_tprintf(&t, "%ssat -verify -prove trigger 0 -set-init-zero -seq %d -timeout %d miter\n", share, seq, (int)EQUIV_SECONDS);
+    } else {
+        /* no opt after techmap: on the gates of a wide accumulator it costs
+         * more than ABC's own structural hashing */
+        vfy_tprintf(&t, miter, "");
+        vfy_tprintf(&t, "%ssetundef -zero -init\ntechmap\ndffunmap\naigmap\nwrite_aiger -zinit -map %s %s\n", share, map, aig);
+    }
     vfy_path(script, sizeof script, "%s/m%d/%s.ys", dir, index + 1, name);
     vfy_path(log, sizeof log, "%s/m%d/%s.log", dir, index + 1, name);
+    remove(aig);
     int rc = write_whole(script, t.s);
     free(t.s);
     if (rc) return 1;
-    rc = yosys(prog, script, log, EQUIV_SECONDS + 2);
-    if (prove) return rc == 0 ? 0 : 1;
+    rc = yosys(prog, script, log, kind >= CHECK_AIGER ? 4 * EQUIV_SECONDS : EQUIV_SECONDS + 2);
+    if (kind != CHECK_REFUTE) return rc == 0 ? 0 : 1;
     char *text = vfy_read_file(log, NULL);
     int fail = text && strstr(text, "FAIL!") && !strstr(text, "timed out") && !strstr(text, "Timeout");
     free(text);
     return fail ? 0 : 1;
 }
 
+/* ABC's answers on a sequential miter */
+enum { ABC_PROVEN, ABC_REFUTED, ABC_UNDECIDED };
+
+/* ABC (the yosys-abc beside Yosys) on the pair's sequential miter:
+ * dprove (register correspondence by induction, fraiging, then bounded
+ * and unbounded model checking), which decides in seconds the mutations
+ * deep in a datapath that Yosys's SAT leaves undecided.  A refutation is
+ * a run from the zeroed state whose outputs differ. */
+static int abc_check(const vfy_campaign *c, const char *prog, const char *abc, const char *dir, int index,
+                     const char *pair, const char *name, int cut)
+{
+    if (yosys_check(c, prog, dir, index, pair, name, cut ? CHECK_AIGER_CUT : CHECK_AIGER)) return ABC_UNDECIDED;
+    char cmd[3 * PATHLEN], log[PATHLEN], cex[PATHLEN];
+    vfy_path(log, sizeof log, "%s/m%d/%s.abc.log", dir, index + 1, name);
+    vfy_path(cex, sizeof cex, "%s/m%d/%s.cex", dir, index + 1, name);
+    remove(cex);
+    vfy_fmt(cmd, sizeof cmd, "read_aiger %s/m%d/%s.aig; dprove; write_cex -n %s", dir, index + 1, name, cex);
+    char *argv[] = {(char *)abc, "-c", cmd, NULL};
+    int rc = vfy_run_limited(argv, log, ABC_SECONDS);
+    char *text = rc == 0 ? vfy_read_file(log, NULL) : NULL;
+    int r = !text ? ABC_UNDECIDED
+          /* "UNSATISFIABLE": dprove's first, combinational check proved the miter */
+          : strstr(text, "Networks are equivalent") || strstr(text, "UNSATISFIABLE") ? ABC_PROVEN
+          : strstr(text, "Networks are not equivalent") || strstr(text, "was asserted in frame") ? ABC_REFUTED
+          : ABC_UNDECIDED;
+    free(text);
+    /* with the registers cut, a difference may need a state no run reaches */
+    return cut && r == ABC_REFUTED ? ABC_UNDECIDED : r;
+}
+
 /* Is survivor `index` equivalent to the unit?  Proven equivalent; else,
  * for a unit with a ready input, proven equivalent while it is held high
  * (the mutation matters, if at all, only under back-pressure: reported
- * apart, not counted as equivalent); else live when a bounded miter finds
- * outputs that differ; else undecided. */
-static int equivalence(const vfy_campaign *c, const char *prog, const char *dir, int index, int width)
+ * apart, not counted as equivalent); else live when a run from the zeroed
+ * state makes outputs differ; else undecided.  ABC answers first where
+ * there is one (abc not NULL); what it leaves undecided, Yosys tries. */
+static int equivalence(const vfy_campaign *c, const char *prog, const char *abc, const char *dir, int index, int width)
 {
     char pair[PATHLEN], held[PATHLEN];
+    int ready = c->d->out_ready.line != 0;
     vfy_path(pair, sizeof pair, "%s/m%d/pair.v", dir, index + 1);
+    vfy_path(held, sizeof held, "%s/m%d/pair-ready-high.v", dir, index + 1);
     if (write_pair(c, index, width, 0, pair)) return VFY_EQ_UNDECIDED;
-    if (yosys_check(c, prog, dir, index, pair, "equiv", 1) == 0) return VFY_EQ_EQUIVALENT;
-    if (c->d->out_ready.line) {
-        vfy_path(held, sizeof held, "%s/m%d/pair-ready-high.v", dir, index + 1);
-        if (!write_pair(c, index, width, 1, held) && yosys_check(c, prog, dir, index, held, "equiv-ready-high", 1) == 0)
-            return VFY_EQ_READY_HIGH;
+    if (ready && write_pair(c, index, width, 1, held)) return VFY_EQ_UNDECIDED;
+    if (abc) {
+        int r = abc_check(c, prog, abc, dir, index, pair, "abc", 0);
+        if (r == ABC_PROVEN) return VFY_EQ_EQUIVALENT;
+        if (r == ABC_REFUTED) {
+            if (ready && abc_check(c, prog, abc, dir, index, held, "abc-ready-high", 0) == ABC_PROVEN) return VFY_EQ_READY_HIGH;
+            return VFY_EQ_LIVE;
+        }
+        if (abc_check(c, prog, abc, dir, index, pair, "abc-cut", 1) == ABC_PROVEN) return VFY_EQ_EQUIVALENT;
     }
-    if (yosys_check(c, prog, dir, index, pair, "miter", 0) == 0) return VFY_EQ_LIVE;
+    if (yosys_check(c, prog, dir, index, pair, "equiv", CHECK_PROVE) == 0) return VFY_EQ_EQUIVALENT;
+    if (ready && yosys_check(c, prog, dir, index, held, "equiv-ready-high", CHECK_PROVE) == 0) return VFY_EQ_READY_HIGH;
+    if (yosys_check(c, prog, dir, index, pair, "miter", CHECK_REFUTE) == 0) return VFY_EQ_LIVE;
     return VFY_EQ_UNDECIDED;
 }
 
@@ -450,6 +519,7 @@ int vfy_mutants(const vfy_campaign *c)
     for (int i = 0; i < d->nparams; i++)
         if (!script_safe(d->params[i].value)) { fprintf(stderr, "mmaref verify: --mutants: %s:%d: Yosys scripts cannot take the value '%s'\n", d->path, d->params[i].line, d->params[i].value); return 2; }
     vfy_path(dir, sizeof dir, "%s/mutants", c->workdir);
+    if (!script_safe(dir)) { fprintf(stderr, "mmaref verify: --mutants: Yosys scripts cannot name the work directory '%s' (blanks, quotes or ;#\\ in the path)\n", dir); return 2; }
     if (vfy_mkdirs(dir)) { fprintf(stderr, "mmaref verify: cannot create %s\n", dir); return 2; }
     const char *prog = getenv("MMAREF_YOSYS");
     if (!prog || !*prog) prog = "yosys";
@@ -534,11 +604,17 @@ int vfy_mutants(const vfy_campaign *c)
     char ylog[PATHLEN];
     vfy_path(ylog, sizeof ylog, "%s/yosys-version.log", dir);
     const char *checker = vfy_run_limited(yv, ylog, 30) == 0 ? "yosys" : prog;
+    /* and ABC, which Yosys packages beside itself as <yosys>-abc */
+    char abc[PATHLEN], alog[PATHLEN];
+    vfy_fmt(abc, sizeof abc, "%s-abc", checker);
+    char *av[] = {abc, "-c", "quit", NULL};
+    vfy_path(alog, sizeof alog, "%s/abc-version.log", dir);
+    const char *abcp = vfy_run_limited(av, alog, 30) == 0 ? abc : NULL;
     int running = 0, nsurv = 0, done = 0;
     for (int i = lo; i < hi; i++) nsurv += mu[i].outcome == VFY_MUT_SURVIVED;
     if (nsurv && o->equiv_seconds > 0) {
-        printf("checking the %d survivors for equivalence (%s, %d at a time, at most %.0f s in all)\n", nsurv, checker, jobs,
-               o->equiv_seconds);
+        printf("checking the %d survivors for equivalence (%s%s%s, %d at a time, at most %.0f s in all)\n", nsurv,
+               abcp ? abcp : "", abcp ? " then " : "", checker, jobs, o->equiv_seconds);
         fflush(stdout);
     }
     /* on a terminal, how far the checks are (up to 3 Yosys runs of 20 s a survivor) */
@@ -559,7 +635,7 @@ int vfy_mutants(const vfy_campaign *c)
         /* a budget for them all: the survivors after it stay unchecked */
         if (now_s() - eq0 >= o->equiv_seconds) continue;
         pid_t p = fork();
-        if (p == 0) _exit(equivalence(c, checker, dir, i, width));
+        if (p == 0) _exit(equivalence(c, checker, abcp, dir, i, width));
         if (p < 0) mu[i].equiv = VFY_EQ_UNDECIDED;
         else { pids[i] = p; running++; }
     }
