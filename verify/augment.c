@@ -174,7 +174,7 @@ static long search_index(const char *first)
 static void output_name(const dut_desc *d, const char *path, int mode, char *out, size_t len)
 {
     if (d->nmodes == 1) { vfy_path(out, len, "%s", path); return; }
-    const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+    const char *base = vfy_base_name(path);
     const char *dot = NULL;
     for (const char *p = strstr(base, ".vec"); p; p = strstr(p + 1, ".vec")) dot = p;
     if (!dot) { vfy_path(out, len, "%s.%s", path, d->modes[mode].name); return; }
@@ -266,10 +266,9 @@ int vfy_augment(const vfy_mut_env *e, vfy_mutant *mu, int n)
             if (mu[sel[k]].equiv != VFY_EQ_LIVE) continue;
             static mma_vec cv[16];
             int cm[16];
-            char cexf[PATHLEN], mapf[PATHLEN];
-            vfy_path(cexf, sizeof cexf, "%s/m%d/abc.cex", e->dir, sel[k] + 1);
-            vfy_path(mapf, sizeof mapf, "%s/m%d/abc.map", e->dir, sel[k] + 1);
-            int got = vfy_cex_vectors(c, cexf, mapf, cm, cv, 16);
+            char stem[PATHLEN];
+            vfy_abc_run(stem, sizeof stem, e->dir, sel[k]);
+            int got = vfy_cex_vectors(c, stem, cm, cv, 16);
             nlive += got > 0;
             for (int j = 0; j < got; j++) {
                 long before = first[cm[j]].n;

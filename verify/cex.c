@@ -44,15 +44,12 @@ static const vfy_port *named(const vfy_ports *ps, const char *name)
     return name[0] ? vfy_port_find(ps, name) : NULL;
 }
 
-/* bits [lo, lo+n) of operand key's bus: its one packed port, or its
- * element ports side by side from bit 0 (as design.c wires them) */
-static uint64_t bus_bits(const run *r, int f, const dut_operand *o, const dut_port *single, int lo, int n)
+/* bits [lo, lo+n) of an operand's bus: its ports side by side from bit 0
+ * (one packed port, or one port per element, as design.c wires them) */
+static uint64_t bus_bits(const run *r, int f, const dut_port *ports, int lo, int n)
 {
-    if (single) return port_bits(r, f, vfy_port_find(r->ps, single->name), lo, n);
-    if (o->nports == 1) return port_bits(r, f, vfy_port_find(r->ps, o->ports[0].name), lo, n);
-    const vfy_port *p0 = vfy_port_find(r->ps, o->ports[0].name);
-    int elem = p0->width;
-    return port_bits(r, f, vfy_port_find(r->ps, o->ports[lo / elem].name), lo % elem, n);
+    int elem = vfy_port_find(r->ps, ports[0].name)->width;
+    return port_bits(r, f, vfy_port_find(r->ps, ports[lo / elem].name), lo % elem, n);
 }
 
 /* does the unit take its operands straight from ports? */
@@ -64,14 +61,16 @@ static int direct(const dut_desc *d, const vfy_ports *ps)
     for (int k = 0; k < 2; k++)
         for (int i = 0; i < ops[k]->nports; i++) {
             const vfy_port *p = vfy_port_find(ps, ops[k]->ports[i].name);
-            if (!p || p->unpacked || p->width > 64 * MMA_MAX_K) return 0;
+            if (!p || p->unpacked) return 0;
         }
     const vfy_port *c = named(ps, d->c.name);
     return c && !c->unpacked;
 }
 
-/* the slot and offsets of the mode's a and b from the plan's mode lines */
-static int mode_layout(const char *modes, const char *name, int *slot, int off[2][MMA_MAX_K], int K)
+/* the offsets of the mode's a and b elements from the plan's mode lines
+ * ("a <slot> <box> <offset>..."; the slot is wider than the format where
+ * the box pads it, and only the format's bits are read) */
+static int mode_layout(const char *modes, const char *name, int off[2][MMA_MAX_K], int K)
 {
     const char *m = modes;
     size_t nl = strlen(name);
@@ -84,9 +83,9 @@ static int mode_layout(const char *modes, const char *name, int *slot, int off[2
         m = strchr(m, '\n');
         if (!m || m[1] != "ab"[k] || m[2] != ' ') return -1;
         m += 3;
-        int used;
-        char box[32];
-        if (sscanf(m, "%d %31s%n", &slot[k], box, &used) != 2) return -1;
+        int used = -1;
+        sscanf(m, "%*d %*s%n", &used);
+        if (used < 0) return -1;
         m += used;
         for (int e = 0; e < K; e++) {
             if (sscanf(m, "%d%n", &off[k][e], &used) != 1) return -1;
@@ -132,12 +131,15 @@ static int read_run(const char *cexf, const char *mapf, run *r)
     return r->nframes ? 0 : -1;
 }
 
-int vfy_cex_vectors(const vfy_campaign *c, const char *cexf, const char *mapf, int *mode, mma_vec *out, int max)
+int vfy_cex_vectors(const vfy_campaign *c, const char *run_stem, int *mode, mma_vec *out, int max)
 {
     const dut_desc *d = c->d;
     if (!direct(d, c->ps)) return 0;
     run r = {c->ps, {0}, NULL, 0};
     int n = 0;
+    char cexf[PATHLEN], mapf[PATHLEN];
+    vfy_path(cexf, sizeof cexf, "%s.cex", run_stem);
+    vfy_path(mapf, sizeof mapf, "%s.map", run_stem);
     if (read_run(cexf, mapf, &r)) goto out;
     const vfy_port *valid = vfy_port_find(c->ps, d->in_valid.name), *reset = named(c->ps, d->reset.name);
     for (int f = 0; f < r.nframes && n < max; f++) {
@@ -155,16 +157,16 @@ int vfy_cex_vectors(const vfy_campaign *c, const char *cexf, const char *mapf, i
         }
         if (m < 0) continue;
         const mma_unit *u = &d->modes[m].u;
-        int slot[2], off[2][MMA_MAX_K];
-        if (mode_layout(c->g->modes, d->modes[m].name, slot, off, u->k)) continue;
+        int off[2][MMA_MAX_K];
+        if (mode_layout(c->g->modes, d->modes[m].name, off, u->k)) continue;
         mma_vec *v = &out[n];
         memset(v, 0, sizeof *v);
         const dut_operand *ops[] = {&d->a, &d->b};
         for (int k = 0; k < 2; k++) {
             int w = mma_format(k ? u->b : u->a)->width;
-            for (int e = 0; e < u->k; e++) (k ? v->b : v->a)[e] = bus_bits(&r, f, ops[k], NULL, off[k][e], w);
+            for (int e = 0; e < u->k; e++) (k ? v->b : v->a)[e] = bus_bits(&r, f, ops[k]->ports, off[k][e], w);
         }
-        v->c = bus_bits(&r, f, NULL, &d->c, 0, mma_format(u->c)->width);
+        v->c = bus_bits(&r, f, &d->c, 0, mma_format(u->c)->width);
         mode[n++] = m;
     }
 out:

@@ -68,16 +68,10 @@ static long find_point(const cov_set *s, const char *key)
     return -1;
 }
 
-/* the generated testbench, by its name: a build from the cache of another
- * work directory names that directory's copy */
-static int is_testbench(const char *file, const char *tb)
-{
-    const char *b = strrchr(file, '/') ? strrchr(file, '/') + 1 : file, *t = strrchr(tb, '/') ? strrchr(tb, '/') + 1 : tb;
-    return !strcmp(b, t);
-}
-
 /* Adds a coverage.dat's points of the user's sources (every file but the
- * generated testbench) to s: 0, or -1 when it cannot be read. */
+ * generated testbench, known by its name: a build from the cache of
+ * another work directory names that directory's copy) to s: 0, or -1 when
+ * it cannot be read. */
 static int read_dat(cov_set *s, const char *path, const char *tb)
 {
     size_t n;
@@ -94,7 +88,7 @@ static int read_dat(cov_set *s, const char *path, const char *tb)
             long long cnt = atoll(q + 1);
             char file[PATHLEN], ln[32];
             int kind = point_kind(key);
-            if (kind >= 0 && !key_field(key, "f", file, sizeof file) && !is_testbench(file, tb) && !key_field(key, "l", ln, sizeof ln)) {
+            if (kind >= 0 && !key_field(key, "f", file, sizeof file) && strcmp(vfy_base_name(file), vfy_base_name(tb)) && !key_field(key, "l", ln, sizeof ln)) {
                 long i = find_point(s, key);
                 if (i >= 0) s->p[i].count += cnt;
                 else {

@@ -131,7 +131,6 @@ static void cache_prune(const char *dir)
 /* ---- the build -------------------------------------------------------------- */
 /* Verilates and compiles the testbench into <workdir>/<obj>, unless the
  * inputs are those of the last build.  0, or -1 with the error in err. */
-static const char *base_name(const char *p) { const char *s = strrchr(p, '/'); return s ? s + 1 : p; }
 
 /* The compiler's dependency files of an earlier build (<obj>.d) may name a
  * header that is gone (the kit's headers moved in an upgrade, an include
@@ -216,7 +215,7 @@ int vfy_build(const dut_desc *d, const mma_verify_kit *kit, const char *workdir,
      * precompiled header empty (CFG_CXXFLAGS_PCH_I, set where it was built),
      * so that g++ takes the header for a file to link and the build fails:
      * g++'s option, named; clang's differs and is left to Verilator */
-    const char *cb = strrchr(cxx, '/') ? strrchr(cxx, '/') + 1 : cxx;
+    const char *cb = vfy_base_name(cxx);
     if (!strstr(cb, "clang")) { ARG("-MAKEFLAGS"); ARG("CFG_CXXFLAGS_PCH_I=-include"); }
     for (int i = 0; i < d->nincludes; i++) ARGF("+incdir+%s", d->includes[i].path);
     for (int i = 0; i < d->ndefines; i++) ARGF("+define+%s", d->defines[i].text);
@@ -290,7 +289,7 @@ int vfy_build(const dut_desc *d, const mma_verify_kit *kit, const char *workdir,
             int vl = (int)strcspn(kit->version, " ");     /* "Verilator 5.006 2022-12-11 ...": two words */
             if (kit->version[vl]) vl += 1 + (int)strcspn(kit->version + vl + 1, " ");
             vfy_fmt(what, sizeof what, "mmaref verify: building the testbench of %s (%.*s, -j %s)",
-                    base_name(d->path), vl, kit->version, jobs_s);
+                    vfy_base_name(d->path), vl, kit->version, jobs_s);
             drop_stale_deps(mdir);
             rc = vfy_run_status(argv, NULL, log, flags & VFY_BUILD_STATUS ? what : NULL, err, len);
             if (rc == 0 && cached && !copy_file(exe, cexe)) cache_prune(cdir);
@@ -389,7 +388,7 @@ int vfy_plan_items(const dut_desc *d, const mma_verify_opts *o, const char *work
             if (vec_mode(d, o->vec[i], &mode, &n, err, len)) return -1;
             shard_range(n, si, sn, &lo, &hi);
             char label[96];
-            snprintf(label, sizeof label, "%s", base_name(o->vec[i]));
+            snprintf(label, sizeof label, "%s", vfy_base_name(o->vec[i]));
             for (char *p = label; *p; p++) if (*p == ' ') *p = '_';
             char abs[PATHLEN];
             if (o->vec[i][0] != '/' && getcwd(abs, sizeof abs)) {
@@ -614,7 +613,7 @@ static int measure_latency(const dut_desc *d, const mma_verify_opts *o, const vf
 void vfy_work_dir(const mma_verify_opts *o, const char *suffix, char *out, size_t len)
 {
     if (o->workdir) { snprintf(out, len, "%s", o->workdir); return; }
-    snprintf(out, len, "%s", base_name(o->dut));
+    snprintf(out, len, "%s", vfy_base_name(o->dut));
     char *dot = strrchr(out, '.');
     if (dot && !strcmp(dot, ".dut")) *dot = 0;
     strncat(out, suffix, len - strlen(out) - 1);
@@ -759,7 +758,7 @@ int mma_verify(const mma_verify_opts *o)
     snprintf(rst, sizeof rst, "%d", d.reset.line ? d.reset_cycles : 2);
     const char *keys[] = {"@TOP@", "@DUTFILE@", "@AW@", "@BW@", "@CW@", "@DW@", "@FWB@", "@MWB@", "@TWB@",
                           "@RESET_CYCLES@", "@INSTANCE@", "@O_READY_RULE@"};
-    const char *vals[] = {d.top.name, base_name(d.path), aw, bw, cw, dw, fw, mw, tw, rst, g.instance,
+    const char *vals[] = {d.top.name, vfy_base_name(d.path), aw, bw, cw, dw, fw, mw, tw, rst, g.instance,
                           d.out_ready.line ? "int'(lfsr[7:0]) >= bp" : "1'b1"};
     tb = from_template(&kit, "tb.sv", keys, vals, 12);
     mainc = from_template(&kit, "main.cpp", keys, vals, 0);

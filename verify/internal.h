@@ -28,6 +28,8 @@ uint64_t vfy_hash_stat(uint64_t h, const char *path);   /* its name, time and si
  * fit ends the command with a message) */
 void vfy_fmt(char *out, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void vfy_path(char *out, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* the last component of a path */
+const char *vfy_base_name(const char *path);
 
 typedef struct { char *s; size_t n, cap; } vfy_text;
 void vfy_tprintf(vfy_text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -153,11 +155,14 @@ void vfy_mut_run(const vfy_mut_env *e, const char *tag, const char *items, int s
  * every mutant not proven equivalent is killed, 1 when some live on, 2
  * when no suite was written. */
 int vfy_augment(const vfy_mut_env *e, vfy_mutant *mu, int n);
-/* Vectors from ABC's counterexample to a survivor's equivalence (cex.c):
- * the operands the unit took in each cycle of the run, at most max, each
- * with its mode in mode[]; d left for the model.  Their number (0 for a
- * unit whose operands do not reach its ports straight, or no run). */
-int vfy_cex_vectors(const vfy_campaign *c, const char *cexf, const char *mapf, int *mode, mma_vec *out, int max);
+/* Where ABC's run that refutes survivor `index` lies (mutants.c): the
+ * stem of <stem>.cex (write_cex -n) and <stem>.map (write_aiger -map). */
+void vfy_abc_run(char *out, size_t len, const char *dir, int index);
+/* Vectors from that run (cex.c): the operands the unit took in each cycle
+ * of it, at most max, each with its mode in mode[]; d left for the model.
+ * Their number (0 for a unit whose operands do not reach its ports
+ * straight, or no run). */
+int vfy_cex_vectors(const vfy_campaign *c, const char *run_stem, int *mode, mma_vec *out, int max);
 /* before the campaign: --augment's output can be written, the unit and
  * options take it; 0, or -1 after a message */
 int vfy_augment_check(const vfy_campaign *c);

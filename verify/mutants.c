@@ -318,6 +318,17 @@ static int write_pair(const vfy_campaign *c, int index, int width, int hold_read
     return rc;
 }
 
+/* <dir>/m<index+1>/<name>: a file of survivor index's checks */
+static void survivor_file(char *out, size_t len, const char *dir, int index, const char *name)
+{
+    vfy_path(out, len, "%s/m%d/%s", dir, index + 1, name);
+}
+
+/* the name of ABC's first check, whose refuting run --augment reads */
+#define ABC_RUN "abc"
+
+void vfy_abc_run(char *out, size_t len, const char *dir, int index) { survivor_file(out, len, dir, index, ABC_RUN); }
+
 /* The kinds of check of a pair: Yosys proves (equiv_*), Yosys refutes (a
  * bounded SAT miter), or Yosys writes the sequential miter as an AIGER
  * file for ABC. */
@@ -339,15 +350,16 @@ enum { CHECK_PROVE, CHECK_REFUTE, CHECK_AIGER, CHECK_AIGER_CUT };
 static int yosys_check(const vfy_campaign *c, const char *prog, const char *dir, int index, const char *pair,
                        const char *name, int kind)
 {
-    char script[PATHLEN], log[PATHLEN], aig[PATHLEN], map[PATHLEN];
+    char script[PATHLEN], log[PATHLEN], aig[PATHLEN], map[PATHLEN], stem[PATHLEN];
     /* steps of the pipeline and its state: a few beyond the latency */
     int seq = c->latency > 0 ? c->latency + 3 : 6;
     if (seq < 6) seq = 6;
     if (seq > 16) seq = 16;
     static const char share[] = "opt_merge -share_all\nopt -fast -keepdc\nopt_merge -share_all\nopt_clean\n";
     static const char miter[] = "miter -equiv -flatten -ignore_gold_x%s gold gate miter\nhierarchy -top miter\n";
-    vfy_path(aig, sizeof aig, "%s/m%d/%s.aig", dir, index + 1, name);
-    vfy_path(map, sizeof map, "%s/m%d/%s.map", dir, index + 1, name);
+    survivor_file(stem, sizeof stem, dir, index, name);
+    vfy_path(aig, sizeof aig, "%s.aig", stem);
+    vfy_path(map, sizeof map, "%s.map", stem);
     vfy_text t = {0};
     vfy_tprintf(&t, "read_verilog %s/mutants.v %s\nhierarchy -check\nproc\nflatten\n", dir, pair);
     /* CHECK_AIGER_CUT: each register of gold and of gate cut into an input
@@ -368,8 +380,8 @@ static int yosys_check(const vfy_campaign *c, const char *prog, const char *dir,
         vfy_tprintf(&t, miter, "");
         vfy_tprintf(&t, "%ssetundef -zero -init\ntechmap\ndffunmap\naigmap\nwrite_aiger -zinit -map %s %s\n", share, map, aig);
     }
-    vfy_path(script, sizeof script, "%s/m%d/%s.ys", dir, index + 1, name);
-    vfy_path(log, sizeof log, "%s/m%d/%s.log", dir, index + 1, name);
+    vfy_path(script, sizeof script, "%s.ys", stem);
+    vfy_path(log, sizeof log, "%s.log", stem);
     remove(aig);
     int rc = write_whole(script, t.s);
     free(t.s);
@@ -394,11 +406,15 @@ static int abc_check(const vfy_campaign *c, const char *prog, const char *abc, c
                      const char *pair, const char *name, int cut)
 {
     if (yosys_check(c, prog, dir, index, pair, name, cut ? CHECK_AIGER_CUT : CHECK_AIGER)) return ABC_UNDECIDED;
-    char cmd[3 * PATHLEN], log[PATHLEN], cex[PATHLEN];
-    vfy_path(log, sizeof log, "%s/m%d/%s.abc.log", dir, index + 1, name);
-    vfy_path(cex, sizeof cex, "%s/m%d/%s.cex", dir, index + 1, name);
-    remove(cex);
-    vfy_fmt(cmd, sizeof cmd, "read_aiger %s/m%d/%s.aig; dprove; write_cex -n %s", dir, index + 1, name, cex);
+    char cmd[3 * PATHLEN], stem[PATHLEN], log[PATHLEN];
+    survivor_file(stem, sizeof stem, dir, index, name);
+    vfy_path(log, sizeof log, "%s.abc.log", stem);
+    /* the run that refutes it, for --augment (none from a cut miter: its
+     * difference may need a state that no run reaches) */
+    vfy_fmt(cmd, sizeof cmd, "%s.cex", stem);
+    remove(cmd);
+    if (cut) vfy_fmt(cmd, sizeof cmd, "read_aiger %s.aig; dprove", stem);
+    else vfy_fmt(cmd, sizeof cmd, "read_aiger %s.aig; dprove; write_cex -n %s.cex", stem, stem);
     char *argv[] = {(char *)abc, "-c", cmd, NULL};
     int rc = vfy_run_limited(argv, log, ABC_SECONDS);
     char *text = rc == 0 ? vfy_read_file(log, NULL) : NULL;
@@ -408,7 +424,6 @@ static int abc_check(const vfy_campaign *c, const char *prog, const char *abc, c
           : strstr(text, "Networks are not equivalent") || strstr(text, "was asserted in frame") ? ABC_REFUTED
           : ABC_UNDECIDED;
     free(text);
-    /* with the registers cut, a difference may need a state no run reaches */
     return cut && r == ABC_REFUTED ? ABC_UNDECIDED : r;
 }
 
@@ -422,12 +437,12 @@ static int equivalence(const vfy_campaign *c, const char *prog, const char *abc,
 {
     char pair[PATHLEN], held[PATHLEN];
     int ready = c->d->out_ready.line != 0;
-    vfy_path(pair, sizeof pair, "%s/m%d/pair.v", dir, index + 1);
-    vfy_path(held, sizeof held, "%s/m%d/pair-ready-high.v", dir, index + 1);
+    survivor_file(pair, sizeof pair, dir, index, "pair.v");
+    survivor_file(held, sizeof held, dir, index, "pair-ready-high.v");
     if (write_pair(c, index, width, 0, pair)) return VFY_EQ_UNDECIDED;
     if (ready && write_pair(c, index, width, 1, held)) return VFY_EQ_UNDECIDED;
     if (abc) {
-        int r = abc_check(c, prog, abc, dir, index, pair, "abc", 0);
+        int r = abc_check(c, prog, abc, dir, index, pair, ABC_RUN, 0);
         if (r == ABC_PROVEN) return VFY_EQ_EQUIVALENT;
         if (r == ABC_REFUTED) {
             if (ready && abc_check(c, prog, abc, dir, index, held, "abc-ready-high", 0) == ABC_PROVEN) return VFY_EQ_READY_HIGH;
@@ -449,10 +464,10 @@ static void mutated_line(const dut_desc *d, const char *src, char *out, size_t l
     snprintf(file, sizeof file, "%s", src);
     char *colon = strchr(file, ':');
     if (colon) { line = atoi(colon + 1); *colon = 0; }
-    const char *base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
+    const char *base = vfy_base_name(file);
     char text[160] = "";
     for (int i = 0; i < d->nsources && line > 0; i++) {
-        const char *sb = strrchr(d->sources[i].path, '/') ? strrchr(d->sources[i].path, '/') + 1 : d->sources[i].path;
+        const char *sb = vfy_base_name(d->sources[i].path);
         if (strcmp(sb, base)) continue;
         FILE *f = fopen(d->sources[i].path, "r");
         char buf[4096];

@@ -201,6 +201,12 @@ void vfy_path(char *out, size_t len, const char *fmt, ...)
     }
 }
 
+const char *vfy_base_name(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}
+
 uint64_t vfy_hash_stat(uint64_t h, const char *path)
 {
     struct stat st;
