@@ -16,6 +16,7 @@
 #include "mmaref_results.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,12 +63,25 @@ static void read_lines(vfy_text *t, const dut_desc *d, int slang, const char *co
         for (int i = 0; i < d->nsources; i++) vfy_tprintf(t, " %s", abs[i]);
         vfy_tprintf(t, "\nhierarchy -top %s\n", d->top.name);
     } else {
-        vfy_tprintf(t, "read_verilog -sv");
+        /* -defer: the unit is elaborated once, with the description's
+         * parameters (hierarchy -chparam), not first with its defaults,
+         * which need not elaborate (an $error guarding them) */
+        vfy_tprintf(t, "read_verilog -sv -defer");
         for (int i = 0; i < d->ndefines; i++) vfy_tprintf(t, " -D%s", d->defines[i].text);
         for (int i = 0; i < d->nincludes; i++) vfy_tprintf(t, " -I%s", d->includes[i].path);
         for (int i = 0; i < d->nsources; i++) vfy_tprintf(t, " %s", abs[i]);
         vfy_tprintf(t, "\nhierarchy -check -top %s", d->top.name);
-        for (int i = 0; i < d->nparams; i++) vfy_tprintf(t, " -chparam %s %s", d->params[i].name, d->params[i].value);
+        for (int i = 0; i < d->nparams; i++) {
+            /* Yosys 0.23's -chparam takes no negative decimal (EZERO=-133):
+             * the same value as a signed 32-bit constant */
+            const char *v = d->params[i].value;
+            char *end;
+            long n = strtol(v, &end, 10);
+            if (v[0] == '-' && !*end && n >= INT32_MIN)
+                vfy_tprintf(t, " -chparam %s 32'sh%08x", d->params[i].name, (unsigned)(uint32_t)n);
+            else
+                vfy_tprintf(t, " -chparam %s %s", d->params[i].name, v);
+        }
         vfy_tprintf(t, "\n");
     }
     vfy_tprintf(t, "proc\nflatten\nmemory\nopt_clean\n");
@@ -92,6 +106,36 @@ static int yosys(const char *prog, const char *script, const char *log, double l
     char out[PATHLEN + 8];
     vfy_path(out, sizeof out, "%s.out", log);
     return vfy_run_limited(argv, out, limit);
+}
+
+/* The mutated cell's source from a "mutate ... -src a -src b" line.  Yosys
+ * lists the sources of the cell and of the wires at its ports, in no
+ * order; in a flattened unit some are the instance lines of the modules
+ * that hold the cell (dual.sv:25.5-26.44), which span lines.  A cell Yosys
+ * made names its own line ($not$<file>:<line>$N): the -src of that file
+ * and line is the cell's; else the first that stays on one line; else the
+ * first. */
+static void cell_src(const char *l, char *out, size_t len)
+{
+    char cell[512] = "", one[256] = "";
+    const char *p = strstr(l, " -cell ");
+    if (p) sscanf(p + 7, "%511s", cell);
+    out[0] = 0;
+    for (p = strstr(l, " -src "); p; p = strstr(p + 1, " -src ")) {
+        char src[256] = "";
+        sscanf(p + 6, "%255s", src);
+        if (!out[0]) snprintf(out, len, "%s", src);
+        const char *colon = strrchr(src, ':');
+        if (!colon) continue;
+        size_t n = (size_t)(colon - src) + 1 + strspn(colon + 1, "0123456789");
+        char key[264];
+        snprintf(key, sizeof key, "$%.*s$", (int)n, src);
+        if (cell[0] && strstr(cell, key)) { snprintf(out, len, "%s", src); return; }
+        /* file:L1.C1-L2.C2 with L1 == L2 */
+        int l1 = 0, l2 = 0;
+        if (!one[0] && sscanf(colon + 1, "%d.%*d-%d", &l1, &l2) == 2 && l1 == l2) snprintf(one, sizeof one, "%s", src);
+    }
+    if (one[0]) snprintf(out, len, "%s", one);
 }
 
 /* The mutants: Yosys reads the unit (read_verilog, else read_slang where
@@ -146,8 +190,7 @@ static int make_mutants(const vfy_campaign *c, const char *prog, const char *dir
         snprintf(m->cmd, sizeof m->cmd, "mutate%s", rest ? rest : l + 6);
         const char *p = strstr(l, " -mode ");
         if (p) sscanf(p + 7, "%31s", m->mode);
-        p = strstr(l, " -src ");
-        if (p) sscanf(p + 6, "%255s", m->src);
+        cell_src(l, m->src, sizeof m->src);
     }
     free(text);
     return n;
@@ -274,6 +317,43 @@ void vfy_mut_run(const vfy_mut_env *e, const char *tag, const char *items, int s
     free(pids);
 }
 
+/* name is pattern with {k} standing for a number */
+static int pattern_names(const char *pattern, const char *name)
+{
+    const char *k = strstr(pattern, "{k}");
+    if (!k) return !strcmp(pattern, name);
+    size_t pre = (size_t)(k - pattern), post = strlen(k + 3), n = strlen(name);
+    if (n <= pre + post || strncmp(name, pattern, pre) || strcmp(name + n - post, k + 3)) return 0;
+    for (size_t i = pre; i < n - post; i++)
+        if (name[i] < '0' || name[i] > '9') return 0;
+    return 1;
+}
+
+/* An output the testbench reads: d, the handshake's, the tag's, the flags'.
+ * The checks compare these alone: a mutation seen only on an output the
+ * description leaves out (rtl/mma_dpa.sv's cov) no campaign can kill, so
+ * it is equivalent as far as verify is concerned. */
+static int tb_reads(const dut_desc *d, const vfy_port *p)
+{
+    const dut_port *named[] = {&d->d, &d->out_valid, &d->in_ready, &d->tag_out, &d->flags};
+    for (size_t i = 0; i < sizeof named / sizeof *named; i++)
+        if (named[i]->line && !strcmp(named[i]->name, p->name)) return 1;
+    for (int i = 0; i < d->nflag_ports; i++)
+        if (pattern_names(d->flag_ports[i].name, p->name)) return 1;
+    return 0;
+}
+
+/* The description's `set` of an input, which the testbench holds at its
+ * value throughout: the checks hold it too, else a mutation seen only
+ * with the input at another value (an enable held high, say) would be
+ * live yet beyond any campaign.  NULL: none. */
+static const dut_set *held_by_set(const dut_desc *d, const vfy_port *p)
+{
+    for (int i = 0; p->dir == VP_IN && i < d->nsets; i++)
+        if (!strcmp(d->sets[i].port, p->name)) return &d->sets[i];
+    return NULL;
+}
+
 /* An output the testbench reads only while the valid output is high: any
  * but the handshake's, for a unit with a valid output */
 static int read_while_valid(const dut_desc *d, const vfy_port *p)
@@ -292,23 +372,31 @@ static int write_pair(const vfy_campaign *c, int index, int width, int hold_read
     vfy_text v = {0};
     for (int k = 0; k < 2; k++) {
         vfy_tprintf(&v, "module %s(", k ? "gate" : "gold");
-        for (int i = 0; i < c->ps->n; i++) {
+        for (int i = 0, first = 1; i < c->ps->n; i++) {
             const vfy_port *p = &c->ps->p[i];
-            vfy_tprintf(&v, "%s%s ", i ? ", " : "", p->dir == VP_IN ? "input" : "output");
+            if (p->dir != VP_IN && !tb_reads(d, p)) continue;
+            vfy_tprintf(&v, "%s%s ", first ? "" : ", ", p->dir == VP_IN ? "input" : "output");
             if (p->width > 1) vfy_tprintf(&v, "[%d:0] ", p->width - 1);
             vfy_tprintf(&v, "%s", p->name);
+            first = 0;
         }
         vfy_tprintf(&v, ");\n");
         for (int i = 0; i < c->ps->n; i++) {
             const vfy_port *p = &c->ps->p[i];
-            if (read_while_valid(d, p))
+            if (tb_reads(d, p) && read_while_valid(d, p))
                 vfy_tprintf(&v, "  wire [%d:0] mmaref_raw_%s;\n  assign %s = %s ? mmaref_raw_%s : %d'd0;\n",
                             p->width - 1, p->name, p->name, d->out_valid.name, p->name, p->width);
         }
         vfy_tprintf(&v, "  %s__mmaref_mut u(", d->top.name);
         for (int i = 0; i < c->ps->n; i++) {
             const vfy_port *p = &c->ps->p[i];
-            if (hold_ready && d->out_ready.line && !strcmp(p->name, d->out_ready.name)) vfy_tprintf(&v, ".%s(1'b1), ", p->name);
+            const dut_set *set = held_by_set(d, p);
+            if (p->dir != VP_IN && !tb_reads(d, p)) vfy_tprintf(&v, ".%s(), ", p->name);
+            else if (set && set->fill >= 0) vfy_tprintf(&v, ".%s({%d{1'b%d}}), ", p->name, p->width, set->fill);
+            else if (set && p->unpacked && p->elem > 0)
+                vfy_tprintf(&v, ".%s({%d{%d'h%llx}}), ", p->name, p->width / p->elem, p->elem, (unsigned long long)set->v);
+            else if (set) vfy_tprintf(&v, ".%s(%d'h%llx), ", p->name, p->width, (unsigned long long)set->v);
+            else if (hold_ready && d->out_ready.line && !strcmp(p->name, d->out_ready.name)) vfy_tprintf(&v, ".%s(1'b1), ", p->name);
             else vfy_tprintf(&v, ".%s(%s%s), ", p->name, read_while_valid(d, p) ? "mmaref_raw_" : "", p->name);
         }
         vfy_tprintf(&v, "." SEL "(%d'd%d));\nendmodule\n", width, k ? index + 1 : 0);
@@ -461,6 +549,8 @@ static void mutated_line(const dut_desc *d, const char *src, char *out, size_t l
 {
     char file[PATHLEN];
     int line = 0;
+    /* cells Yosys makes for a memory's write ports carry no source */
+    if (!src[0]) { vfy_fmt(out, len, "(no source line)"); return; }
     snprintf(file, sizeof file, "%s", src);
     char *colon = strchr(file, ':');
     if (colon) { line = atoi(colon + 1); *colon = 0; }
@@ -639,8 +729,20 @@ int vfy_mutants(const vfy_campaign *c)
     for (int i = lo; i <= hi; i++) {
         while (running && (running >= jobs || i == hi)) {
             int st;
-            pid_t p = wait(&st);
+            pid_t p = waitpid(-1, &st, WNOHANG);
             if (p < 0) { if (errno == EINTR) continue; running = 0; break; }
+            if (p == 0) {
+                /* the budget holds for the checks under way too: a survivor's
+                 * chain of checks can take minutes on a wide unit; at the
+                 * budget each is stopped with its Yosys and ABC (its own
+                 * process group) and stays undecided */
+                if (now_s() - eq0 >= o->equiv_seconds)
+                    for (int j = lo; j < hi; j++)
+                        if (pids[j] > 0) kill(-pids[j], SIGKILL);
+                struct timespec nap = {0, 50 * 1000 * 1000};
+                nanosleep(&nap, NULL);
+                continue;
+            }
             for (int j = lo; j < hi; j++)
                 if (pids[j] == p) { mu[j].equiv = WIFEXITED(st) ? WEXITSTATUS(st) : VFY_EQ_UNDECIDED; pids[j] = 0; running--; done++; }
             if (show) fprintf(stderr, "\rchecked %d of %d survivors: %.0f s", done, nsurv, now_s() - eq0);
@@ -650,7 +752,8 @@ int vfy_mutants(const vfy_campaign *c)
         /* a budget for them all: the survivors after it stay unchecked */
         if (now_s() - eq0 >= o->equiv_seconds) continue;
         pid_t p = fork();
-        if (p == 0) _exit(equivalence(c, checker, abcp, dir, i, width));
+        if (p == 0) { setpgid(0, 0); _exit(equivalence(c, checker, abcp, dir, i, width)); }
+        if (p > 0) setpgid(p, p);   /* before any kill(-p): no race with the child's own */
         if (p < 0) mu[i].equiv = VFY_EQ_UNDECIDED;
         else { pids[i] = p; running++; }
     }
