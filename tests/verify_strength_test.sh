@@ -84,11 +84,13 @@ fi
 # is proven equivalent
 grep -q '^mutant 9 survived (equivalent): dual.sv:[0-9]*: assign cov = ' "$W/eq.log" && ok \
     || bad "mutant 9, on cov alone, not proven equivalent ($W/eq.log)"
-ls "$W"/eq/mutants/m*/pair.v > /dev/null 2>&1 && ! grep -l 'output \[31:0\] cov' "$W"/eq/mutants/m*/pair.v && ok \
+# (the pairs of this run's survivors: the scratch directory may hold an
+# earlier run's)
+pairs=$(sed -n 's|^\([0-9]*\) survived .*|'"$W"'/eq/mutants/m\1/pair.v|p' "$W/eq/mutants/outcomes")
+[ -n "$pairs" ] && ! grep -l 'output \[31:0\] cov' $pairs && ok \
     || bad "a pair of the checks compares cov, an output dual.dut leaves out ($W/eq/mutants)"
 # and hold the inputs it sets where the testbench holds them (en at 1)
-n=$(ls "$W"/eq/mutants/m*/pair.v 2>/dev/null | wc -l)
-[ "$n" -ge 1 ] && [ "$(grep -l "\.en(1'h1)" "$W"/eq/mutants/m*/pair.v | wc -l)" = "$n" ] && ok \
+[ -n "$pairs" ] && [ "$(grep -l "\.en(1'h1)" $pairs | wc -l)" = "$(echo $pairs | wc -w)" ] && ok \
     || bad "a pair of the checks leaves en free, which dual.dut sets to 1 ($W/eq/mutants)"
 # the checks announce themselves; their count of finished checks is for a terminal only
 grep -q '^checking the [0-9]* survivors for equivalence (' "$W/eq.log" && ! grep -q 'checked [0-9]* of' "$W/eq.log" && ok \
