@@ -590,7 +590,9 @@ int vfy_design_make(const dut_desc *d, const vfy_ports *ps, vfy_design *g, char 
     bprintf(&inst, "%s", decl.s ? decl.s : "");
     g->instance = inst.s;
     g->modes = plan.s;
+    g->mapped_by = cc.used_by;
     inst.s = plan.s = NULL;
+    cc.used_by = NULL;
     rc = 0;
 out:
 #undef NEED
@@ -605,5 +607,7 @@ void vfy_design_free(vfy_design *g)
 {
     free(g->instance);
     free(g->modes);
+    free(g->mapped_by);
     g->instance = g->modes = NULL;
+    g->mapped_by = NULL;
 }

@@ -84,6 +84,8 @@ typedef struct {
                                        (0: the unit has out_valid) */
     char *instance;                 /* the SystemVerilog that instantiates the unit */
     char *modes;                    /* the plan's mode and layout lines */
+    const char **mapped_by;         /* per port of the unit: the description's key
+                                       that maps it (NULL: the testbench leaves it) */
 } vfy_design;
 
 /* Checks the description's ports against the design and lays the operands

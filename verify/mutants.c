@@ -317,30 +317,14 @@ void vfy_mut_run(const vfy_mut_env *e, const char *tag, const char *items, int s
     free(pids);
 }
 
-/* name is pattern with {k} standing for a number */
-static int pattern_names(const char *pattern, const char *name)
+/* An output the testbench reads (d, the handshake's, the tag's, the
+ * flags', as the description maps them).  The checks compare these alone:
+ * a mutation seen only on an output the description leaves out
+ * (rtl/mma_dpa.sv's cov) no campaign can kill, so it is equivalent as far
+ * as verify is concerned. */
+static int tb_reads(const vfy_campaign *c, const vfy_port *p)
 {
-    const char *k = strstr(pattern, "{k}");
-    if (!k) return !strcmp(pattern, name);
-    size_t pre = (size_t)(k - pattern), post = strlen(k + 3), n = strlen(name);
-    if (n <= pre + post || strncmp(name, pattern, pre) || strcmp(name + n - post, k + 3)) return 0;
-    for (size_t i = pre; i < n - post; i++)
-        if (name[i] < '0' || name[i] > '9') return 0;
-    return 1;
-}
-
-/* An output the testbench reads: d, the handshake's, the tag's, the flags'.
- * The checks compare these alone: a mutation seen only on an output the
- * description leaves out (rtl/mma_dpa.sv's cov) no campaign can kill, so
- * it is equivalent as far as verify is concerned. */
-static int tb_reads(const dut_desc *d, const vfy_port *p)
-{
-    const dut_port *named[] = {&d->d, &d->out_valid, &d->in_ready, &d->tag_out, &d->flags};
-    for (size_t i = 0; i < sizeof named / sizeof *named; i++)
-        if (named[i]->line && !strcmp(named[i]->name, p->name)) return 1;
-    for (int i = 0; i < d->nflag_ports; i++)
-        if (pattern_names(d->flag_ports[i].name, p->name)) return 1;
-    return 0;
+    return p->dir == VP_IN || c->g->mapped_by[p - c->ps->p] != NULL;
 }
 
 /* The description's `set` of an input, which the testbench holds at its
@@ -374,7 +358,7 @@ static int write_pair(const vfy_campaign *c, int index, int width, int hold_read
         vfy_tprintf(&v, "module %s(", k ? "gate" : "gold");
         for (int i = 0, first = 1; i < c->ps->n; i++) {
             const vfy_port *p = &c->ps->p[i];
-            if (p->dir != VP_IN && !tb_reads(d, p)) continue;
+            if (!tb_reads(c, p)) continue;
             vfy_tprintf(&v, "%s%s ", first ? "" : ", ", p->dir == VP_IN ? "input" : "output");
             if (p->width > 1) vfy_tprintf(&v, "[%d:0] ", p->width - 1);
             vfy_tprintf(&v, "%s", p->name);
@@ -383,7 +367,7 @@ static int write_pair(const vfy_campaign *c, int index, int width, int hold_read
         vfy_tprintf(&v, ");\n");
         for (int i = 0; i < c->ps->n; i++) {
             const vfy_port *p = &c->ps->p[i];
-            if (tb_reads(d, p) && read_while_valid(d, p))
+            if (tb_reads(c, p) && read_while_valid(d, p))
                 vfy_tprintf(&v, "  wire [%d:0] mmaref_raw_%s;\n  assign %s = %s ? mmaref_raw_%s : %d'd0;\n",
                             p->width - 1, p->name, p->name, d->out_valid.name, p->name, p->width);
         }
@@ -391,7 +375,7 @@ static int write_pair(const vfy_campaign *c, int index, int width, int hold_read
         for (int i = 0; i < c->ps->n; i++) {
             const vfy_port *p = &c->ps->p[i];
             const dut_set *set = held_by_set(d, p);
-            if (p->dir != VP_IN && !tb_reads(d, p)) vfy_tprintf(&v, ".%s(), ", p->name);
+            if (!tb_reads(c, p)) vfy_tprintf(&v, ".%s(), ", p->name);
             else if (set && set->fill >= 0) vfy_tprintf(&v, ".%s({%d{1'b%d}}), ", p->name, p->width, set->fill);
             else if (set && p->unpacked && p->elem > 0)
                 vfy_tprintf(&v, ".%s({%d{%d'h%llx}}), ", p->name, p->width / p->elem, p->elem, (unsigned long long)set->v);
